@@ -1,0 +1,567 @@
+/* seatbelt.c - the Seatbelt backend (macOS): the policy as an SBPL profile,
+ * run as /usr/bin/sandbox-exec -D NAME=PATH ... -p PROFILE -- ARGV. */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "seatbelt.h"
+#include "confine.h"
+#include "util.h"
+
+extern char **environ;
+
+/*
+ * The fixed part of the profile. Seatbelt applies the last rule that
+ * matches, so the default is deny, the allows follow, and the denies that
+ * must win (protected paths) come last. Only operations and filters that
+ * shipped agent profiles use on current macOS appear here: an unknown name
+ * makes sandbox-exec refuse the whole profile.
+ *
+ * (allow default) with a few denies would leave open what a command must
+ * not reach: Mach services such as LaunchServices (`open` starts programs
+ * outside the sandbox), signals and task ports of outside processes, and
+ * sysctls that read other processes' arguments and environment.
+ */
+static const char profile_head[] =
+	"(version 1)\n"
+	"; paddock: read everything, run programs, write only under the\n"
+	"; writable roots given as parameters; everything else is denied.\n"
+	"(deny default)\n"
+	"\n"
+	"; processes: children inherit this profile; signals, process info and\n"
+	"; task ports reach only processes of this same sandbox. Seatbelt has\n"
+	"; no process count: the runner applies the process limit.\n"
+	"(allow process-exec)\n"
+	"(allow process-fork)\n"
+	"(allow signal (target same-sandbox))\n"
+	"(allow process-info* (target same-sandbox))\n"
+	"(allow mach-priv-task-port (target same-sandbox))\n"
+	"\n"
+	"; reads: the whole file system\n"
+	"(allow file-read*)\n"
+	"\n"
+	"; what ordinary tools need from the system: preferences, user and group\n"
+	"; lookups (git commit, whoami, ssh), the per-user temp directory, CPU\n"
+	"; counts (libuv), semaphores (Python multiprocessing). LaunchServices\n"
+	"; (open starts programs outside), the keychain and the rest stay closed.\n"
+	"(allow user-preference-read)\n"
+	"(allow mach-host*)\n"
+	"(allow ipc-posix-sem)\n"
+	"(allow mach-lookup\n"
+	"  (global-name \"com.apple.system.opendirectoryd.libinfo\")\n"
+	"  (global-name \"com.apple.system.opendirectoryd.membership\")\n"
+	"  (global-name \"com.apple.bsd.dirhelper\"))\n";
+
+static const char profile_sysctl[] =
+	"\n"
+	"; sysctls that describe the machine and the process itself; not\n"
+	"; kern.procargs2 (other processes' arguments and environment) nor\n"
+	"; kern.proc.all (the process table)\n"
+	"(allow sysctl-read\n"
+	"  (sysctl-name \"hw.activecpu\")\n"
+	"  (sysctl-name \"hw.busfrequency_compat\")\n"
+	"  (sysctl-name \"hw.byteorder\")\n"
+	"  (sysctl-name \"hw.cacheconfig\")\n"
+	"  (sysctl-name \"hw.cachelinesize_compat\")\n"
+	"  (sysctl-name \"hw.cpufamily\")\n"
+	"  (sysctl-name \"hw.cpufrequency\")\n"
+	"  (sysctl-name \"hw.cpufrequency_compat\")\n"
+	"  (sysctl-name \"hw.cputype\")\n"
+	"  (sysctl-name \"hw.l1dcachesize_compat\")\n"
+	"  (sysctl-name \"hw.l1icachesize_compat\")\n"
+	"  (sysctl-name \"hw.l2cachesize_compat\")\n"
+	"  (sysctl-name \"hw.l3cachesize_compat\")\n"
+	"  (sysctl-name \"hw.logicalcpu\")\n"
+	"  (sysctl-name \"hw.logicalcpu_max\")\n"
+	"  (sysctl-name \"hw.machine\")\n"
+	"  (sysctl-name \"hw.memsize\")\n"
+	"  (sysctl-name \"hw.model\")\n"
+	"  (sysctl-name \"hw.ncpu\")\n"
+	"  (sysctl-name \"hw.nperflevels\")\n"
+	"  (sysctl-name \"hw.packages\")\n"
+	"  (sysctl-name \"hw.pagesize\")\n"
+	"  (sysctl-name \"hw.pagesize_compat\")\n"
+	"  (sysctl-name \"hw.physicalcpu\")\n"
+	"  (sysctl-name \"hw.physicalcpu_max\")\n"
+	"  (sysctl-name \"hw.tbfrequency_compat\")\n"
+	"  (sysctl-name \"hw.vectorunit\")\n"
+	"  (sysctl-name \"kern.argmax\")\n"
+	"  (sysctl-name \"kern.hostname\")\n"
+	"  (sysctl-name \"kern.maxfiles\")\n"
+	"  (sysctl-name \"kern.maxfilesperproc\")\n"
+	"  (sysctl-name \"kern.maxproc\")\n"
+	"  (sysctl-name \"kern.ngroups\")\n"
+	"  (sysctl-name \"kern.osproductversion\")\n"
+	"  (sysctl-name \"kern.osrelease\")\n"
+	"  (sysctl-name \"kern.ostype\")\n"
+	"  (sysctl-name \"kern.osvariant_status\")\n"
+	"  (sysctl-name \"kern.osversion\")\n"
+	"  (sysctl-name \"kern.secure_kernel\")\n"
+	"  (sysctl-name \"kern.usrstack64\")\n"
+	"  (sysctl-name \"kern.version\")\n"
+	"  (sysctl-name \"machdep.cpu.brand_string\")\n"
+	"  (sysctl-name \"sysctl.proc_cputype\")\n"
+	"  (sysctl-name \"vm.loadavg\")\n"
+	"  (sysctl-name-prefix \"hw.optional.\")\n"
+	"  (sysctl-name-prefix \"hw.perflevel\")\n"
+	"  (sysctl-name-prefix \"kern.proc.pgrp.\")\n"
+	"  (sysctl-name-prefix \"kern.proc.pid.\")\n"
+	"  (sysctl-name-prefix \"machdep.cpu.\")\n"
+	"  (sysctl-name-prefix \"net.routetable.\"))\n"
+	"; reads that the kernel counts as writes: the JVM and V8 ask these\n"
+	"(allow sysctl-write\n"
+	"  (sysctl-name \"kern.grade_cputype\")\n"
+	"  (sysctl-name \"kern.tcsm_enable\"))\n";
+
+static const char profile_devices[] =
+	"\n"
+	"; device nodes: data and ioctl on these character devices only, never\n"
+	"; create, unlink or chmod (which file-write* would allow)\n"
+	"(allow file-write-data file-ioctl\n"
+	"  (require-all (literal \"/dev/null\") (vnode-type CHARACTER-DEVICE)))\n"
+	"(allow file-write-data file-ioctl\n"
+	"  (require-all (literal \"/dev/zero\") (vnode-type CHARACTER-DEVICE)))\n"
+	"(allow file-write-data file-ioctl\n"
+	"  (require-all (literal \"/dev/dtracehelper\") (vnode-type CHARACTER-DEVICE)))\n"
+	"(allow file-write-data file-ioctl\n"
+	"  (require-all (literal \"/dev/tty\") (vnode-type CHARACTER-DEVICE)))\n"
+	"(allow file-write-data\n"
+	"  (literal \"/dev/stdout\")\n"
+	"  (literal \"/dev/stderr\")\n"
+	"  (regex #\"^/dev/fd/[0-9]+$\"))\n"
+	"\n"
+	"; pseudo-terminals the command opens itself (openpty); the sandbox\n"
+	"; extension marks them, so terminals outside stay closed\n"
+	"(allow pseudo-tty)\n"
+	"(allow file-write-data file-ioctl (literal \"/dev/ptmx\"))\n"
+	"(allow file-write-data file-ioctl\n"
+	"  (require-all\n"
+	"    (regex #\"^/dev/ttys[0-9]+$\")\n"
+	"    (extension \"com.apple.sandbox.pty\")))\n";
+
+static const char profile_net_off[] =
+	"\n"
+	"; network off: no IP sockets, no bind or connect. Unix sockets: socket()\n"
+	"; and socketpair() work, bind and connect do not: SBPL cannot tell a\n"
+	"; socket this command created from an outside listener that sits under\n"
+	"; a writable root too (ssh-agent, tmux and editor sockets in the temp\n"
+	"; directories).\n"
+	"(allow system-socket (socket-domain AF_UNIX))\n"
+	"(deny network*)\n";
+
+static const char profile_net_on[] =
+	"\n"
+	"; network on: every socket, and the services name resolution and TLS\n"
+	"; certificate checks use\n"
+	"(allow network*)\n"
+	"(allow system-socket)\n"
+	"(allow mach-lookup\n"
+	"  (global-name \"com.apple.SystemConfiguration.DNSConfiguration\")\n"
+	"  (global-name \"com.apple.SystemConfiguration.configd\")\n"
+	"  (global-name \"com.apple.networkd\")\n"
+	"  (global-name \"com.apple.trustd.agent\")\n"
+	"  (global-name \"com.apple.ocspd\"))\n";
+
+/* A path as Seatbelt will compare it: absolute, trailing slashes dropped,
+ * no empty, "." or ".." component (a protected path spelled with ".." would
+ * never match and so protect nothing). */
+static int canonical_copy(const char *path, char **ret)
+{
+	size_t len;
+	const char *p;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	for (p = path; p < path + len;) {
+		const char *c = p + 1, *e = c;
+
+		while (e < path + len && *e != '/')
+			e++;
+		if (len > 1 && (e == c || (e - c == 1 && c[0] == '.') ||
+				(e - c == 2 && c[0] == '.' && c[1] == '.')))
+			return -EINVAL;
+		p = e;
+	}
+	*ret = strndup(path, len);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* A growing NULL-terminated vector of owned strings. */
+struct strv {
+	char **v;
+	size_t n;
+	size_t cap;
+};
+
+static int strv_push(struct strv *s, char *str)
+{
+	if (!str)
+		return -ENOMEM;
+	if (s->n + 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		char **v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(str);
+			return -ENOMEM;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = str;
+	s->v[s->n] = NULL;
+	return 0;
+}
+
+static bool strv_contains(const struct strv *s, const char *str)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return true;
+	return false;
+}
+
+static void strv_clear(struct strv *s)
+{
+	pdk_strvfreep(&s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+/* "NAME_i=VALUE", the argument of one -D */
+static char *param(const char *name, size_t i, const char *value)
+{
+	int len = snprintf(NULL, 0, "%s_%zu=%s", name, i, value);
+	char *s;
+
+	if (len < 0)
+		return NULL;
+	s = malloc((size_t)len + 1);
+	if (s)
+		snprintf(s, (size_t)len + 1, "%s_%zu=%s", name, i, value);
+	return s;
+}
+
+/* Every strict ancestor of each protected path, but "/": removing or
+ * renaming one would carry the protected path away (mv .git .g, edit
+ * .g/hooks, mv .g .git), and Seatbelt checks a rename as an unlink of the
+ * source. Creating a missing ancestor stays allowed, so `git init` works. */
+static int collect_parents(struct strv *protect, struct strv *parents)
+{
+	for (size_t i = 0; i < protect->n; i++) {
+		char *dup = strdup(protect->v[i]);
+		char *slash;
+		int r;
+
+		if (!dup)
+			return -ENOMEM;
+		while ((slash = strrchr(dup, '/')) && slash != dup) {
+			*slash = '\0';
+			if (strv_contains(parents, dup))
+				continue;
+			r = strv_push(parents, strdup(dup));
+			if (r < 0) {
+				free(dup);
+				return r;
+			}
+		}
+		free(dup);
+	}
+	return 0;
+}
+
+/* (RULE (literal (param "NAME_0")) [(subpath (param "NAME_0"))] ...) */
+static void emit_rule(FILE *f, const char *rule, const char *name, size_t n, bool subpath)
+{
+	fprintf(f, "(%s", rule);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "\n  (literal (param \"%s_%zu\"))", name, i);
+		if (subpath)
+			fprintf(f, "\n  (subpath (param \"%s_%zu\"))", name, i);
+	}
+	fputs(")\n", f);
+}
+
+static void write_profile(FILE *f, const struct pdk_confine *policy, const struct strv *roots,
+			 const struct strv *protect, const struct strv *parents)
+{
+	fputs(profile_head, f);
+	fputs(profile_sysctl, f);
+	fputs(profile_devices, f);
+
+	fputs("\n; writes: only under the writable roots\n", f);
+	if (roots->n == 0) {
+		fputs("; (no writable roots)\n", f);
+	} else {
+		fputs("(allow file-write*", f);
+		for (size_t i = 0; i < roots->n; i++)
+			fprintf(f, "\n  (subpath (param \"WRITABLE_ROOT_%zu\"))", i);
+		fputs(")\n", f);
+	}
+
+	fputs(policy->network ? profile_net_on : profile_net_off, f);
+
+	if (protect->n > 0) {
+		fputs("\n; protected paths stay read-only inside the writable roots;\n"
+		      "; literal and subpath, so a missing one cannot be created either\n",
+		      f);
+		emit_rule(f, "deny file-write*", "PROTECTED", protect->n, true);
+	}
+	if (parents->n > 0) { /* an empty rule would deny every unlink */
+		fputs("; their parents cannot be removed or renamed away\n", f);
+		emit_rule(f, "deny file-write-unlink", "PROTECTED_PARENT", parents->n, false);
+	}
+}
+
+int pdk_seatbelt_profile(const struct pdk_confine *policy, char **ret_profile,
+			 char ***ret_params)
+{
+	struct strv roots = { 0 }, protect = { 0 }, parents = { 0 }, params = { 0 };
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *f;
+	int r = 0;
+
+	if (!policy || !ret_profile || !ret_params || (policy->n_roots && !policy->roots) ||
+	    (policy->n_protect && !policy->protect))
+		return -EINVAL;
+
+	for (size_t i = 0; i < policy->n_roots && r >= 0; i++) {
+		char *c;
+
+		r = canonical_copy(policy->roots[i], &c);
+		if (r >= 0)
+			r = strv_push(&roots, c);
+	}
+	for (size_t i = 0; i < policy->n_protect && r >= 0; i++) {
+		char *c;
+
+		r = canonical_copy(policy->protect[i], &c);
+		if (r >= 0)
+			r = strv_push(&protect, c);
+	}
+	if (r >= 0)
+		r = collect_parents(&protect, &parents);
+
+	for (size_t i = 0; i < roots.n && r >= 0; i++)
+		r = strv_push(&params, param("WRITABLE_ROOT", i, roots.v[i]));
+	for (size_t i = 0; i < protect.n && r >= 0; i++)
+		r = strv_push(&params, param("PROTECTED", i, protect.v[i]));
+	for (size_t i = 0; i < parents.n && r >= 0; i++)
+		r = strv_push(&params, param("PROTECTED_PARENT", i, parents.v[i]));
+	if (r >= 0 && !params.v) {
+		params.v = calloc(1, sizeof(*params.v)); /* no roots, nothing protected */
+		if (!params.v)
+			r = -ENOMEM;
+	}
+	if (r < 0)
+		goto out;
+
+	f = open_memstream(&text, &text_len);
+	if (!f) {
+		r = -ENOMEM;
+		goto out;
+	}
+	write_profile(f, policy, &roots, &protect, &parents);
+	if (ferror(f))
+		r = -ENOMEM;
+	if (fclose(f) != 0 && r >= 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(text);
+		goto out;
+	}
+
+	*ret_profile = text;
+	*ret_params = steal_pointer(&params.v);
+out:
+	strv_clear(&roots);
+	strv_clear(&protect);
+	strv_clear(&parents);
+	strv_clear(&params);
+	return r;
+}
+
+/* Backend ops. */
+
+struct seatbelt_state {
+	char *profile;
+	char **params;
+};
+
+static void seatbelt_release(void *state)
+{
+	struct seatbelt_state *s = state;
+
+	if (!s)
+		return;
+	free(s->profile);
+	pdk_strvfreep(&s->params);
+	free(s);
+}
+
+static int seatbelt_prepare(const struct pdk_confine *policy, void **ret_state)
+{
+	struct seatbelt_state *s;
+	int r;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	r = pdk_seatbelt_profile(policy, &s->profile, &s->params);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	*ret_state = s;
+	return 0;
+}
+
+static int seatbelt_wrap_argv(void *state, char *const *argv, char ***ret_argv)
+{
+	struct seatbelt_state *s = state;
+	struct strv out = { 0 };
+	int r;
+
+	if (!s || !argv || !argv[0])
+		return -EINVAL;
+	r = strv_push(&out, strdup(PDK_SEATBELT_EXEC));
+	for (char **p = s->params; r >= 0 && *p; p++) {
+		r = strv_push(&out, strdup("-D"));
+		if (r >= 0)
+			r = strv_push(&out, strdup(*p));
+	}
+	if (r >= 0)
+		r = strv_push(&out, strdup("-p"));
+	if (r >= 0)
+		r = strv_push(&out, strdup(s->profile));
+	if (r >= 0)
+		r = strv_push(&out, strdup("--"));
+	for (char *const *p = argv; r >= 0 && *p; p++)
+		r = strv_push(&out, strdup(*p));
+	if (r < 0) {
+		strv_clear(&out);
+		return r;
+	}
+	*ret_argv = out.v;
+	return 0;
+}
+
+/* One word of a POSIX shell command line, quoted only when it needs it, so
+ * the printed line can be pasted into a shell and runs the same argv. */
+static void put_word(FILE *out, const char *w)
+{
+	bool plain = *w != '\0';
+
+	for (const char *p = w; *p && plain; p++)
+		plain = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			       "0123456789_@%+=:,./-",
+			       *p) != NULL;
+	if (plain) {
+		fputs(w, out);
+		return;
+	}
+	fputc('\'', out);
+	for (const char *p = w; *p; p++) {
+		if (*p == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*p, out);
+	}
+	fputc('\'', out);
+}
+
+static int seatbelt_describe(void *state, char *const *argv, FILE *out)
+{
+	struct seatbelt_state *s = state;
+
+	if (!s || !out)
+		return -EINVAL;
+	fputs("# seatbelt: the command line paddock runs (POSIX shell quoting)\n", out);
+	fputs(PDK_SEATBELT_EXEC, out);
+	for (char **p = s->params; *p; p++) {
+		fputs(" \\\n  -D ", out);
+		put_word(out, *p);
+	}
+	fputs(" \\\n  -p ", out);
+	put_word(out, s->profile);
+	fputs(" \\\n  --", out);
+	for (char *const *p = argv; p && *p; p++) {
+		fputc(' ', out);
+		put_word(out, *p);
+	}
+	fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}
+
+int pdk_seatbelt_probe_exe(const char *exe, char *why, size_t why_len)
+{
+	char *const argv[] = { (char *)exe, "-p", "(version 1)(allow default)", "--",
+			       "/usr/bin/true", NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int r, status;
+
+	if (access(exe, X_OK) != 0) {
+		r = -errno;
+		snprintf(why, why_len, "%s: %s (sandbox-exec ships with macOS only)", exe,
+			 strerror(-r));
+		return r;
+	}
+	r = posix_spawn_file_actions_init(&fa);
+	if (r != 0)
+		return -r;
+	r = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (r == 0)
+		r = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	if (r == 0)
+		r = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (r == 0)
+		r = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r != 0) {
+		snprintf(why, why_len, "%s: cannot start: %s", exe, strerror(r));
+		return -r;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			r = -errno;
+			snprintf(why, why_len, "%s: %s", exe, strerror(-r));
+			return r;
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(why, why_len,
+			 "%s could not apply a profile (already inside a sandbox? Seatbelt "
+			 "refuses a second, different profile)",
+			 exe);
+		return -EPERM;
+	}
+	snprintf(why, why_len, "%s applies profiles", exe);
+	return 0;
+}
+
+static int seatbelt_probe(char *why, size_t why_len)
+{
+	return pdk_seatbelt_probe_exe(PDK_SEATBELT_EXEC, why, why_len);
+}
+
+const struct pdk_backend pdk_backend_seatbelt = {
+	.name = "seatbelt",
+	.probe = seatbelt_probe,
+	.prepare = seatbelt_prepare,
+	.wrap_argv = seatbelt_wrap_argv,
+	.enter = NULL,
+	.release = seatbelt_release,
+	.describe = seatbelt_describe,
+};

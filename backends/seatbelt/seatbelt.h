@@ -1,0 +1,39 @@
+/* seatbelt.h - the macOS Seatbelt backend: the policy as an SBPL profile run
+ * through /usr/bin/sandbox-exec, with every path passed as a -D parameter. */
+#ifndef PDK_SEATBELT_H
+#define PDK_SEATBELT_H
+
+#include <stddef.h>
+
+#include "confine.h"
+
+/* Always this path, never a PATH lookup: a sandbox-exec planted earlier on
+ * PATH would otherwise decide what confines the command. */
+#define PDK_SEATBELT_EXEC "/usr/bin/sandbox-exec"
+
+/*
+ * Builds the SBPL profile for policy. The profile text never contains a
+ * path: each root and protected path is referenced as (param "NAME") and its
+ * value comes back in ret_params as "NAME=VALUE" strings (NULL-terminated),
+ * to be given to sandbox-exec as -D NAME=VALUE. Paths must be absolute and
+ * canonical (no empty, "." or ".." component); trailing slashes are dropped,
+ * since Seatbelt's subpath does not match them. Returns 0, -EINVAL for a
+ * path that is not, or -ENOMEM. On success the caller frees *ret_profile
+ * with free() and *ret_params with each string and the array; on failure
+ * neither is touched.
+ */
+int pdk_seatbelt_profile(const struct pdk_confine *policy, char **ret_profile,
+			 char ***ret_params);
+
+/*
+ * What probe() does, for a given sandbox-exec: 0 when exe is executable and
+ * applies a trivial profile to a trivial command of its own (so a paddock
+ * already inside a sandbox, where Seatbelt refuses a second profile, finds
+ * out here and not on the user's command); else -errno, with a one-line
+ * reason in why. Exposed for tests and `paddock doctor`.
+ */
+int pdk_seatbelt_probe_exe(const char *exe, char *why, size_t why_len);
+
+extern const struct pdk_backend pdk_backend_seatbelt;
+
+#endif

@@ -1,0 +1,121 @@
+/* backend.c - the compiled-in confinement backends: registry, one probe
+ * per process, selection by name or by what works here. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "util.h"
+
+extern const struct pdk_backend pdk_backend_bwrap;
+extern const struct pdk_backend pdk_backend_landlock;
+extern const struct pdk_backend pdk_backend_seatbelt;
+
+const struct pdk_backend *const pdk_backends[] = {
+#ifdef HAVE_BWRAP
+	&pdk_backend_bwrap,
+#endif
+#ifdef HAVE_LANDLOCK
+	&pdk_backend_landlock,
+#endif
+#ifdef HAVE_SEATBELT
+	&pdk_backend_seatbelt,
+#endif
+	NULL,
+};
+
+static struct {
+	int done;
+	int result;
+	char why[256];
+} probes[PDK_ARRAY_SIZE(pdk_backends)];
+
+const char *pdk_backend_names(void)
+{
+	static char names[128];
+
+	names[0] = '\0';
+	for (size_t i = 0; pdk_backends[i]; i++) {
+		if (i)
+			strcat(names, ", ");
+		strcat(names, pdk_backends[i]->name);
+	}
+	return names[0] ? names : "none";
+}
+
+const struct pdk_backend *pdk_backend_find(const char *name)
+{
+	for (size_t i = 0; pdk_backends[i]; i++)
+		if (strcmp(pdk_backends[i]->name, name) == 0)
+			return pdk_backends[i];
+	return NULL;
+}
+
+int pdk_backend_probe(const struct pdk_backend *b, const char **ret_why)
+{
+	size_t i;
+
+	for (i = 0; pdk_backends[i] && pdk_backends[i] != b; i++)
+		;
+	if (!pdk_backends[i])
+		return -ENOENT;
+	if (!probes[i].done) {
+		probes[i].why[0] = '\0';
+		probes[i].result = b->probe ? b->probe(probes[i].why, sizeof(probes[i].why)) : 0;
+		probes[i].done = 1;
+	}
+	if (ret_why)
+		*ret_why = probes[i].why;
+	return probes[i].result;
+}
+
+int pdk_backend_select(const char *name, const struct pdk_backend **ret, const char **ret_fallback,
+		       char *why, size_t why_len)
+{
+	static char fallback[512];
+	const char *reason;
+
+	*ret_fallback = NULL;
+	if (name) {
+		const struct pdk_backend *b = pdk_backend_find(name);
+		if (!b) {
+			snprintf(why, why_len, "no backend '%s' in this paddock; compiled in: %s", name,
+				 pdk_backend_names());
+			return -ENOENT;
+		}
+		if (pdk_backend_probe(b, &reason) < 0) {
+			snprintf(why, why_len, "backend %s does not work here: %s; 'paddock doctor' "
+					       "says which backends do",
+				 name, reason);
+			return -ENOSYS;
+		}
+		*ret = b;
+		return 0;
+	}
+	fallback[0] = '\0';
+	for (size_t i = 0; pdk_backends[i]; i++) {
+		const struct pdk_backend *b = pdk_backends[i];
+		if (pdk_backend_probe(b, &reason) == 0) {
+			*ret = b;
+			if (fallback[0]) {
+				size_t n = strlen(fallback);
+				snprintf(fallback + n, sizeof(fallback) - n, "; confined with %s instead",
+					 b->name);
+				*ret_fallback = fallback;
+			}
+			return 0;
+		}
+		size_t n = strlen(fallback);
+		snprintf(fallback + n, sizeof(fallback) - n, "%s%s cannot run here (%s)",
+			 n ? "; " : "sandbox: ", b->name, reason);
+	}
+	if (!pdk_backends[0])
+		snprintf(why, why_len, "no confinement backend is compiled into this paddock; "
+				       "rebuild with ./configure --with-backends=..., or have a person "
+				       "run with --no-sandbox");
+	else
+		snprintf(why, why_len, "no confinement backend works here: %s; see 'paddock doctor' "
+				       "for how to fix it",
+			 fallback + strlen("sandbox: "));
+	return -ENOSYS;
+}

@@ -1,0 +1,49 @@
+/* confine.h - the one confinement policy every backend enforces, and the
+ * interface a backend implements to enforce it natively. */
+#ifndef PDK_CONFINE_H
+#define PDK_CONFINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* What a command may do. All paths are absolute real paths (realpath'd by
+ * the caller); a backend translates this and adds nothing of its own. */
+struct pdk_confine {
+	const char *const *roots;     /* writable roots, n_roots entries */
+	size_t n_roots;
+	const char *const *protect;   /* stay read-only inside roots (may not exist) */
+	size_t n_protect;
+	bool network;                 /* false: no connection leaves the sandbox */
+	const char *cwd;              /* where the command starts */
+	unsigned long max_procs;      /* process limit for the run, 0 = default */
+};
+
+/*
+ * A backend. Wrappers (bwrap, Seatbelt) rewrite argv to run inside a helper
+ * program; self-restrictors (Landlock + seccomp) restrict the child between
+ * fork and exec. An op a backend does not need is NULL.
+ *
+ * Lifecycle: probe() once per process; prepare() in the parent before fork
+ * (every allocation, open and BPF compile happens there); wrap_argv() in the
+ * parent; enter() in the child after fork; release() in the parent after the
+ * run, also when prepare() failed half way (state may be NULL).
+ */
+struct pdk_backend {
+	const char *name;
+	/* 0 when usable here, else -errno; writes a one-line reason to why. */
+	int (*probe)(char *why, size_t why_len);
+	int (*prepare)(const struct pdk_confine *policy, void **ret_state);
+	/* Returns a new NULL-terminated argv (caller frees each string and the
+	 * array); argv[0] of the result is an absolute path. */
+	int (*wrap_argv)(void *state, char *const *argv, char ***ret_argv);
+	/* Child side: async-signal-safe calls only. fds the backend needs
+	 * across exec are its business here (the runner has already marked
+	 * every fd above 2 close-on-exec). Returns 0 or -errno. */
+	int (*enter)(void *state);
+	void (*release)(void *state);
+	/* --print-profile: the exact native confinement, as text. */
+	int (*describe)(void *state, char *const *argv, FILE *out);
+};
+
+#endif

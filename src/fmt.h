@@ -1,0 +1,30 @@
+/* fmt.h - number formatting for results a model reads: thousands
+ * separators and human byte sizes. */
+#ifndef PDK_FMT_H
+#define PDK_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PDK_NUM_MAX 32
+
+/* 2270 -> "2,270". Returns buf. */
+char *pdk_fmt_num(uint64_t n, char buf[PDK_NUM_MAX]);
+/* 900 -> "900 bytes", 184320 -> "180 KiB", 5.5 MiB -> "5.5 MiB". */
+char *pdk_fmt_size(uint64_t bytes, char buf[PDK_NUM_MAX]);
+
+
+
+/* A growable byte buffer; on allocation failure it stays as it was and
+ * remembers the failure in oom. */
+struct pdk_buf {
+	char *data;
+	size_t len, alloc;
+	int oom;
+};
+
+void pdk_buf_add(struct pdk_buf *b, const void *p, size_t n);
+void pdk_buf_puts(struct pdk_buf *b, const char *s);
+void pdk_buf_printf(struct pdk_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pdk_buf_free(struct pdk_buf *b);
+#endif

@@ -1,0 +1,41 @@
+/* main.c - paddock's entry point: pick the verb, hand it the arguments,
+ * exit with what it returns. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"usage: paddock VERB [OPTIONS] ...\n"
+	"  run [OPTIONS] -- PROGRAM [ARG...]   run one command, confined, with a bounded result\n"
+	"  recall ID [OPTIONS]                 page, filter or summarise a kept output\n"
+	"  doctor                              say which confinement works here\n"
+	"See paddock(1).\n";
+
+int main(int argc, char **argv)
+{
+	/* A reader that went away must not kill paddock mid-cleanup. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return PDK_EXIT_FAILURE;
+	}
+	if (strcmp(argv[1], "run") == 0)
+		return pdk_cli_run_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "recall") == 0)
+		return pdk_cli_recall_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "doctor") == 0)
+		return pdk_cli_doctor_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		puts(PACKAGE_STRING);
+		return 0;
+	}
+	pdk_cli_error("unknown verb '%s'; the verbs are run, recall and doctor", argv[1]);
+	return PDK_EXIT_FAILURE;
+}

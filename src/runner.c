@@ -1,0 +1,397 @@
+/* runner.c - run one program: its own session and process group, stdin from
+ * /dev/null, both pipes read until exit, timeout, group kill, reap. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
+#include "runner.h"
+#include "util.h"
+
+int pdk_find_program(const char *program, char **ret_path)
+{
+	const char *path = getenv("PATH");
+	struct stat st;
+	int seen = -ENOENT;
+
+	if (!*program)
+		return -ENOENT;
+	if (strchr(program, '/')) {
+		if (stat(program, &st) < 0)
+			return -errno;
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode) || access(program, X_OK) < 0)
+			return -EACCES;
+		*ret_path = strdup(program);
+		return *ret_path ? 0 : -ENOMEM;
+	}
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path;; p++) {
+		const char *end = strchr(p, ':');
+		size_t dlen = end ? (size_t)(end - p) : strlen(p);
+		char *cand;
+
+		/* An empty PATH element means the current directory. */
+		if (asprintf(&cand, "%.*s/%s", (int)dlen, dlen ? p : ".", program) < 0)
+			return -ENOMEM;
+		if (stat(cand, &st) == 0) {
+			if (S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
+				*ret_path = cand;
+				return 0;
+			}
+			seen = S_ISDIR(st.st_mode) ? (seen == -EACCES ? seen : -EISDIR) : -EACCES;
+		}
+		free(cand);
+		if (!end)
+			break;
+		p = end;
+	}
+	/* Like a shell: a name found only as a directory is not found. */
+	return seen == -EISDIR ? -ENOENT : seen;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int sig_pipe_w = -1;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+	if (write(sig_pipe_w, &b, 1) < 0) {
+		/* full pipe: the signal is already pending there */
+	}
+	errno = saved;
+}
+
+static const int handled[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
+
+static int make_pipe(int fds[2])
+{
+#ifdef HAVE_PIPE2
+	return pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
+#else
+	if (pipe(fds) < 0)
+		return -errno;
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+#endif
+}
+
+struct child_report {
+	int err;
+	int stage;
+};
+static const char *stages[] = {"exec", "chdir", "sandbox", "setsid", "stdio"};
+
+/* Async-signal-safe from here to exec: no allocation, no stdio, no locks. */
+static void __attribute__((noreturn))
+child(const struct pdk_run_spec *spec, int devnull, int outw, int errw, int report, pid_t parent,
+      int maxfd)
+{
+	struct sigaction dfl;
+	struct child_report rep = {0, 0};
+	sigset_t none;
+
+	if (setsid() < 0) {
+		rep = (struct child_report){errno, 3};
+		goto fail;
+	}
+#ifdef __linux__
+	/* The command dies with paddock, even if paddock is SIGKILLed. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+#endif
+	if (dup2(devnull, 0) < 0 || dup2(outw, 1) < 0 || dup2(errw, 2) < 0) {
+		rep = (struct child_report){errno, 4};
+		goto fail;
+	}
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			sigaction(s, &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* No descriptor above 2 survives the exec; a backend may clear the
+	 * flag on the one it passes on. */
+#if defined(__linux__) && defined(SYS_close_range)
+	if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) < 0)
+#endif
+		for (int fd = 3; fd < maxfd; fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	if (spec->cwd && chdir(spec->cwd) < 0) {
+		rep = (struct child_report){errno, 1};
+		goto fail;
+	}
+	if (spec->max_procs) {
+		struct rlimit rl = {spec->max_procs, spec->max_procs};
+		setrlimit(RLIMIT_NPROC, &rl);
+	}
+	if (spec->backend && spec->backend->enter) {
+		int r = spec->backend->enter(spec->backend_state);
+		if (r < 0) {
+			rep = (struct child_report){-r, 2};
+			goto fail;
+		}
+	}
+	execve(spec->path, spec->argv, spec->envp);
+	rep = (struct child_report){errno, 0};
+fail:
+	if (write(report, &rep, sizeof(rep)) < 0) {
+		/* the parent sees EOF and a status of 127 */
+	}
+	_exit(127);
+}
+
+#ifdef __linux__
+/* SIGKILL every child paddock has: as a child subreaper it inherits every
+ * orphan of the run, so a daemon that called setsid and double-forked is
+ * still found here. */
+static void kill_children(void)
+{
+	char path[64], buf[4096];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (char *p = buf, *end; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (pid > 0)
+			kill((pid_t)pid, SIGKILL);
+	}
+}
+#endif
+
+/* SIGKILL the group, and every process the run left behind, until none is
+ * left, for up to PDK_KILL_GRACE seconds. */
+static void kill_group(pid_t pgid)
+{
+	double until = now() + PDK_KILL_GRACE;
+
+	for (;;) {
+		bool group = kill(-pgid, SIGKILL) == 0;
+		bool children = false;
+#ifdef __linux__
+		kill_children();
+		pid_t w;
+		while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
+			;
+		children = !(w < 0 && errno == ECHILD);
+#endif
+		if ((!group && !children) || now() >= until)
+			break;
+		struct timespec ts = {0, 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int status_of(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return -WTERMSIG(wstatus);
+	return 0;
+}
+
+int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk_capture *err,
+	    struct pdk_run_status *ret)
+{
+	struct pdk_run_status st = {0};
+	struct sigaction sa, old[PDK_ARRAY_SIZE(handled)];
+	int opipe[2] = {-1, -1}, epipe[2] = {-1, -1}, rpipe[2] = {-1, -1}, spipe[2] = {-1, -1};
+	_cleanup_close_ int devnull = -1;
+	struct child_report rep;
+	double start, deadline, kill_at = 0, drain_until = 0;
+	bool exited = false, term_sent = false;
+	char *buf = NULL;
+	pid_t pid;
+	int r, wstatus = 0, maxfd;
+	ssize_t n;
+
+	maxfd = (int)sysconf(_SC_OPEN_MAX);
+	if (maxfd < 0 || maxfd > 65536)
+		maxfd = 65536;
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0)
+		return -errno;
+	if ((r = make_pipe(opipe)) < 0 || (r = make_pipe(epipe)) < 0 ||
+	    (r = make_pipe(rpipe)) < 0 || (r = make_pipe(spipe)) < 0)
+		goto close_pipes;
+	fcntl(spipe[0], F_SETFL, O_NONBLOCK);
+	fcntl(spipe[1], F_SETFL, O_NONBLOCK);
+	fcntl(opipe[0], F_SETFL, O_NONBLOCK);
+	fcntl(epipe[0], F_SETFL, O_NONBLOCK);
+	buf = malloc(65536);
+	if (!buf) {
+		r = -ENOMEM;
+		goto close_pipes;
+	}
+
+	sig_pipe_w = spipe[1];
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(handled); i++)
+		sigaction(handled[i], &sa, &old[i]);
+
+#ifdef __linux__
+	/* Orphans of the run become paddock's children, so none escapes. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
+	start = now();
+	pid_t parent = getpid();
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		goto restore;
+	}
+	if (pid == 0)
+		child(spec, devnull, opipe[1], epipe[1], rpipe[1], parent, maxfd);
+
+	close(opipe[1]);
+	close(epipe[1]);
+	close(rpipe[1]);
+	opipe[1] = epipe[1] = rpipe[1] = -1;
+	do
+		n = read(rpipe[0], &rep, sizeof(rep));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(rep)) {
+		while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+			;
+		st.exec_errno = rep.err;
+		st.exec_stage = stages[rep.stage];
+		st.exit_status = 127;
+		r = 0;
+		goto restore;
+	}
+
+	deadline = start + spec->timeout;
+	for (;;) {
+		struct pollfd pfd[3] = {
+			{opipe[0], POLLIN, 0}, {epipe[0], POLLIN, 0}, {spipe[0], POLLIN, 0}};
+		double t = now(), wake = 1e18;
+		int timeout_ms;
+
+		if (!exited && !term_sent && t >= deadline) {
+			st.timed_out = true;
+			kill(-pid, SIGTERM);
+			term_sent = true;
+			kill_at = t + PDK_KILL_GRACE;
+		}
+		if (!exited && kill_at && t >= kill_at) {
+			kill(-pid, SIGKILL);
+			kill_at = 0;
+		}
+		if (exited && (opipe[0] < 0 && epipe[0] < 0))
+			break;
+		if (exited && t >= drain_until)
+			break;
+		if (!exited && !term_sent)
+			wake = deadline;
+		if (kill_at)
+			wake = kill_at < wake ? kill_at : wake;
+		if (exited)
+			wake = drain_until < wake ? drain_until : wake;
+		timeout_ms = wake >= 1e17 ? -1 : (int)((wake - t) * 1000) + 1;
+		if (poll(pfd, 3, timeout_ms) < 0 && errno != EINTR) {
+			r = -errno;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			int *fd = i == 0 ? &opipe[0] : &epipe[0];
+			if (*fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(*fd, buf, 65536);
+			if (n > 0) {
+				pdk_capture_feed(i == 0 ? out : err, buf, (size_t)n);
+			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+				close(*fd);
+				*fd = -1;
+			}
+		}
+		if (pfd[2].revents & POLLIN) {
+			unsigned char sigs[64];
+			n = read(spipe[0], sigs, sizeof(sigs));
+			for (ssize_t i = 0; i < n; i++) {
+				if (sigs[i] == SIGCHLD || exited || st.stopped)
+					continue;
+				st.stopped = true;
+				st.stop_signal = sigs[i];
+				if (!term_sent) {
+					kill(-pid, SIGTERM);
+					term_sent = true;
+					kill_at = now() + PDK_KILL_GRACE;
+				}
+			}
+		}
+		if (!exited) {
+			siginfo_t si;
+			memset(&si, 0, sizeof(si));
+			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    si.si_pid == pid) {
+				/* The main process is done: nothing of its group may
+				 * outlive it, then read what is left for a while. */
+				kill(-pid, SIGKILL);
+				while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+					;
+				kill_group(pid);
+				exited = true;
+				drain_until = now() + PDK_DRAIN_LIMIT;
+			}
+		}
+	}
+	st.exit_status = status_of(wstatus);
+	r = 0;
+
+restore:
+	st.duration = now() - start;
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(handled); i++)
+		sigaction(handled[i], &old[i], NULL);
+	sig_pipe_w = -1;
+close_pipes:
+	free(buf);
+	for (int i = 0; i < 2; i++) {
+		int *all[] = {&opipe[i], &epipe[i], &rpipe[i], &spipe[i]};
+		for (size_t j = 0; j < PDK_ARRAY_SIZE(all); j++)
+			if (*all[j] >= 0)
+				close(*all[j]);
+	}
+	if (r == 0)
+		*ret = st;
+	return r;
+}

@@ -1,0 +1,59 @@
+/* util.h - small helpers shared by every file: cleanup attributes and
+ * ownership transfer, in the style of bubblewrap's utils.h and systemd. */
+#ifndef PDK_UTIL_H
+#define PDK_UTIL_H
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define PDK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline void *pdk_steal_ptr(void *pp)
+{
+	void **p = pp;
+	void *v = *p;
+	*p = NULL;
+	return v;
+}
+#define steal_pointer(pp) ((__typeof__(*(pp)))pdk_steal_ptr(pp))
+
+static inline void pdk_freep(void *p)
+{
+	free(*(void **)p);
+}
+static inline void pdk_closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+static inline void pdk_strvfreep(char ***v)
+{
+	if (*v) {
+		for (char **p = *v; *p; p++)
+			free(*p);
+		free(*v);
+	}
+}
+#define _cleanup_free_ __attribute__((cleanup(pdk_freep)))
+#define _cleanup_close_ __attribute__((cleanup(pdk_closep)))
+#define _cleanup_strv_ __attribute__((cleanup(pdk_strvfreep)))
+
+static inline int steal_fd(int *fd)
+{
+	int v = *fd;
+	*fd = -1;
+	return v;
+}
+
+/* Parse errors come back to callers this way (as pcre2 reports them). */
+struct pdk_error {
+	int line;   /* 1-based, 0 when not applicable */
+	int column; /* 1-based, 0 when not applicable */
+	char message[256];
+};
+
+#endif

@@ -1,0 +1,650 @@
+/* check_trash.c - Check suite for the trash-backed rm: .trashinfo content and escaping, name
+ * collisions, directories and symlinks, the writable-root check, rm's semantics, topdir trashes. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trash.h"
+
+static char base[256];		 /* real path of the per-test temp dir */
+static char work[PATH_MAX];	 /* the one writable root */
+static char outside[PATH_MAX];	 /* a sibling that is not a root */
+static char trash_dir[PATH_MAX]; /* $XDG_DATA_HOME/Trash */
+static const char *roots[1];
+
+static void xwrite(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static char *p(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *p(const char *fmt, ...)
+{
+	/* A few rotating buffers so several paths can be live in one expression. */
+	static char bufs[8][PATH_MAX];
+	static int next;
+	char *b = bufs[next++ % 8];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, PATH_MAX, fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+static void setup(void)
+{
+	char tmpl[] = "/tmp/check-trash-XXXXXX";
+
+	char *real;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	real = realpath(tmpl, NULL);
+	ck_assert_ptr_nonnull(real);
+	ck_assert_uint_lt(strlen(real), sizeof(base));
+	strcpy(base, real);
+	free(real);
+	snprintf(work, sizeof(work), "%s/work", base);
+	snprintf(outside, sizeof(outside), "%s/outside", base);
+	snprintf(trash_dir, sizeof(trash_dir), "%s/data/Trash", base);
+	ck_assert_int_eq(mkdir(work, 0755), 0);
+	ck_assert_int_eq(mkdir(outside, 0755), 0);
+	ck_assert_int_eq(mkdir(p("%s/home", base), 0755), 0);
+	setenv("HOME", p("%s/home", base), 1);
+	setenv("XDG_DATA_HOME", p("%s/data", base), 1);
+	ck_assert_int_eq(chdir(work), 0);
+	roots[0] = work;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void teardown(void)
+{
+	if (chdir("/") == 0)
+		nftw(base, rm_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* Decode Path= the way readers do (RFC 2396 unescaping). */
+static char *percent_decode(const char *s)
+{
+	static char out[PATH_MAX];
+	char *o = out;
+
+	for (; *s && o < out + sizeof(out) - 1; s++) {
+		unsigned v;
+
+		if (*s == '%' && sscanf(s + 1, "%2x", &v) == 1) {
+			*o++ = (char)v;
+			s += 2;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static const char *info_key(const char *info, const char *key)
+{
+	static char val[PATH_MAX];
+	const char *k = strstr(info, key);
+	size_t n;
+
+	if (!k)
+		return NULL;
+	k += strlen(key);
+	n = strcspn(k, "\n");
+	snprintf(val, sizeof(val), "%.*s", (int)n, k);
+	return val;
+}
+
+START_TEST(trashinfo_content)
+{
+	struct pdk_error err = { 0 };
+	char *as = NULL;
+	time_t before = time(NULL), after, when;
+	struct tm tm = { 0 };
+	const char *info, *date;
+	char *end;
+
+	xwrite("plain.txt", "plain\n");
+	ck_assert_int_eq(pdk_trash_put("plain.txt", roots, 1, &as, &err), 0);
+	after = time(NULL);
+	ck_assert_str_eq(as, p("%s/files/plain.txt", trash_dir));
+	free(as);
+	ck_assert(!exists("plain.txt"));
+	ck_assert_str_eq(slurp(p("%s/files/plain.txt", trash_dir)), "plain\n");
+
+	info = slurp(p("%s/info/plain.txt.trashinfo", trash_dir));
+	ck_assert_ptr_nonnull(info);
+	ck_assert_msg(strncmp(info, "[Trash Info]\nPath=", 18) == 0, "got %s", info);
+	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/plain.txt", work));
+	date = info_key(info, "\nDeletionDate=");
+	ck_assert_ptr_nonnull(date);
+	ck_assert_uint_eq(strlen(date), 19); /* YYYY-MM-DDThh:mm:ss, no zone */
+	end = strptime(date, "%Y-%m-%dT%H:%M:%S", &tm);
+	ck_assert_msg(end && *end == '\0', "bad date %s", date);
+	tm.tm_isdst = -1;
+	when = mktime(&tm); /* local time, as the specification asks */
+	ck_assert_msg(when >= before - 1 && when <= after + 1, "date %s is not now", date);
+	ck_assert(info[strlen(info) - 1] == '\n');
+}
+END_TEST
+
+START_TEST(percent_encoding)
+{
+	static const struct {
+		const char *name, *encoded;
+	} cases[] = {
+		{ "a b.txt", "a%20b.txt" },
+		{ "100%", "100%25" },
+		{ "\xc3\xbc\xe2\x82\xac", "%C3%BC%E2%82%AC" }, /* ü€ in UTF-8 */
+		{ "x+y#?&=;.txt", "x%2By%23%3F%26%3D%3B.txt" },
+		{ "new\nline", "new%0Aline" },
+		{ "keep-_.~", "keep-_.~" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pdk_error err = { 0 };
+		const char *info, *path;
+
+		xwrite(cases[i].name, cases[i].name);
+		ck_assert_int_eq(pdk_trash_put(cases[i].name, roots, 1, NULL, &err), 0);
+		info = slurp(p("%s/info/%s.trashinfo", trash_dir, cases[i].name));
+		ck_assert_ptr_nonnull(info);
+		path = info_key(info, "\nPath=");
+		ck_assert_str_eq(path, p("%s/%s", work, cases[i].encoded));
+		/* Only the base name needed escaping here, and it round-trips byte for byte. */
+		ck_assert_str_eq(percent_decode(path), p("%s/%s", work, cases[i].name));
+		ck_assert_str_eq(slurp(p("%s/files/%s", trash_dir, cases[i].name)), cases[i].name);
+	}
+}
+END_TEST
+
+START_TEST(name_collisions)
+{
+	static const char *const names[] = { "same", "same.2", "same.3" };
+
+	for (int i = 0; i < 3; i++) {
+		struct pdk_error err = { 0 };
+		char *as = NULL;
+
+		ck_assert_int_eq(mkdir(p("d%d", i), 0755), 0);
+		xwrite(p("d%d/same", i), p("content %d", i));
+		ck_assert_int_eq(pdk_trash_put(p("d%d/same", i), roots, 1, &as, &err), 0);
+		ck_assert_str_eq(as, p("%s/files/%s", trash_dir, names[i]));
+		free(as);
+	}
+	for (int i = 0; i < 3; i++) {
+		const char *info = slurp(p("%s/info/%s.trashinfo", trash_dir, names[i]));
+
+		ck_assert_ptr_nonnull(info);
+		ck_assert_str_eq(info_key(info, "\nPath="), p("%s/d%d/same", work, i));
+		ck_assert_str_eq(slurp(p("%s/files/%s", trash_dir, names[i])),
+				 p("content %d", i));
+	}
+
+	/* An entry in files/ without its .trashinfo still holds the name, and is kept. */
+	xwrite(p("%s/files/orphan", trash_dir), "old orphan");
+	xwrite("orphan", "new");
+	ck_assert_int_eq(pdk_trash_put("orphan", roots, 1, NULL, NULL), 0);
+	ck_assert_str_eq(slurp(p("%s/files/orphan", trash_dir)), "old orphan");
+	ck_assert_str_eq(slurp(p("%s/files/orphan.2", trash_dir)), "new");
+	ck_assert(!exists(p("%s/info/orphan.trashinfo", trash_dir)));
+	ck_assert(exists(p("%s/info/orphan.2.trashinfo", trash_dir)));
+
+	/* And a .trashinfo without its file holds the name too. */
+	xwrite(p("%s/info/lone.trashinfo", trash_dir), "[Trash Info]\nPath=/x\n");
+	xwrite("lone", "lone");
+	ck_assert_int_eq(pdk_trash_put("lone", roots, 1, NULL, NULL), 0);
+	ck_assert_str_eq(slurp(p("%s/info/lone.trashinfo", trash_dir)), "[Trash Info]\nPath=/x\n");
+	ck_assert_str_eq(slurp(p("%s/files/lone.2", trash_dir)), "lone");
+}
+END_TEST
+
+START_TEST(long_name_fits)
+{
+	char name[256];
+	char *as = NULL;
+	const char *info;
+
+	memset(name, 'n', 255);
+	name[255] = '\0';
+	xwrite(name, "long");
+	ck_assert_int_eq(pdk_trash_put(name, roots, 1, &as, NULL), 0);
+	ck_assert(!exists(name));
+	ck_assert_str_eq(slurp(as), "long");
+	info = slurp(p("%s/info/%s.trashinfo", trash_dir, strrchr(as, '/') + 1));
+	ck_assert_ptr_nonnull(info);
+	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/%s", work, name));
+	free(as);
+}
+END_TEST
+
+START_TEST(directory_whole)
+{
+	struct stat before, after;
+	char *as = NULL;
+
+	ck_assert_int_eq(mkdir("tree", 0750), 0);
+	ck_assert_int_eq(mkdir("tree/sub", 0755), 0);
+	xwrite("tree/sub/leaf", "leaf");
+	ck_assert_int_eq(lstat("tree", &before), 0);
+	ck_assert_int_eq(pdk_trash_put("tree/", roots, 1, &as, NULL), 0);
+	ck_assert(!exists("tree"));
+	ck_assert_str_eq(as, p("%s/files/tree", trash_dir));
+	/* The same directory inode: moved by one rename, not rebuilt file by file. */
+	ck_assert_int_eq(lstat(as, &after), 0);
+	ck_assert_uint_eq(before.st_ino, after.st_ino);
+	ck_assert_uint_eq(after.st_mode & 07777, 0750);
+	ck_assert_str_eq(slurp(p("%s/sub/leaf", as)), "leaf");
+	ck_assert_str_eq(info_key(slurp(p("%s/info/tree.trashinfo", trash_dir)), "\nPath="),
+			 p("%s/tree", work));
+	free(as);
+}
+END_TEST
+
+START_TEST(symlink_is_trashed_not_target)
+{
+	char *as = NULL;
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	xwrite(p("%s/target", outside), "precious");
+	ck_assert_int_eq(mkdir(p("%s/tdir", outside), 0755), 0);
+	xwrite(p("%s/tdir/inner", outside), "inner");
+	ck_assert_int_eq(symlink(p("%s/target", outside), "lnk"), 0);
+	ck_assert_int_eq(symlink(p("%s/tdir", outside), "dlnk"), 0);
+
+	ck_assert_int_eq(pdk_trash_put("lnk", roots, 1, &as, NULL), 0);
+	n = readlink(as, buf, sizeof(buf) - 1);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, p("%s/target", outside));
+	ck_assert(!exists("lnk"));
+	ck_assert_str_eq(slurp(p("%s/target", outside)), "precious");
+	free(as);
+
+	/* A trailing slash does not make it follow the link either. */
+	as = NULL;
+	ck_assert_int_eq(pdk_trash_put("dlnk/", roots, 1, &as, NULL), 0);
+	ck_assert_int_gt(readlink(as, buf, sizeof(buf) - 1), 0);
+	ck_assert(!exists("dlnk"));
+	ck_assert_str_eq(slurp(p("%s/tdir/inner", outside)), "inner");
+	free(as);
+}
+END_TEST
+
+START_TEST(refused_outside_roots)
+{
+	struct pdk_error err = { 0 };
+	char *as = (char *)"untouched";
+
+	xwrite(p("%s/victim", outside), "keep me");
+	ck_assert_int_eq(pdk_trash_put(p("%s/victim", outside), roots, 1, &as, &err), -EPERM);
+	ck_assert_msg(strstr(err.message, "outside the writable roots"), "%s", err.message);
+	ck_assert_str_eq(as, "untouched"); /* not clobbered on failure */
+	ck_assert_str_eq(slurp(p("%s/victim", outside)), "keep me");
+	ck_assert(!exists(p("%s/info/victim.trashinfo", trash_dir)));
+
+	/* Through a symlinked directory inside the root: the real parent is what counts. */
+	ck_assert_int_eq(symlink(outside, "escape"), 0);
+	ck_assert_int_eq(pdk_trash_put("escape/victim", roots, 1, NULL, &err), -EPERM);
+	ck_assert_str_eq(slurp(p("%s/victim", outside)), "keep me");
+
+	/* Via "..": same. */
+	ck_assert_int_eq(pdk_trash_put("../outside/victim", roots, 1, NULL, &err), -EPERM);
+	ck_assert_str_eq(slurp(p("%s/victim", outside)), "keep me");
+
+	/* A sibling sharing the root's name as a prefix is not inside it. */
+	ck_assert_int_eq(mkdir(p("%s2", work), 0755), 0);
+	xwrite(p("%s2/f", work), "sibling");
+	ck_assert_int_eq(pdk_trash_put(p("%s2/f", work), roots, 1, NULL, &err), -EPERM);
+	ck_assert(exists(p("%s2/f", work)));
+
+	/* The root itself cannot be trashed: its parent is outside. */
+	ck_assert_int_eq(pdk_trash_put(work, roots, 1, NULL, &err), -EPERM);
+	ck_assert(exists(work));
+
+	/* No roots, nothing writable. */
+	xwrite("inside", "x");
+	ck_assert_int_eq(pdk_trash_put("inside", roots, 0, NULL, &err), -EPERM);
+	ck_assert(exists("inside"));
+
+	/* The legitimate twin: the same kind of file inside the root goes. */
+	ck_assert_int_eq(pdk_trash_put("inside", roots, 1, NULL, &err), 0);
+	ck_assert(!exists("inside"));
+	ck_assert_int_eq(pdk_trash_put("nothere", roots, 1, NULL, &err), -ENOENT);
+	ck_assert_int_eq(pdk_trash_put(".", roots, 1, NULL, &err), -EINVAL);
+	ck_assert_int_eq(pdk_trash_put("sub/..", roots, 1, NULL, &err), -EINVAL);
+}
+END_TEST
+
+START_TEST(trash_inside_operand)
+{
+	struct pdk_error err = { 0 };
+
+	/* Trashing a directory that holds the trash itself cannot work: refuse, keep all. */
+	setenv("XDG_DATA_HOME", p("%s/share", work), 1);
+	ck_assert_int_eq(mkdir("share", 0755), 0);
+	xwrite("share/doc", "doc");
+	ck_assert_int_eq(pdk_trash_put("share", roots, 1, NULL, &err), -EINVAL);
+	ck_assert_msg(strstr(err.message, "contains the trash"), "%s", err.message);
+	ck_assert_str_eq(slurp("share/doc"), "doc");
+	ck_assert(!exists("share/Trash/info/share.trashinfo"));
+	xwrite("other", "other");
+	ck_assert_int_eq(pdk_trash_put("other", roots, 1, NULL, &err), 0);
+	ck_assert_str_eq(slurp("share/Trash/files/other"), "other");
+}
+END_TEST
+
+/* Run rm with ARGS (NULL-terminated), return its exit code and what it printed. */
+static int run_rm(char *msg, size_t msg_len, ...)
+{
+	char *argv[32];
+	int argc = 0, code;
+	FILE *out = tmpfile();
+	size_t n;
+	va_list ap;
+
+	ck_assert_ptr_nonnull(out);
+	argv[argc++] = (char *)"rm";
+	va_start(ap, msg_len);
+	while (argc < 31 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	code = pdk_rm_main(argc, argv, roots, 1, out);
+	rewind(out);
+	n = fread(msg, 1, msg_len - 1, out);
+	msg[n] = '\0';
+	fclose(out);
+	return code;
+}
+
+#define RM(...) run_rm(msg, sizeof(msg), __VA_ARGS__, (char *)NULL)
+
+START_TEST(rm_semantics)
+{
+	char msg[4096];
+
+	ck_assert_int_eq(mkdir("dir", 0755), 0);
+	xwrite("dir/f", "f");
+
+	/* A directory needs -r. */
+	ck_assert_int_eq(RM("dir"), 1);
+	ck_assert_str_eq(msg, "rm: cannot remove 'dir': Is a directory\n");
+	ck_assert(exists("dir/f"));
+	ck_assert_int_eq(RM("dir", "-r"), 0); /* options after operands, as GNU getopt */
+	ck_assert_str_eq(msg, "");
+	ck_assert(!exists("dir"));
+	ck_assert(exists(p("%s/files/dir/f", trash_dir)));
+
+	/* Missing files: an error, silenced by -f. */
+	ck_assert_int_eq(RM("missing"), 1);
+	ck_assert_str_eq(msg, "rm: cannot remove 'missing': No such file or directory\n");
+	ck_assert_int_eq(RM("-f", "missing"), 0);
+	ck_assert_str_eq(msg, "");
+	ck_assert_int_eq(RM("--force", "missing/below"), 0);
+	ck_assert_str_eq(msg, "");
+
+	/* Combined flags and the long spellings. */
+	ck_assert_int_eq(mkdir("d2", 0755), 0);
+	xwrite("d2/x", "x");
+	ck_assert_int_eq(RM("-rf", "d2", "gone"), 0);
+	ck_assert(!exists("d2"));
+	ck_assert_int_eq(mkdir("d3", 0755), 0);
+	ck_assert_int_eq(RM("-Rv", "d3"), 0);
+	ck_assert(!exists("d3"));
+	ck_assert_int_eq(mkdir("d4", 0755), 0);
+	ck_assert_int_eq(RM("--recursive", "d4"), 0);
+	ck_assert(!exists("d4"));
+	ck_assert_int_eq(mkdir("d5", 0755), 0);
+	ck_assert_int_eq(RM("--rec", "d5"), 0); /* unambiguous prefix */
+	ck_assert(!exists("d5"));
+
+	/* "--" ends options: "-x" is a file name then, an option before. */
+	xwrite("-x", "dash");
+	ck_assert_int_eq(RM("-x"), 1);
+	ck_assert_str_eq(msg, "rm: invalid option -- 'x'\nTry 'rm --help' for more information.\n");
+	ck_assert(exists("-x"));
+	ck_assert_int_eq(RM("--", "-x"), 0);
+	ck_assert(!exists("-x"));
+	ck_assert_int_eq(RM("--bogus", "f"), 1);
+	ck_assert_ptr_nonnull(strstr(msg, "unrecognized option '--bogus'"));
+
+	/* Operands. */
+	ck_assert_int_eq(RM(""), 1);
+	ck_assert_int_eq(run_rm(msg, sizeof(msg), (char *)NULL), 1);
+	ck_assert_str_eq(msg, "rm: missing operand\nTry 'rm --help' for more information.\n");
+	ck_assert_int_eq(RM("-f"), 0);
+
+	/* One failure makes the exit code 1 but the others still go. */
+	xwrite("a", "a");
+	xwrite("b", "b");
+	ck_assert_int_eq(RM("a", "nope", "b"), 1);
+	ck_assert(!exists("a") && !exists("b"));
+	ck_assert_str_eq(msg, "rm: cannot remove 'nope': No such file or directory\n");
+
+	/* -d: empty directories only. */
+	ck_assert_int_eq(mkdir("empty", 0755), 0);
+	ck_assert_int_eq(mkdir("full", 0755), 0);
+	xwrite("full/x", "x");
+	ck_assert_int_eq(RM("-d", "full"), 1);
+	ck_assert_str_eq(msg, "rm: cannot remove 'full': Directory not empty\n");
+	ck_assert(exists("full/x"));
+	ck_assert_int_eq(RM("--dir", "empty"), 0);
+	ck_assert(!exists("empty"));
+
+	/* Interactive modes are refused, and nothing moves; a later -f overrides -i. */
+	xwrite("ask", "ask");
+	ck_assert_int_eq(RM("-i", "ask"), 1);
+	ck_assert_ptr_nonnull(strstr(msg, "interactive"));
+	ck_assert_int_eq(RM("-I", "ask"), 1);
+	ck_assert_int_eq(RM("--interactive=always", "ask"), 1);
+	ck_assert(exists("ask"));
+	ck_assert_int_eq(RM("-if", "ask"), 0);
+	ck_assert(!exists("ask"));
+
+	/* . and .. and / */
+	ck_assert_int_eq(RM("-r", "."), 1);
+	ck_assert_str_eq(msg, "rm: refusing to remove '.' or '..' directory: skipping '.'\n");
+	ck_assert_int_eq(RM("-rf", "full/.."), 1);
+	ck_assert_ptr_nonnull(strstr(msg, "refusing to remove '.' or '..'"));
+	ck_assert(exists("full/x"));
+	ck_assert_int_eq(RM("."), 1);
+	ck_assert_str_eq(msg, "rm: cannot remove '.': Is a directory\n");
+	ck_assert_int_eq(RM("-rf", "/"), 1);
+	ck_assert_ptr_nonnull(strstr(msg, "dangerous to operate recursively on '/'"));
+	ck_assert_int_eq(RM("-rf", "--no-preserve-root", "/"), 1);
+	ck_assert(exists("/etc"));
+
+	/* Outside the roots: refused with the reason, file stays; -f does not hide it. */
+	xwrite(p("%s/keep", outside), "keep");
+	ck_assert_int_eq(RM("-f", p("%s/keep", outside)), 1);
+	ck_assert_ptr_nonnull(strstr(msg, "outside the writable roots"));
+	ck_assert_ptr_nonnull(strstr(msg, "rm: cannot remove '"));
+	ck_assert(exists(p("%s/keep", outside)));
+}
+END_TEST
+
+static bool write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Without root, a user namespace mapping only our own ids still lets us mount a tmpfs. */
+static bool enter_userns(void)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return false;
+	return write_file("/proc/self/setgroups", "deny") &&
+	       write_file("/proc/self/uid_map", p("%u %u 1", (unsigned)uid, (unsigned)uid)) &&
+	       write_file("/proc/self/gid_map", p("%u %u 1", (unsigned)gid, (unsigned)gid));
+}
+
+/* A tmpfs in a private mount namespace stands for "another filesystem". */
+static bool private_tmpfs(const char *dir)
+{
+	if ((unshare(CLONE_NEWNS) < 0 && !enter_userns()) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", dir, "tmpfs", 0, "mode=0755") < 0) {
+		fprintf(stderr, "check_trash: topdir test skipped: cannot mount a tmpfs: %s\n",
+			strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+START_TEST(topdir_trash)
+{
+	char *uid_dir, *uid_sub;
+	struct pdk_error err = { 0 };
+	char *as = NULL;
+	struct stat st;
+	const char *info;
+
+	ck_assert_int_eq(mkdir("vol", 0755), 0);
+	if (!private_tmpfs(p("%s/vol", work)))
+		return;
+	uid_dir = strdup(p("%s/vol/.Trash-%u", work, (unsigned)getuid()));
+	uid_sub = strdup(p("%s/vol/.Trash/%u", work, (unsigned)getuid()));
+
+	/* A $topdir/.Trash that is not sticky must not be used. */
+	ck_assert_int_eq(mkdir("vol/.Trash", 0777), 0);
+	ck_assert_int_eq(chmod("vol/.Trash", 0777), 0);
+	ck_assert_int_eq(mkdir("vol/sub", 0755), 0);
+	xwrite("vol/sub/a b", "on tmpfs");
+	ck_assert_int_eq(pdk_trash_put("vol/sub/a b", roots, 1, &as, &err), 0);
+	ck_assert_str_eq(as, p("%s/files/a b", uid_dir));
+	free(as);
+	ck_assert_int_eq(lstat(uid_dir, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0700);
+	info = slurp(p("%s/info/a b.trashinfo", uid_dir));
+	ck_assert_ptr_nonnull(info);
+	/* Relative to $topdir, so the volume can move. */
+	ck_assert_str_eq(info_key(info, "\nPath="), "sub/a%20b");
+	ck_assert(!exists(p("%s/files/a b", trash_dir)));
+
+	/* A sticky one is used, through $uid. */
+	ck_assert_int_eq(chmod("vol/.Trash", 01777), 0);
+	xwrite("vol/b", "b");
+	as = NULL;
+	ck_assert_int_eq(pdk_trash_put("vol/b", roots, 1, &as, &err), 0);
+	ck_assert_str_eq(as, p("%s/files/b", uid_sub));
+	free(as);
+	ck_assert_str_eq(info_key(slurp(p("%s/info/b.trashinfo", uid_sub)), "\nPath="), "b");
+
+	/* A symlink named .Trash is never trusted, even to a sticky directory. */
+	ck_assert_int_eq(rename("vol/.Trash", "vol/real-trash"), 0);
+	ck_assert_int_eq(symlink("real-trash", "vol/.Trash"), 0);
+	xwrite("vol/c", "c");
+	as = NULL;
+	ck_assert_int_eq(pdk_trash_put("vol/c", roots, 1, &as, &err), 0);
+	ck_assert_str_eq(as, p("%s/files/c", uid_dir));
+	free(as);
+
+	/* When no trash can be made on that filesystem, fail and leave the file. */
+	ck_assert_int_eq(unlink("vol/.Trash"), 0);
+	ck_assert_int_eq(rename(uid_dir, p("%s/vol/old", work)), 0);
+	xwrite(uid_dir, "a file where the trash would go");
+	xwrite("vol/d", "d");
+	ck_assert_int_lt(pdk_trash_put("vol/d", roots, 1, NULL, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.message, "not moved"));
+	ck_assert_str_eq(slurp("vol/d"), "d");
+	ck_assert(!exists(p("%s/files/d", trash_dir)));
+
+	/* A mount point itself is not moved. */
+	ck_assert_int_eq(pdk_trash_put("vol", roots, 1, NULL, &err), -EBUSY);
+	ck_assert(exists("vol/d"));
+	umount2(p("%s/vol", work), MNT_DETACH);
+	free(uid_dir);
+	free(uid_sub);
+}
+END_TEST
+
+static Suite *trash_suite(void)
+{
+	Suite *s = suite_create("trash");
+	TCase *tc = tcase_create("put");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, trashinfo_content);
+	tcase_add_test(tc, percent_encoding);
+	tcase_add_test(tc, name_collisions);
+	tcase_add_test(tc, long_name_fits);
+	tcase_add_test(tc, directory_whole);
+	tcase_add_test(tc, symlink_is_trashed_not_target);
+	tcase_add_test(tc, refused_outside_roots);
+	tcase_add_test(tc, trash_inside_operand);
+	tcase_add_test(tc, rm_semantics);
+	tcase_add_test(tc, topdir_trash);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(trash_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,13 @@
+# trash.mk - automake fragment for rm-to-trash (src/trash.c), included from the top Makefile.am.
+# tests/trash-interop.sh needs trash-cli (Debian: trash-cli); without it the test is skipped.
+
+libpaddock_a_SOURCES += src/trash.c src/trash.h
+
+check_PROGRAMS += tests/check_trash tests/trash-driver
+tests_check_trash_SOURCES = tests/check_trash.c
+tests_check_trash_LDADD = libpaddock.a $(CHECK_LIBS) $(SECCOMP_LIBS) $(CJSON_LIBS) $(PCRE2_LIBS)
+tests_trash_driver_SOURCES = tests/trash-driver.c
+tests_trash_driver_LDADD = libpaddock.a $(SECCOMP_LIBS) $(CJSON_LIBS) $(PCRE2_LIBS)
+
+TESTS += tests/check_trash tests/trash-interop.sh
+EXTRA_DIST += tests/trash-interop.sh
