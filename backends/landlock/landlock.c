@@ -1,0 +1,440 @@
+/* landlock.c - the self-restricting Linux backend: the child drops every
+ * capability, sets no_new_privs, enters a Landlock domain and loads seccomp. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/landlock.h>
+#include <linux/securebits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../../src/confine.h"
+#include "../../src/seccomp.h"
+#include "../../src/util.h"
+
+/* Older uapi headers (Debian 12 ships 6.1) lack the later ABIs. */
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_add_rule 445
+#define __NR_landlock_restrict_self 446
+#endif
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
+#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#endif
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+#ifndef SECBIT_NO_CAP_AMBIENT_RAISE
+#define SECBIT_NO_CAP_AMBIENT_RAISE (1 << 6)
+#define SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED (1 << 7)
+#endif
+
+/* The ruleset attribute as of ABI 6; older kernels get a shorter prefix. */
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+#define FS_WRITE_V1                                                                        \
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |                   \
+	 LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |                   \
+	 LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |                       \
+	 LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |                     \
+	 LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
+/* The rights that mean something on a file that is not a directory. */
+#define FS_FILE_RIGHTS                                                                     \
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |                     \
+	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+/* Hard cap on rules: roots, devices, and room to spare. */
+#define MAX_RULES 4096
+
+struct ll_rule {
+	char *path;
+	uint64_t access;
+	bool beneath; /* directory: the rights hold for everything below */
+};
+
+struct ll_state {
+	int abi;
+	int ruleset_fd;
+	struct ll_ruleset_attr attr;
+	struct ll_rule *rules;
+	size_t n_rules;
+	char **notes; /* what the rules could not express, for describe */
+	size_t n_notes;
+	struct pdk_bpf bpf;
+	struct pdk_confine policy; /* borrowed during prepare; network only after */
+	unsigned long max_procs;
+	int cap_last;
+};
+
+static int ll_abi(void)
+{
+	long abi = syscall(__NR_landlock_create_ruleset, NULL, 0,
+			   LANDLOCK_CREATE_RULESET_VERSION);
+
+	return abi < 0 ? -errno : (int)abi;
+}
+
+static int landlock_probe(char *why, size_t why_len)
+{
+	int abi = ll_abi();
+
+	if (abi == -ENOSYS) {
+		snprintf(why, why_len, "this kernel is built without Landlock "
+				       "(CONFIG_SECURITY_LANDLOCK)");
+		return -EOPNOTSUPP;
+	}
+	if (abi == -EOPNOTSUPP) {
+		snprintf(why, why_len, "Landlock is disabled: add landlock to the lsm= "
+				       "kernel boot parameter");
+		return -EOPNOTSUPP;
+	}
+	if (abi < 1) {
+		snprintf(why, why_len, "Landlock ABI query failed: %s", strerror(-abi));
+		return -EOPNOTSUPP;
+	}
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) {
+		snprintf(why, why_len, "this kernel is built without seccomp filters");
+		return -EOPNOTSUPP;
+	}
+	snprintf(why, why_len, "Landlock ABI %d", abi);
+	return 0;
+}
+
+static uint64_t fs_rights(int abi)
+{
+	uint64_t r = FS_WRITE_V1;
+
+	/* As the kernel's samples/landlock/sandboxer.c degrades. */
+	if (abi >= 2)
+		r |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		r |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		r |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return r;
+}
+
+static size_t attr_size(int abi)
+{
+	if (abi >= 6)
+		return sizeof(struct ll_ruleset_attr);
+	if (abi >= 4)
+		return offsetof(struct ll_ruleset_attr, scoped);
+	return offsetof(struct ll_ruleset_attr, handled_access_net);
+}
+
+static int note(struct ll_state *st, const char *fmt, const char *a, const char *b)
+{
+	char **n = realloc(st->notes, (st->n_notes + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	st->notes = n;
+	if (asprintf(&n[st->n_notes], fmt, a, b) < 0)
+		return -ENOMEM;
+	st->n_notes++;
+	return 0;
+}
+
+/* Grant access on path (beneath it when a directory); a missing path is skipped
+ * unless must_exist. */
+static int add_rule(struct ll_state *st, int dirfd, const char *name, const char *path,
+		    uint64_t access, bool must_exist)
+{
+	_cleanup_close_ int fd = -1;
+	struct landlock_path_beneath_attr pb = { 0 };
+	struct ll_rule *rules;
+	struct stat sb;
+
+	fd = openat(dirfd, name, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return must_exist ? -errno : 0;
+	if (fstat(fd, &sb) < 0)
+		return -errno;
+	if (!S_ISDIR(sb.st_mode))
+		access &= FS_FILE_RIGHTS;
+	access &= st->attr.handled_access_fs;
+	if (!access)
+		return 0;
+	if (st->n_rules >= MAX_RULES)
+		return -E2BIG;
+	pb.allowed_access = access;
+	pb.parent_fd = fd;
+	if (syscall(__NR_landlock_add_rule, st->ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
+		return -errno;
+
+	rules = realloc(st->rules, (st->n_rules + 1) * sizeof(*rules));
+	if (!rules)
+		return -ENOMEM;
+	st->rules = rules;
+	rules[st->n_rules].path = strdup(path);
+	if (!rules[st->n_rules].path)
+		return -ENOMEM;
+	rules[st->n_rules].access = access;
+	rules[st->n_rules].beneath = S_ISDIR(sb.st_mode);
+	st->n_rules++;
+	return 0;
+}
+
+static int read_cap_last(void)
+{
+	char buf[16] = { 0 };
+	int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 63;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 63;
+	return atoi(buf) > 0 && atoi(buf) < 64 ? atoi(buf) : 63;
+}
+
+static void landlock_release(void *p)
+{
+	struct ll_state *st = p;
+
+	if (!st)
+		return;
+	if (st->ruleset_fd >= 0)
+		close(st->ruleset_fd);
+	for (size_t i = 0; i < st->n_rules; i++)
+		free(st->rules[i].path);
+	free(st->rules);
+	for (size_t i = 0; i < st->n_notes; i++)
+		free(st->notes[i]);
+	free(st->notes);
+	pdk_bpf_release(&st->bpf);
+	free(st);
+}
+
+static void statep_release(struct ll_state **st)
+{
+	landlock_release(*st);
+}
+
+static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
+{
+	__attribute__((cleanup(statep_release))) struct ll_state *st = NULL;
+	static const char *const devices[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/tty" };
+	uint64_t access;
+	int r;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->ruleset_fd = -1;
+	st->policy = *policy;
+	st->max_procs = policy->max_procs;
+	st->cap_last = read_cap_last();
+
+	/* Refuse rather than run unconfined. */
+	st->abi = ll_abi();
+	if (st->abi < 1)
+		return -EOPNOTSUPP;
+
+	access = fs_rights(st->abi);
+	st->attr.handled_access_fs = access;
+	if (st->abi >= 4 && !policy->network)
+		st->attr.handled_access_net =
+			LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
+	if (st->abi >= 6) {
+		st->attr.scoped = LANDLOCK_SCOPE_SIGNAL;
+		if (!policy->network)
+			st->attr.scoped |= LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
+	}
+	r = syscall(__NR_landlock_create_ruleset, &st->attr, attr_size(st->abi), 0);
+	if (r < 0)
+		return -errno;
+	st->ruleset_fd = r;
+
+	for (size_t i = 0; i < policy->n_roots; i++) {
+		r = add_rule(st, AT_FDCWD, policy->roots[i], policy->roots[i], access, true);
+		if (r < 0 && r != -ENOENT)
+			return r;
+	}
+	/* Landlock only adds rights going down a tree: keeping .git/config
+	 * read-only under a writable root would mean no rule on .git, and then
+	 * git could not create its index.lock. Ordinary git use wins; say so. */
+	if (policy->n_protect > 0) {
+		r = note(st, "%s%s", "protected paths are not enforced: Landlock cannot take "
+			 "rights back below a writable root without breaking git ",
+			 "(bwrap and Seatbelt do enforce them)");
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(devices); i++) {
+		r = add_rule(st, AT_FDCWD, devices[i], devices[i], FS_FILE_RIGHTS, false);
+		if (r < 0)
+			return r;
+	}
+
+	r = pdk_seccomp_compile(policy, &st->bpf);
+	if (r < 0)
+		return r;
+	/* The caller's strings need not outlive prepare. */
+	st->policy.roots = st->policy.protect = NULL;
+	st->policy.n_roots = st->policy.n_protect = 0;
+	st->policy.cwd = NULL;
+	*ret_state = steal_pointer(&st);
+	return 0;
+}
+
+/* Child side from here on: async-signal-safe system calls only. */
+
+static int drop_capabilities(const struct ll_state *st)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	bool setpcap;
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -errno;
+	setpcap = data[0].effective & (1U << CAP_SETPCAP);
+
+	if (setpcap) {
+		/* Root stays root, but uid 0 no longer brings capabilities. */
+		if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+			  SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+			  0, 0, 0) < 0)
+			return -errno;
+		/* Without CAP_SETPCAP the bounding set cannot shrink; then
+		 * no_new_privs is what keeps exec from adding any. */
+		for (int cap = 0; cap <= st->cap_last; cap++)
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+				return -errno;
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -errno;
+	memset(data, 0, sizeof(data));
+	hdr.pid = 0;
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return -errno;
+	return 0;
+}
+
+static int landlock_enter(void *p)
+{
+	const struct ll_state *st = p;
+	int r;
+
+	r = drop_capabilities(st);
+	if (r < 0)
+		return r;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	if (st->max_procs) {
+		struct rlimit rl = { .rlim_cur = st->max_procs, .rlim_max = st->max_procs };
+
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			return -errno;
+	}
+	if (syscall(__NR_landlock_restrict_self, st->ruleset_fd, 0) < 0)
+		return -errno;
+	close(st->ruleset_fd);
+	return pdk_seccomp_load(&st->bpf);
+}
+
+static void print_access(FILE *out, uint64_t a)
+{
+	static const char *const names[] = {
+		"execute", "write_file", "read_file", "read_dir", "remove_dir",
+		"remove_file", "make_char", "make_dir", "make_reg", "make_sock",
+		"make_fifo", "make_block", "make_sym", "refer", "truncate", "ioctl_dev",
+	};
+	const char *sep = "";
+
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(names); i++) {
+		if (a & (1ULL << i)) {
+			fprintf(out, "%s%s", sep, names[i]);
+			sep = ",";
+		}
+	}
+}
+
+static int landlock_describe(void *p, char *const *argv, FILE *out)
+{
+	const struct ll_state *st = p;
+
+	fprintf(out, "landlock: ABI %d\n", st->abi);
+	fprintf(out, "landlock: handled (denied unless a rule allows): ");
+	print_access(out, st->attr.handled_access_fs);
+	fprintf(out, "\nlandlock: reads and execution are not restricted\n");
+	for (size_t i = 0; i < st->n_rules; i++) {
+		fprintf(out, "landlock: allow ");
+		print_access(out, st->rules[i].access);
+		fprintf(out, " %s %s\n", st->rules[i].beneath ? "beneath" : "on",
+			st->rules[i].path);
+	}
+	for (size_t i = 0; i < st->n_notes; i++)
+		fprintf(out, "landlock: %s\n", st->notes[i]);
+	if (st->attr.handled_access_net)
+		fprintf(out, "landlock: TCP bind and connect denied (no rule)\n");
+	else if (st->policy.network)
+		fprintf(out, "landlock: network on: TCP not restricted\n");
+	else
+		fprintf(out, "landlock: ABI %d has no TCP control: seccomp alone denies sockets\n",
+			st->abi);
+	if (st->attr.scoped & LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET)
+		fprintf(out, "landlock: scoped: abstract unix sockets outside the sandbox\n");
+	if (st->attr.scoped & LANDLOCK_SCOPE_SIGNAL)
+		fprintf(out, "landlock: scoped: signals to processes outside the sandbox\n");
+	if (st->abi < 6)
+		fprintf(out, "landlock: ABI %d has no scoping: seccomp and the ptrace rules of "
+			     "Landlock only\n", st->abi);
+	fprintf(out, "landlock: not covered: chmod, chown, utimes on files outside the roots "
+		     "that the user owns\n");
+	fprintf(out, "process: every capability dropped (effective, permitted, inheritable, "
+		     "ambient, bounding when held), no_new_privs\n");
+	if (st->max_procs)
+		fprintf(out, "process: RLIMIT_NPROC %lu\n", st->max_procs);
+	if (pdk_seccomp_describe(&st->policy, out) < 0)
+		return -EIO;
+	if (argv) {
+		fprintf(out, "exec:");
+		for (char *const *a = argv; *a; a++)
+			fprintf(out, " %s", *a);
+		fprintf(out, "\n");
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+const struct pdk_backend pdk_backend_landlock = {
+	.name = "landlock",
+	.probe = landlock_probe,
+	.prepare = landlock_prepare,
+	.wrap_argv = NULL,
+	.enter = landlock_enter,
+	.release = landlock_release,
+	.describe = landlock_describe,
+};

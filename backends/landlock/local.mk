@@ -1,0 +1,27 @@
+# backends/landlock/local.mk - the Landlock backend, the shared seccomp filter
+# (src/seccomp.c, used by bwrap too) and their tests. Included from Makefile.am.
+# Needs the conditionals OS_LINUX, BACKEND_LANDLOCK and BACKEND_BWRAP from configure.
+
+if OS_LINUX
+libpaddock_a_SOURCES += src/seccomp.c src/seccomp.h
+
+check_PROGRAMS += tests/check_seccomp
+TESTS += tests/check_seccomp
+tests_check_seccomp_SOURCES = tests/check_seccomp.c
+tests_check_seccomp_LDADD = libpaddock.a $(CHECK_LIBS) $(SECCOMP_LIBS)
+endif
+
+if BACKEND_LANDLOCK
+libpaddock_a_SOURCES += backends/landlock/landlock.c
+
+# backend-exec drives any Linux backend through the backend API alone.
+check_PROGRAMS += tests/backend-exec
+tests_backend_exec_SOURCES = tests/backend-exec.c
+tests_backend_exec_LDADD = libpaddock.a $(SECCOMP_LIBS)
+if BACKEND_BWRAP
+tests_backend_exec_CPPFLAGS = $(AM_CPPFLAGS) -DHAVE_BWRAP
+endif
+
+TESTS += tests/landlock-attack.sh
+endif
+EXTRA_DIST += tests/landlock-attack.sh

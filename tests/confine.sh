@@ -1,0 +1,92 @@
+#!/bin/sh
+# confine.sh - the sandbox through paddock itself, for every Linux backend
+# that works here: each attack shows the effect did not happen, next to the
+# legitimate twin that works; then the bwrap -> Landlock fallback.
+set -u
+P=${PADDOCK:-./paddock}
+# Nothing here may lie under a default root (/tmp is one): the temp
+# directory paddock grants is a private one.
+T=$(mktemp -d /var/tmp/pdk-confine.XXXXXX)
+PIDS=
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT INT TERM
+export XDG_STATE_HOME="$T/state" TMPDIR="$T/tmp" XDG_CACHE_HOME="$T/cache"
+n=0
+fails=0
+check() { # check DESCRIPTION COMMAND...
+	d=$1; shift
+	n=$((n + 1))
+	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fails=$((fails + 1)); fi
+}
+absent() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
+
+mkdir -p "$T/proj" "$T/outside" "$T/tmp" "$T/cache"
+# A TCP listener outside the sandbox that records what reaches it.
+python3 - "$T/port" "$T/got" <<'PY' &
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+while True:
+    c, _ = s.accept(); data = c.recv(100)
+    open(sys.argv[2], "ab").write(data + b"\n"); c.close()
+PY
+PIDS="$PIDS $!"
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/port" ] && break; sleep 0.2; done
+PORT=$(cat "$T/port")
+connect() { # connect WORD: send WORD to the listener
+	echo "import socket; s=socket.create_connection(('127.0.0.1', $PORT), 2); s.sendall(b'$1')"
+}
+
+for b in bwrap landlock; do
+	if ! "$P" doctor 2>/dev/null | grep -q "^$b: works here"; then
+		echo "ok $((n = n + 1)) - # SKIP backend $b does not work here"
+		continue
+	fi
+	run() { (cd "$T/proj" && "$P" run --backend "$b" "$@"); }
+	run -- sh -c "echo x > '$T/outside/f-$b'" >/dev/null
+	check "$b: a write outside the roots leaves no file" absent "$T/outside/f-$b"
+	run -- sh -c "ln -s '$T/outside' link-$b && echo x > link-$b/g-$b" >/dev/null
+	check "$b: a write through a symlink out of the root leaves no file" absent "$T/outside/g-$b"
+	run -- sh -c "echo x > ../outside/h-$b" >/dev/null
+	check "$b: a write through .. leaves no file" absent "$T/outside/h-$b"
+	run -- sh -c "echo x > f-$b" >/dev/null
+	check "$b: the same write inside the launch directory works" test -f "$T/proj/f-$b"
+	run -w "$T/outside" -- sh -c "echo x > '$T/outside/w-$b'" >/dev/null
+	check "$b: --write makes the outside directory writable" test -f "$T/outside/w-$b"
+	run -- python3 -c "$(connect "denied-$b")" >/dev/null 2>&1
+	sleep 0.2
+	check "$b: with network off the listener got nothing" sh -c "! grep -q denied-$b '$T/got' 2>/dev/null"
+	run -n -- python3 -c "$(connect "allowed-$b")" >/dev/null 2>&1
+	sleep 0.2
+	check "$b: with --network the same connect arrives" grep -q "allowed-$b" "$T/got"
+	out=$(run -- sh -c 'ls /proc/self/fd | tr "\n" " "; readlink /proc/self/fd/0')
+	check "$b: only fds 0-2 (and ls's own) reach the command, stdin is /dev/null" \
+		sh -c "echo '$out' | grep -q '0 1 2 3 /dev/null'"
+	out=$(MY_API_TOKEN=s3cret run -- env)
+	check "$b: secret variables do not reach the command" sh -c "! echo '$out' | grep -q s3cret"
+	out=$(run -- grep CapEff /proc/self/status)
+	check "$b: no capabilities" sh -c "echo '$out' | grep -q 'CapEff:	0000000000000000'"
+	run -t 3 -- sh -c "setsid sh -c 'sleep 300 & exec sleep 301' & echo started" >/dev/null
+	sleep 0.3
+	check "$b: a setsid daemon does not outlive the run" sh -c "! pgrep -f 'sleep 30[01]$' >/dev/null"
+done
+
+# Fallback: where bubblewrap cannot make namespaces, Landlock confines and
+# the result says so once.
+if "$P" doctor 2>/dev/null | grep -q "^landlock: works here" && command -v unshare >/dev/null &&
+	unshare -U -r true 2>/dev/null; then
+	out=$(cd "$T/proj" && unshare -U -r sh -c 'echo 0 > /proc/sys/user/max_user_namespaces;
+		exec setpriv --inh-caps=-all --bounding-set=-all "$0" run -- sh -c "echo x > '"$T/outside/fb"'; echo ran"' "$P" 2>&1)
+	check "fallback: the command ran" sh -c "echo '$out' | grep -q '^ran'"
+	check "fallback: the result says bwrap could not run and Landlock confined it" \
+		sh -c "echo '$out' | grep -q 'sandbox: bwrap cannot run here.*confined with landlock instead'"
+	check "fallback: still confined (no file outside)" absent "$T/outside/fb"
+else
+	echo "ok $((n = n + 1)) - # SKIP fallback: needs Landlock and unprivileged user namespaces"
+fi
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
