@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "refusal.h"
 #include "render.h"
 #include "runner.h"
 #include "sandbox.h"
@@ -56,6 +57,31 @@ static void timeout_notes(const struct pdk_request *o, const struct pdk_run_stat
 			 PDK_TIMEOUT_CAP);
 		notes[(*n)++] = buf;
 	}
+}
+
+/* What the command printed that paddock still holds, scanned for writes
+ * the sandbox refused. */
+static size_t refusal_hints(const struct pdk_sandbox *sb, const struct pdk_capture *out,
+			    const struct pdk_capture *err, char hints[][768])
+{
+	const struct pdk_capture *caps[] = {err, out};
+	char cwd[4096];
+	size_t k = 0;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		return 0;
+	for (size_t i = 0; i < 2 && k < PDK_REFUSAL_MAX; i++) {
+		size_t n = caps[i]->head_len + caps[i]->ring_len;
+		char *buf = malloc(n + 1);
+		if (!buf)
+			break;
+		memcpy(buf, caps[i]->head, caps[i]->head_len);
+		pdk_capture_tail(caps[i], buf + caps[i]->head_len);
+		k += pdk_refusal_hints(buf, n, sb->policy.cwd ? sb->policy.cwd : cwd,
+				       sb->policy.roots, sb->policy.n_roots, hints + k);
+		free(buf);
+	}
+	return k > PDK_REFUSAL_MAX ? PDK_REFUSAL_MAX : k;
 }
 
 static int exec_failure(const char *program, const struct pdk_run_status *st)
@@ -147,6 +173,12 @@ int pdk_cli_run_main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sb.n_notes && n_notes < PDK_ARRAY_SIZE(notes); i++)
 		notes[n_notes++] = sb.notes[i];
+	char hints[2 * PDK_REFUSAL_MAX][768]; /* room for both streams */
+	if (sb.backend && st.exit_status != 0) {
+		size_t k = refusal_hints(&sb, &out, &err, hints);
+		for (size_t i = 0; i < k && n_notes < PDK_ARRAY_SIZE(notes); i++)
+			notes[n_notes++] = hints[i];
+	}
 
 	struct pdk_render_in in = {
 		.out = &out,

@@ -13,6 +13,7 @@
 
 #include "backend.h"
 #include "sandbox.h"
+#include "store.h"
 #include "util.h"
 
 const char *const pdk_secret_env_default[] = {
@@ -180,7 +181,7 @@ static int build_env(struct pdk_sandbox *sb, char **environ)
 static int build_policy(const struct pdk_request *req, struct pdk_sandbox *sb, char *why,
 			size_t why_len)
 {
-	size_t n = 0, np = 0;
+	size_t n = 0, np = 0, named;
 	char cwd[PATH_MAX];
 	const char *tmp = getenv("TMPDIR"), *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	char *homecache = NULL;
@@ -198,6 +199,7 @@ static int build_policy(const struct pdk_request *req, struct pdk_sandbox *sb, c
 	for (size_t i = 0; i < req->n_writes; i++)
 		if ((r = add_named_root(sb, &n, "--write", req->writes[i], why, why_len)) < 0)
 			return r;
+	named = n; /* protected names matter in the project, not in temp dirs */
 	r = add_default_root(sb, &n, tmp && tmp[0] == '/' ? tmp : "/tmp");
 	if (r == 0 && (!cache || cache[0] != '/') && home && home[0] == '/') {
 #ifdef __APPLE__
@@ -207,12 +209,15 @@ static int build_policy(const struct pdk_request *req, struct pdk_sandbox *sb, c
 #endif
 		cache = homecache;
 	}
+	/* The per-user cache is where build tools expect to write: make it. */
+	if (r == 0 && cache && cache[0] == '/' && mkdir(cache, 0700) < 0 && errno != EEXIST)
+		cache = NULL;
 	if (r == 0)
 		r = add_default_root(sb, &n, cache && cache[0] == '/' ? cache : NULL);
 	free(homecache);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < named; i++)
 		for (const char *const *p = protected_names; *p; p++) {
 			char *pp;
 			if (asprintf(&pp, "%s%s%s", sb->roots[i],
@@ -221,6 +226,19 @@ static int build_policy(const struct pdk_request *req, struct pdk_sandbox *sb, c
 			if ((r = strv_push(&sb->protect, &np, pp)) < 0)
 				return r;
 		}
+	/* Nothing paddock keeps for itself may be writable from inside, even
+	 * when a root holds it (paddock started in $HOME). */
+	{
+		char *state = pdk_store_default_dir(), *slash;
+		if (state && (slash = strrchr(state, '/'))) {
+			*slash = '\0'; /* .../paddock, above output/ */
+			char *real = pdk_path_resolve(state);
+			free(state);
+			state = real;
+		}
+		if (state && (r = strv_push(&sb->protect, &np, state)) < 0)
+			return r;
+	}
 	sb->policy.roots = (const char *const *)sb->roots;
 	sb->policy.n_roots = n;
 	sb->policy.protect = (const char *const *)sb->protect;

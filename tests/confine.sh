@@ -56,6 +56,16 @@ for b in bwrap landlock; do
 	check "$b: the same write inside the launch directory works" test -f "$T/proj/f-$b"
 	run -w "$T/outside" -- sh -c "echo x > '$T/outside/w-$b'" >/dev/null
 	check "$b: --write makes the outside directory writable" test -f "$T/outside/w-$b"
+	out=$(run -- touch "$T/outside/hint-$b")
+	check "$b: a refused write gets a sandbox: line naming it and --write" sh -c \
+		'echo "$0" | grep -q "^sandbox: the sandbox refused a write to $1/hint-.*--write $1\$"' \
+		"$out" "$T/outside"
+	: > "$T/proj/ro-$b" && chmod 444 "$T/proj/ro-$b"
+	if chown 65534 "$T/proj/ro-$b" 2>/dev/null || [ "$(id -u)" -ne 0 ]; then
+		out=$(run -- sh -c "echo x > ro-$b")
+		check "$b: a refusal inside a root is called only a guess" sh -c \
+			'echo "$0" | grep -q "^sandbox: a write to .*ro-.* inside a writable root; this is only a guess"' "$out"
+	fi
 	run -- python3 -c "$(connect "denied-$b")" >/dev/null 2>&1
 	sleep 0.2
 	check "$b: with network off the listener got nothing" sh -c "! grep -q denied-$b '$T/got' 2>/dev/null"

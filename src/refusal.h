@@ -1,0 +1,19 @@
+/* refusal.h - when a confined command fails on a write the sandbox refused,
+ * one sandbox: line naming the path, the writable roots, and how to ask. */
+#ifndef PDK_REFUSAL_H
+#define PDK_REFUSAL_H
+
+#include <stddef.h>
+
+#define PDK_REFUSAL_MAX 3
+
+/*
+ * Scan text (command output) for refused writes ("Operation not permitted",
+ * "Permission denied", "Read-only file system", Python's [Errno 1|13|30],
+ * "PATH is not writable."), resolve each path against cwd, and write up to
+ * PDK_REFUSAL_MAX lines into lines[i] (each len bytes). Returns how many.
+ */
+size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
+			 const char *const *roots, size_t n_roots, char lines[][768]);
+
+#endif
