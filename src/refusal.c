@@ -66,6 +66,7 @@ static bool path_in(const char *s, size_t n, const char *marker, char *out, size
 	}
 	/* dash: "sh: 1: cannot create PATH: Permission denied" */
 	p = memmem(s, (size_t)(m - s), "cannot create ", 14);
+	bool named = p != NULL; /* the shell said it was a file it tried */
 	if (p)
 		p += 14;
 	else {
@@ -82,7 +83,7 @@ static bool path_in(const char *s, size_t n, const char *marker, char *out, size
 		return false;
 	memcpy(out, p, (size_t)(end - p));
 	out[end - p] = '\0';
-	return out[0] == '/' || out[0] == '.' || out[0] == '~' || strchr(out, '/') != NULL;
+	return named || out[0] == '/' || out[0] == '.' || strchr(out, '/') != NULL;
 }
 
 static bool under(const char *path, const char *root)

@@ -530,7 +530,9 @@ int pdk_render(const struct pdk_render_in *in, struct pdk_render_out *ret)
 	v[1].offset = 2 + (v[0].total ? 1 + v[0].lines : 0);
 
 	/* Start from the room left by the fixed parts, then shrink it by
-	 * whatever the last attempt overshot until the whole fits. */
+	 * whatever the last attempt overshot until the whole fits. Streams are
+	 * cut at line ends, so shrinking by the overshoot alone may change
+	 * nothing: the step doubles with each attempt. */
 	{
 		struct pdk_buf empty[2] = {{0}, {0}}, none = {0}, probe = {0};
 		if (in->json)
@@ -540,7 +542,7 @@ int pdk_render(const struct pdk_render_in *in, struct pdk_render_out *ret)
 		room = probe.len < in->bound ? in->bound - probe.len : 0;
 		pdk_buf_free(&probe);
 	}
-	for (int attempt = 0; attempt < 8; attempt++) {
+	for (int attempt = 0; attempt < 40; attempt++) {
 		struct pdk_buf streams[2] = {{0}, {0}}, note = {0};
 
 		pdk_buf_free(&out);
@@ -564,7 +566,7 @@ int pdk_render(const struct pdk_render_in *in, struct pdk_render_out *ret)
 		pdk_buf_free(&note);
 		if (rc < 0 || out.len <= in->bound || room == 0)
 			break;
-		uint64_t over = out.len - in->bound;
+		uint64_t over = (uint64_t)(out.len - in->bound) << (attempt < 20 ? attempt : 20);
 		room = room > over ? room - over : 0;
 	}
 	free(v[0].owned);
