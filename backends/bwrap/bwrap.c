@@ -1,0 +1,644 @@
+/* bwrap.c - the bubblewrap backend: runs the command through the bwrap binary,
+ * the policy translated into bind mounts, namespaces and a seccomp fd. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../src/confine.h"
+#include "../../src/seccomp.h"
+#include "../../src/util.h"
+
+extern char **environ;
+
+/* Everything a run needs, built in the parent by prepare(). */
+struct bwrap_state {
+	char **prefix; /* bwrap argv up to, not including, "--" */
+	size_t n_prefix;
+	size_t cap_prefix;
+	int seccomp_fd; /* sealed memfd; same number in parent and child */
+	bool network;
+	/* A copy of the policy, for describe() and pdk_seccomp_describe(). */
+	char **roots;
+	char **protect;
+	size_t n_roots;
+	size_t n_protect;
+	char *cwd;
+	unsigned long max_procs;
+	/* Missing protected paths held by a placeholder, and those that
+	 * cannot be held (parent missing: holding the parent would forbid
+	 * legitimate writes, e.g. the .git of a `git init`). */
+	char **placeholders;
+	size_t n_placeholders;
+	char **unheld;
+	size_t n_unheld;
+};
+
+static char bwrap_path[PATH_MAX];
+static int bwrap_located; /* 0: not yet, 1: found, <0: -errno */
+
+static bool is_exec_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Found once per process, in the parent: the configured path, then the
+ * usual one, then PATH. The exec itself never searches PATH. */
+static int locate_bwrap(void)
+{
+	const char *path;
+
+	if (bwrap_located)
+		return bwrap_located < 0 ? bwrap_located : 0;
+	bwrap_located = -ENOENT;
+#ifdef PDK_BWRAP_PATH
+	if (is_exec_file(PDK_BWRAP_PATH)) {
+		snprintf(bwrap_path, sizeof(bwrap_path), "%s", PDK_BWRAP_PATH);
+		bwrap_located = 1;
+		return 0;
+	}
+#endif
+	if (is_exec_file("/usr/bin/bwrap")) {
+		snprintf(bwrap_path, sizeof(bwrap_path), "%s", "/usr/bin/bwrap");
+		bwrap_located = 1;
+		return 0;
+	}
+	path = getenv("PATH");
+	while (path && *path) {
+		const char *end = strchrnul(path, ':');
+		int n = (int)(end - path);
+
+		/* Relative PATH entries would make the result depend on the
+		 * working directory: only absolute ones count. */
+		if (n > 0 && path[0] == '/' &&
+		    snprintf(bwrap_path, sizeof(bwrap_path), "%.*s/bwrap", n, path) <
+			    (int)sizeof(bwrap_path) &&
+		    is_exec_file(bwrap_path)) {
+			bwrap_located = 1;
+			return 0;
+		}
+		path = *end ? end + 1 : end;
+	}
+	bwrap_path[0] = '\0';
+	return bwrap_located;
+}
+
+static void set_why(char *why, size_t why_len, const char *msg)
+{
+	if (why && why_len)
+		snprintf(why, why_len, "%s", msg);
+}
+
+/* The first non-empty line of bwrap's complaint, or a generic one; cut to
+ * fit, since the reason is one line for a person. */
+static void first_line(char *buf, size_t len, char *out, size_t out_len, int status)
+{
+	char *p = buf, *nl;
+
+	buf[len] = '\0';
+	while (*p == '\n' || *p == ' ')
+		p++;
+	nl = strchr(p, '\n');
+	if (nl)
+		*nl = '\0';
+	if (*p)
+		snprintf(out, out_len, "%.400s", p);
+	else if (WIFSIGNALED(status))
+		snprintf(out, out_len, "%.200s killed by signal %d", bwrap_path,
+			 WTERMSIG(status));
+	else
+		snprintf(out, out_len, "%.200s exited with status %d", bwrap_path,
+			 WEXITSTATUS(status));
+}
+
+static int probe_once(char *why, size_t why_len)
+{
+	/* The namespaces a run unshares and a fresh /proc, the steps that
+	 * fail where bwrap cannot work (no user namespaces, an AppArmor
+	 * userns restriction, a container whose /proc cannot be mounted
+	 * again). --dev is left out: it costs about a third of the probe and
+	 * fails only where those do. */
+	char *const args[] = {
+		bwrap_path, "--ro-bind", "/", "/", "--proc", "/proc", "--unshare-all",
+		"--die-with-parent", "--", "/bin/true", NULL,
+	};
+	posix_spawn_file_actions_t fa;
+	int pipefd[2], status = 0, r;
+	char buf[1024];
+	size_t len = 0;
+	pid_t pid;
+
+	r = locate_bwrap();
+	if (r < 0) {
+		set_why(why, why_len, "bwrap not found (not in /usr/bin nor on PATH)");
+		return r;
+	}
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	r = posix_spawn_file_actions_init(&fa);
+	if (r == 0)
+		r = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+	if (r == 0)
+		r = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
+	if (r == 0)
+		r = posix_spawn(&pid, bwrap_path, &fa, NULL, args, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	if (r != 0) {
+		close(pipefd[0]);
+		if (why && why_len)
+			snprintf(why, why_len, "cannot run %.200s: %.100s", bwrap_path,
+				 strerror(r));
+		return -r;
+	}
+	for (;;) {
+		ssize_t n = read(pipefd[0], buf + len, sizeof(buf) - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len == sizeof(buf) - 1) {
+			/* Enough to say why; drain the rest. */
+			char sink[256];
+
+			while (read(pipefd[0], sink, sizeof(sink)) > 0)
+				;
+			break;
+		}
+	}
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+
+	char line[512];
+
+	first_line(buf, len, line, sizeof(line), status);
+	set_why(why, why_len, line);
+	if (strstr(line, "ermission") || strstr(line, "not permitted"))
+		return -EPERM;
+	return -ENOTSUP;
+}
+
+/* One probe per process: the answer cannot change while paddock runs. */
+static int bwrap_probe(char *why, size_t why_len)
+{
+	static int probed, result;
+	static char reason[512];
+
+	if (!probed) {
+		reason[0] = '\0';
+		result = probe_once(reason, sizeof(reason));
+		probed = 1;
+	}
+	if (result < 0)
+		set_why(why, why_len, reason);
+	return result;
+}
+
+static int push(struct bwrap_state *s, const char *arg)
+{
+	if (s->n_prefix + 1 >= s->cap_prefix) {
+		size_t cap = s->cap_prefix ? s->cap_prefix * 2 : 32;
+		char **v = realloc(s->prefix, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->prefix = v;
+		s->cap_prefix = cap;
+	}
+	s->prefix[s->n_prefix] = strdup(arg);
+	if (!s->prefix[s->n_prefix])
+		return -ENOMEM;
+	s->prefix[++s->n_prefix] = NULL;
+	return 0;
+}
+
+static int push2(struct bwrap_state *s, const char *a, const char *b)
+{
+	int r = push(s, a);
+
+	return r < 0 ? r : push(s, b);
+}
+
+static int push3(struct bwrap_state *s, const char *a, const char *b, const char *c)
+{
+	int r = push(s, a);
+
+	return r < 0 ? r : push2(s, b, c);
+}
+
+static int strv_add(char ***v, size_t *n, const char *str)
+{
+	char **nv = realloc(*v, (*n + 2) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = strdup(str);
+	if (!nv[*n])
+		return -ENOMEM;
+	nv[++*n] = NULL;
+	return 0;
+}
+
+static bool path_inside(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (n == 1 && root[0] == '/')
+		return true;
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+static bool inside_a_root(const struct pdk_confine *policy, const char *path)
+{
+	for (size_t i = 0; i < policy->n_roots; i++)
+		if (path_inside(path, policy->roots[i]))
+			return true;
+	return false;
+}
+
+static int cmp_len(const void *a, const void *b)
+{
+	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+
+	return la < lb ? -1 : la > lb;
+}
+
+/* A protected path inside a root: re-bound read-only when it exists; held
+ * by an empty read-only directory when it is missing but its parent is
+ * there (creating it must fail too); left alone when even the parent is
+ * missing, since holding the parent would forbid legitimate writes. */
+static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy, const char *p)
+{
+	struct stat st;
+	char parent[PATH_MAX];
+	char *slash;
+	int r;
+
+	if (!inside_a_root(policy, p))
+		return 0; /* read-only already through --ro-bind / / */
+	if (stat(p, &st) == 0)
+		return push3(s, "--ro-bind", p, p);
+	/* Inside another protected path that exists: read-only already, and
+	 * bwrap could not make a mount point there. */
+	for (size_t i = 0; i < policy->n_protect; i++)
+		if (strcmp(policy->protect[i], p) && path_inside(p, policy->protect[i]) &&
+		    stat(policy->protect[i], &st) == 0)
+			return 0;
+	/* A dangling symlink: binding onto it fails, and a placeholder
+	 * cannot be put there; say so rather than fail the run. */
+	if (lstat(p, &st) == 0)
+		return strv_add(&s->unheld, &s->n_unheld, p);
+	if (errno != ENOENT && errno != ENOTDIR)
+		return strv_add(&s->unheld, &s->n_unheld, p);
+	if (snprintf(parent, sizeof(parent), "%s", p) >= (int)sizeof(parent))
+		return -ENAMETOOLONG;
+	slash = strrchr(parent, '/');
+	if (!slash || slash == parent)
+		return strv_add(&s->unheld, &s->n_unheld, p);
+	*slash = '\0';
+	if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
+		return strv_add(&s->unheld, &s->n_unheld, p);
+	r = push2(s, "--tmpfs", p);
+	if (r == 0)
+		r = push2(s, "--remount-ro", p);
+	if (r == 0)
+		r = strv_add(&s->placeholders, &s->n_placeholders, p);
+	return r;
+}
+
+static int copy_strv(char ***ret, const char *const *v, size_t n)
+{
+	char **out = calloc(n + 1, sizeof(*out));
+
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		out[i] = strdup(v[i]);
+		if (!out[i]) {
+			pdk_strvfreep(&out);
+			return -ENOMEM;
+		}
+	}
+	*ret = out;
+	return 0;
+}
+
+static void bwrap_release(void *state)
+{
+	struct bwrap_state *s = state;
+
+	if (!s)
+		return;
+	/* Placeholder mount points are empty directories on the host once
+	 * the sandbox is gone; rmdir cannot remove anything that is not. */
+	for (size_t i = 0; i < s->n_placeholders; i++)
+		(void)rmdir(s->placeholders[i]);
+	pdk_strvfreep(&s->placeholders);
+	pdk_strvfreep(&s->unheld);
+	pdk_strvfreep(&s->prefix);
+	pdk_strvfreep(&s->roots);
+	pdk_strvfreep(&s->protect);
+	free(s->cwd);
+	if (s->seccomp_fd >= 0)
+		close(s->seccomp_fd);
+	free(s);
+}
+
+static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
+{
+	_cleanup_free_ char **sorted = NULL;
+	char fdbuf[16];
+	int r;
+
+	r = push(s, bwrap_path);
+	if (r == 0)
+		r = push3(s, "--ro-bind", "/", "/");
+	if (r < 0)
+		return r;
+	/* Parents before children, so a root inside another root is not
+	 * hidden by the later, wider bind; all protected paths after all
+	 * roots, so no root bind covers a read-only one. */
+	sorted = calloc(policy->n_roots + 1, sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	for (size_t i = 0; i < policy->n_roots; i++)
+		sorted[i] = (char *)policy->roots[i];
+	qsort(sorted, policy->n_roots, sizeof(*sorted), cmp_len);
+	for (size_t i = 0; i < policy->n_roots; i++)
+		if ((r = push3(s, "--bind", sorted[i], sorted[i])) < 0)
+			return r;
+	for (size_t i = 0; i < policy->n_protect; i++)
+		if ((r = protect_path(s, policy, policy->protect[i])) < 0)
+			return r;
+	/* A private /dev (its own /dev/shm) and a /proc of the new pid
+	 * namespace, after the roots so a root of / or /dev cannot undo them. */
+	if ((r = push2(s, "--dev", "/dev")) < 0 || (r = push2(s, "--proc", "/proc")) < 0)
+		return r;
+	if ((r = push(s, "--unshare-all")) < 0)
+		return r;
+	if (policy->network && (r = push(s, "--share-net")) < 0)
+		return r;
+	if ((r = push(s, "--new-session")) < 0 || (r = push(s, "--die-with-parent")) < 0 ||
+	    (r = push2(s, "--cap-drop", "ALL")) < 0)
+		return r;
+	if (policy->cwd && (r = push2(s, "--chdir", policy->cwd)) < 0)
+		return r;
+	snprintf(fdbuf, sizeof(fdbuf), "%d", s->seccomp_fd);
+	return push2(s, "--seccomp", fdbuf);
+}
+
+static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
+{
+	struct bwrap_state *s;
+	struct pdk_bpf bpf = { 0 };
+	int r, fd = -1;
+
+	r = locate_bwrap();
+	if (r < 0)
+		return r;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->seccomp_fd = -1;
+	s->network = policy->network;
+	s->max_procs = policy->max_procs;
+	s->n_roots = policy->n_roots;
+	s->n_protect = policy->n_protect;
+	r = copy_strv(&s->roots, policy->roots, policy->n_roots);
+	if (r == 0)
+		r = copy_strv(&s->protect, policy->protect, policy->n_protect);
+	if (r == 0 && policy->cwd && !(s->cwd = strdup(policy->cwd)))
+		r = -ENOMEM;
+	if (r == 0)
+		r = pdk_seccomp_compile(policy, &bpf);
+	if (r == 0) {
+		r = pdk_seccomp_memfd(&bpf, &fd);
+		pdk_bpf_release(&bpf);
+	}
+	if (r < 0)
+		goto fail;
+	/* Above 2, so the runner's dup2 onto stdio cannot clobber it, and
+	 * close-on-exec, so no other child of paddock inherits it. */
+	if (fd < 3) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+		close(fd);
+		if (hi < 0) {
+			r = -errno;
+			goto fail;
+		}
+		fd = hi;
+	} else if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		r = -errno;
+		close(fd);
+		goto fail;
+	}
+	s->seccomp_fd = fd;
+	r = build_prefix(s, policy);
+	if (r < 0)
+		goto fail;
+	*ret_state = s;
+	return 0;
+fail:
+	bwrap_release(s);
+	return r;
+}
+
+static int bwrap_wrap_argv(void *state, char *const *argv, char ***ret_argv)
+{
+	struct bwrap_state *s = state;
+	_cleanup_strv_ char **out = NULL;
+	size_t n = 0, k = 0;
+
+	if (!s || !argv || !argv[0])
+		return -EINVAL;
+	while (argv[n])
+		n++;
+	out = calloc(s->n_prefix + 1 + n + 1, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_prefix; i++)
+		if (!(out[k++] = strdup(s->prefix[i])))
+			return -ENOMEM;
+	if (!(out[k++] = strdup("--")))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!(out[k++] = strdup(argv[i])))
+			return -ENOMEM;
+	*ret_argv = steal_pointer(&out);
+	return 0;
+}
+
+/* Child side: only the seccomp fd crosses exec into bwrap. */
+static int bwrap_enter(void *state)
+{
+	struct bwrap_state *s = state;
+
+	if (!s || s->seccomp_fd < 0)
+		return -EINVAL;
+	/* The fd shares its offset with the parent's: rewind it, since bwrap
+	 * reads the program from the current position. */
+	if (lseek(s->seccomp_fd, 0, SEEK_SET) < 0)
+		return -errno;
+	if (fcntl(s->seccomp_fd, F_SETFD, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/* How many arguments follow each option this backend emits. */
+static int arity(const char *opt)
+{
+	static const char *const two[] = { "--ro-bind", "--bind" };
+	static const char *const one[] = { "--dev",	"--proc",    "--tmpfs", "--remount-ro",
+					   "--cap-drop", "--chdir", "--seccomp" };
+
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(two); i++)
+		if (!strcmp(opt, two[i]))
+			return 2;
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(one); i++)
+		if (!strcmp(opt, one[i]))
+			return 1;
+	return 0;
+}
+
+/* Shell quoting: bare when only safe bytes, '...' otherwise, and $'...' when
+ * there are control bytes, so that a newline in a path never breaks a line. */
+static void put_quoted(const char *arg, FILE *out)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789_-+=/.,:@%";
+	bool ctrl = false;
+	const char *p;
+
+	for (p = arg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			ctrl = true;
+	if (*arg && strspn(arg, safe) == strlen(arg)) {
+		fputs(arg, out);
+		return;
+	}
+	fputs(ctrl ? "$'" : "'", out);
+	for (p = arg; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (!ctrl && c == '\'')
+			fputs("'\\''", out);
+		else if (!ctrl)
+			fputc(c, out);
+		else if (c == '\'' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('\'', out);
+}
+
+static bool is_wrapped(const struct bwrap_state *s, char *const *argv)
+{
+	for (size_t i = 0; i < s->n_prefix; i++)
+		if (!argv[i] || strcmp(argv[i], s->prefix[i]))
+			return false;
+	return argv[s->n_prefix] && !strcmp(argv[s->n_prefix], "--");
+}
+
+static int bwrap_describe(void *state, char *const *argv, FILE *out)
+{
+	struct bwrap_state *s = state;
+	struct pdk_confine policy;
+
+	if (!s)
+		return -EINVAL;
+	/* Given the argv wrap_argv() returned, print it once, not twice. */
+	if (argv && is_wrapped(s, argv))
+		argv += s->n_prefix + 1;
+	fputs("# bwrap: the command runs as\n", out);
+	put_quoted(s->prefix[0], out);
+	for (size_t i = 1; i < s->n_prefix;) {
+		int n = arity(s->prefix[i]);
+
+		fputs(" \\\n\t", out);
+		put_quoted(s->prefix[i++], out);
+		for (; n > 0 && i < s->n_prefix; n--, i++) {
+			fputc(' ', out);
+			put_quoted(s->prefix[i], out);
+		}
+	}
+	fputs(" \\\n\t--", out);
+	for (size_t i = 0; argv && argv[i]; i++) {
+		fputc(' ', out);
+		put_quoted(argv[i], out);
+	}
+	fputc('\n', out);
+	if (s->n_placeholders) {
+		fputs("# missing protected paths, held by an empty read-only directory:\n", out);
+		for (size_t i = 0; i < s->n_placeholders; i++) {
+			fputs("#\t", out);
+			put_quoted(s->placeholders[i], out);
+			fputc('\n', out);
+		}
+	}
+	if (s->n_unheld) {
+		fputs("# protected paths not held (no parent, dangling link, unreadable):\n", out);
+		for (size_t i = 0; i < s->n_unheld; i++) {
+			fputs("#\t", out);
+			put_quoted(s->unheld[i], out);
+			fputc('\n', out);
+		}
+	}
+	fprintf(out, "# seccomp program passed as fd %d:\n", s->seccomp_fd);
+	policy = (struct pdk_confine){
+		.roots = (const char *const *)s->roots,
+		.n_roots = s->n_roots,
+		.protect = (const char *const *)s->protect,
+		.n_protect = s->n_protect,
+		.network = s->network,
+		.cwd = s->cwd,
+		.max_procs = s->max_procs,
+	};
+	if (fflush(out) == EOF || ferror(out))
+		return -EIO;
+	return pdk_seccomp_describe(&policy, out);
+}
+
+const struct pdk_backend pdk_backend_bwrap = {
+	.name = "bwrap",
+	.probe = bwrap_probe,
+	.prepare = bwrap_prepare,
+	.wrap_argv = bwrap_wrap_argv,
+	.enter = bwrap_enter,
+	.release = bwrap_release,
+	.describe = bwrap_describe,
+};

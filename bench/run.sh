@@ -1,0 +1,172 @@
+#!/bin/sh
+# run.sh - `make bench`: paddock's cost against its floors, timed side by side by bench/timeit.c
+# and printed as Markdown tables for the README. paddock comes from $PADDOCK, else ./paddock.
+#
+# Environment: PADDOCK, CC (cc), BENCH_ROUNDS (200 rounds of the short commands),
+# BENCH_BIG_ROUNDS (11 rounds of the 1 GiB stream), BENCH_STRICT=1 (exit 2 when a target is
+# missed; by default the tables say so and the exit status stays 0).
+# Labels are Markdown: the backquotes in single quotes are meant literally.
+# shellcheck disable=SC2016
+set -u
+
+bench=$(cd "$(dirname "$0")" && pwd)
+PADDOCK=${PADDOCK:-./paddock}
+CC=${CC:-cc}
+rounds=${BENCH_ROUNDS:-200}
+big_rounds=${BENCH_BIG_ROUNDS:-11}
+strict=
+[ "${BENCH_STRICT:-0}" = 1 ] && strict=-s
+GIB=1073741824
+
+if [ ! -x "$PADDOCK" ] || [ -d "$PADDOCK" ]; then
+	echo "bench: $PADDOCK is not an executable; build paddock or set PADDOCK" >&2
+	exit 1
+fi
+# Absolute: the runs start in a scratch directory.
+PADDOCK=$(cd "$(dirname "$PADDOCK")" && pwd)/$(basename "$PADDOCK")
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/paddock-bench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+# Every writable root and the output store are scratch directories of the bench: the 1 GiB
+# runs fill a store, and bwrap leaves mount points behind where a protected path is missing.
+mkdir "$tmp/work" "$tmp/tmp" "$tmp/cache" "$tmp/state" || exit 1
+XDG_STATE_HOME=$tmp/state
+XDG_CACHE_HOME=$tmp/cache
+TMPDIR=$tmp/tmp
+export XDG_STATE_HOME XDG_CACHE_HOME TMPDIR
+# Notes go to stderr at once and, under the tables, to stdout.
+skipped=
+note() {
+	printf 'bench: not measured: %s\n' "$*" >&2
+	skipped="$skipped
+Not measured: $*"
+}
+
+if ! $CC -O2 -std=gnu11 -o "$tmp/timeit" "$bench/timeit.c"; then
+	echo "bench: cannot compile bench/timeit.c with $CC" >&2
+	exit 1
+fi
+cd "$tmp/work" || exit 1
+
+# A command joins a table only after one checked run: a broken backend is reported and
+# skipped, never timed as if it had worked.
+works() {
+	out=$("$@" 2>&1) && printf '%s\n' "$out" | grep -q '^exit status: 0$' && return 0
+	note "\`$*\` fails here"
+	printf '%s\n' "$out" | sed -n '1,5s/^/bench:   /p' >&2
+	return 1
+}
+
+doctor=$("$PADDOCK" doctor 2>&1)
+# "compiled" when paddock has the backend; "works" when doctor also says it works here.
+backend_state() {
+	printf '%s\n' "$doctor" | grep -Eq "^compiled backends:(.*[ ,])? ?$1(,|\$)" || {
+		echo absent
+		return
+	}
+	printf '%s\n' "$doctor" | grep -q "^$1: works here" && echo works || echo broken
+}
+
+# --- Table 1: the cost of one call (short commands, one interleaved run) ---------------------
+set -- \
+	:: '`true`' -- true \
+	:: '`env true`' -- env true
+if works "$PADDOCK" run --no-sandbox -- true; then
+	set -- "$@" :: '`paddock run --no-sandbox -- true`' vs='`env true`@1.25' vs='`true`' \
+		-- "$PADDOCK" run --no-sandbox -- true
+fi
+
+case $(backend_state landlock) in
+works)
+	if $CC -O2 -std=gnu11 -o "$tmp/landlock-floor" "$bench/landlock-floor.c" &&
+		"$tmp/landlock-floor" true; then
+		set -- "$@" :: 'Landlock floor (`bench/landlock-floor.c`)' as='the floor' \
+			vs='`true`' -- "$tmp/landlock-floor" true
+		if works "$PADDOCK" run --backend landlock -- true; then
+			set -- "$@" :: '`paddock run --backend landlock -- true`' \
+				vs='the floor@1.25' vs='`true`' \
+				-- "$PADDOCK" run --backend landlock -- true
+		fi
+	else
+		note "landlock: bench/landlock-floor.c does not build or run here"
+	fi
+	;;
+broken) note "$(printf '%s\n' "$doctor" | grep '^landlock:')" ;;
+absent) note "landlock: not compiled into $PADDOCK" ;;
+esac
+
+case $(backend_state bwrap) in
+works)
+	profile=$("$PADDOCK" run --backend bwrap --print-profile -- true 2>&1)
+	# The argv is printed shell-quoted between its header and the next comment.
+	bw=$(printf '%s\n' "$profile" |
+		awk '/^# bwrap: the command runs as/ { on = 1; next } on && /^#/ { exit } on')
+	fd=$(printf '%s\n' "$profile" | sed -n 's/^# seccomp program passed as fd \([0-9]*\):.*/\1/p')
+	# Mount points bwrap makes for missing protected paths: paddock removes its own after
+	# each run; for the bare call timeit does, untimed.
+	held=$(printf '%s\n' "$profile" | awk '/^# missing protected paths/ { on = 1; next }
+		on && /^#\t/ { print substr($0, 3); next } on { exit }')
+	seccomp="paddock's filter"
+	# The same filter when the library paddock was linked with is at hand, else allow-all.
+	lib=$(dirname "$PADDOCK")/libpaddock.a
+	# shellcheck disable=SC2046 # pkg-config's flags are words
+	if ! { [ -f "$lib" ] &&
+		$CC -O2 -std=gnu11 -iquote "$bench/../src" -o "$tmp/seccomp-dump" \
+			"$bench/seccomp-dump.c" "$lib" \
+			$(pkg-config --libs libseccomp 2>/dev/null || echo -lseccomp) 2>/dev/null &&
+		"$tmp/seccomp-dump" "$tmp/seccomp.bpf"; }; then
+		# One instruction: BPF_RET|BPF_K, SECCOMP_RET_ALLOW (little-endian).
+		printf '\006\000\000\000\000\000\377\177' >"$tmp/seccomp.bpf"
+		seccomp="an allow-all filter"
+	fi
+	if [ -z "$bw" ] || [ -z "$fd" ]; then
+		note "bare bwrap: no bwrap argv or seccomp fd in --print-profile"
+	elif printf '%s\n' "$bw$held" | grep -q "\\\$'"; then
+		note "bare bwrap: its argv needs \$'...' quoting, which sh lacks"
+	else
+		# Each line is one shell-quoted path: rmdir='PATH' is one word to eval.
+		rmdirs=
+		while IFS= read -r d; do
+			[ -n "$d" ] && rmdirs="$rmdirs rmdir=$d"
+		done <<-EOF
+			$held
+		EOF
+		eval "set -- \"\$@\" :: 'bare \`bwrap\`, same flags' as='bare \`bwrap\`' vs='\`true\`' \
+			fd=$fd:\"\$tmp/seccomp.bpf\" $rmdirs -- $bw"
+	fi
+	if works "$PADDOCK" run --backend bwrap -- true; then
+		vs=
+		[ -n "$bw" ] && [ -n "$fd" ] && vs='bare `bwrap`@1.10'
+		set -- "$@" :: '`paddock run --backend bwrap -- true`' ${vs:+"vs=$vs"} vs='`true`' \
+			-- "$PADDOCK" run --backend bwrap -- true
+	fi
+	;;
+broken) note "$(printf '%s\n' "$doctor" | grep '^bwrap:')" ;;
+absent) note "bwrap: not compiled into $PADDOCK" ;;
+esac
+
+cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')
+echo "paddock bench on $(uname -srm), $cpus CPUs, $(date -u '+%Y-%m-%d')"
+echo "(\`make bench\`: medians of wall time; a ratio divides two medians, \"paired\" is the median"
+echo "of the per-round ratios; targets are judged on the first)"
+echo
+"$tmp/timeit" $strict -n "$rounds" -w 5 -t '**One call**' "$@"
+rc1=$?
+[ -n "${bw:-}" ] && echo "The bare \`bwrap\` call loads $seccomp through --seccomp $fd."
+[ -n "$skipped" ] && printf '%s\n' "$skipped" | sed 1d
+
+# --- Table 2: 1 GiB through paddock against a plain pipe, and paddock's memory ---------------
+echo
+works "$PADDOCK" run --no-sandbox -- head -c 1 /dev/zero || exit 1
+"$tmp/timeit" $strict -n "$big_rounds" -w 1 -t '**1 GiB on stdout**' \
+	:: '`head -c 1073741824 /dev/zero | cat >/dev/null`' as='the `cat` pipe' rss \
+	-- head -c $GIB /dev/zero '|' cat \
+	:: '`paddock run --no-sandbox -- head -c 1073741824 /dev/zero`' \
+	as=paddock vs='the `cat` pipe@1.25' rss@8192 \
+	-- "$PADDOCK" run --no-sandbox -- head -c $GIB /dev/zero
+rc2=$?
+
+[ $rc1 -eq 1 ] || [ $rc2 -eq 1 ] && exit 1
+[ $rc1 -eq 2 ] || [ $rc2 -eq 2 ] && exit 2
+exit 0
