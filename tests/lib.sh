@@ -1,0 +1,100 @@
+# lib.sh - shared helpers for the shell suites that drive the real paddock binary: a private
+# temp directory and state directory per test, TAP-style ok/not ok lines, and result parsing.
+
+set -u
+
+: "${PADDOCK:=${top_builddir:-.}/paddock}"
+if [ ! -x "$PADDOCK" ]; then
+	echo "Bail out! $PADDOCK not built"
+	exit 99
+fi
+
+# Every process a test starts carries this in its command line, so pgrep -f
+# finds exactly the leftovers of this suite run and nothing else.
+MARK="pdk-test-mark-$$-$(date +%s%N)"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/pdk-test.XXXXXX")
+bgpids=
+lib_cleanup() {
+	for p in $bgpids; do kill -9 "$p" 2>/dev/null; done
+	for p in $(pgrep -f "$MARK"); do kill -9 "$p" 2>/dev/null; done
+	chmod -R u+rwx "$T" 2>/dev/null
+	rm -rf "$T"
+}
+trap lib_cleanup EXIT
+trap 'exit 130' INT TERM
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	# Show what the failing run printed, to see why.
+	for f in "$T/out" "$T/err"; do
+		[ -s "$f" ] && sed -n '1,15p' "$f" | sed "s|^|#   $(basename "$f"): |"
+	done
+	return 0
+}
+check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+finish() {
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+# fresh_state: a private, empty XDG_STATE_HOME for the next test.
+state_n=0
+fresh_state() {
+	state_n=$((state_n + 1))
+	XDG_STATE_HOME="$T/state$state_n"
+	mkdir -p "$XDG_STATE_HOME"
+	export XDG_STATE_HOME
+	unset PADDOCK_SESSION
+}
+store_root() { echo "$XDG_STATE_HOME/paddock/output"; }
+
+# prun ARGS...: paddock run --no-sandbox ARGS, stdout to $T/out, stderr to
+# $T/err, exit code in $rc, wall time in milliseconds in $ms.
+prun() {
+	t0=$(date +%s%N)
+	"$PADDOCK" run --no-sandbox "$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+}
+# pcall ARGS...: paddock ARGS (any verb), same conventions as prun.
+pcall() {
+	t0=$(date +%s%N)
+	"$PADDOCK" "$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+}
+
+# The output id and --from line named by the held-back note in $T/out.
+note_id() { sed -n 's/.*kept as output \([0-9a-f]\{8\}\).*/\1/p' "$T/out" | head -n 1; }
+note_from() { sed -n 's/.*recall [0-9a-f]\{8\} --from \([0-9]*\)".*/\1/p' "$T/out" | head -n 1; }
+
+has_line() { grep -qxF -- "$1" "$T/out"; }
+has_text() { grep -qF -- "$1" "$T/out"; }
+err_has() { grep -qF -- "$1" "$T/err"; }
+# Exactly one line on stderr, starting "paddock: ", and nothing on stdout.
+one_error_line() {
+	[ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q '^paddock: ..*' "$T/err"
+}
+# No process of this suite's marker is alive (zombies have no command line).
+none_left() { ! pgrep -f "$MARK" >/dev/null; }
+some_left() { pgrep -f "$MARK" >/dev/null; }
+# wait_for_file PATH: until PATH exists, up to 5 s.
+wait_for_file() {
+	i=0
+	while [ ! -e "$1" ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && return 1
+		sleep 0.05
+	done
+}
