@@ -140,23 +140,43 @@ static void emit_all(struct ctx *c, const struct view *v, struct pdk_buf *out)
 	}
 }
 
-/* Longest prefix of s whose cost is at most budget. */
+/* Longest prefix of s whose cost is at most budget. Cost grows with the
+ * length, so bisect: stepping down a byte at a time is quadratic on a long
+ * line full of characters JSON escapes. */
 static size_t fit_prefix(struct ctx *c, const char *s, size_t n, size_t budget)
 {
-	size_t k = pdk_text_prefix(s, n, budget);
+	size_t lo = 0, hi = pdk_text_prefix(s, n, budget);
 
-	while (k > 0 && cost(c, s, k) > budget)
-		k = pdk_text_prefix(s, n, k - 1);
-	return k;
+	if (cost(c, s, hi) <= budget)
+		return hi;
+	/* cost(prefix(lo)) fits, cost(prefix(hi)) does not */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cost(c, s, pdk_text_prefix(s, n, mid)) <= budget)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return pdk_text_prefix(s, n, lo);
 }
 
+/* Start of the longest suffix of s whose cost is at most budget. */
 static size_t fit_suffix(struct ctx *c, const char *s, size_t n, size_t budget)
 {
-	size_t start = pdk_text_suffix_start(s, n, budget);
+	size_t lo = 0, hi = budget < n ? budget : n, start;
 
-	while (start < n && cost(c, s + start, n - start) > budget)
-		start = pdk_text_suffix_start(s, n, n - start - 1);
-	return start;
+	start = pdk_text_suffix_start(s, n, hi);
+	if (cost(c, s + start, n - start) <= budget)
+		return start;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		start = pdk_text_suffix_start(s, n, mid);
+		if (cost(c, s + start, n - start) <= budget)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return pdk_text_suffix_start(s, n, lo);
 }
 
 /* Raw bytes behind the first k cleaned bytes of a line (exact when cleaning

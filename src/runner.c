@@ -133,6 +133,15 @@ child(const struct pdk_run_spec *spec, int devnull, int outw, int errw, int repo
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			sigaction(s, &dfl, NULL);
+#ifdef __linux__
+	/* glibc's sigaction() refuses the signals it keeps for itself (32, 33),
+	 * so one ignored by paddock's parent would reach the command: reset
+	 * them with the raw call. All zeros is SIG_DFL, no flags, empty mask. */
+	for (int s = 32; s < SIGRTMIN; s++) {
+		unsigned long k[8] = {0};
+		syscall(SYS_rt_sigaction, s, k, NULL, (size_t)(_NSIG - 1) / 8);
+	}
+#endif
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* No descriptor above 2 survives the exec; a backend may clear the
