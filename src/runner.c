@@ -72,6 +72,8 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+#define READ_CHUNK (1024 * 1024)
+
 static int sig_pipe_w = -1;
 
 static void on_signal(int sig)
@@ -245,7 +247,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	_cleanup_close_ int devnull = -1;
 	struct child_report rep;
 	double start, deadline, kill_at = 0, drain_until = 0;
-	bool exited = false, term_sent = false;
+	bool exited = false, term_sent = false, child_event = true;
 	char *buf = NULL;
 	pid_t pid;
 	int r, wstatus = 0, maxfd;
@@ -264,7 +266,12 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	fcntl(spipe[1], F_SETFL, O_NONBLOCK);
 	fcntl(opipe[0], F_SETFL, O_NONBLOCK);
 	fcntl(epipe[0], F_SETFL, O_NONBLOCK);
-	buf = malloc(65536);
+#if defined(__linux__) && defined(F_SETPIPE_SZ)
+	/* Bigger pipes mean fewer wake-ups for a command that prints a lot. */
+	fcntl(opipe[0], F_SETPIPE_SZ, READ_CHUNK);
+	fcntl(epipe[0], F_SETPIPE_SZ, READ_CHUNK);
+#endif
+	buf = malloc(READ_CHUNK);
 	if (!buf) {
 		r = -ENOMEM;
 		goto close_pipes;
@@ -345,18 +352,26 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 			int *fd = i == 0 ? &opipe[0] : &epipe[0];
 			if (*fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			n = read(*fd, buf, 65536);
-			if (n > 0) {
-				pdk_capture_feed(i == 0 ? out : err, buf, (size_t)n);
-			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-				close(*fd);
-				*fd = -1;
+			/* Drain what is there before polling again. */
+			for (int k = 0; k < 16; k++) {
+				n = read(*fd, buf, READ_CHUNK);
+				if (n > 0) {
+					pdk_capture_feed(i == 0 ? out : err, buf, (size_t)n);
+					continue;
+				}
+				if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+					close(*fd);
+					*fd = -1;
+				}
+				break;
 			}
 		}
 		if (pfd[2].revents & POLLIN) {
 			unsigned char sigs[64];
 			n = read(spipe[0], sigs, sizeof(sigs));
 			for (ssize_t i = 0; i < n; i++) {
+				if (sigs[i] == SIGCHLD)
+					child_event = true;
 				if (sigs[i] == SIGCHLD || exited || st.stopped)
 					continue;
 				st.stopped = true;
@@ -368,8 +383,9 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 				}
 			}
 		}
-		if (!exited) {
+		if (!exited && child_event) {
 			siginfo_t si;
+			child_event = false;
 			memset(&si, 0, sizeof(si));
 			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
 			    si.si_pid == pid) {
