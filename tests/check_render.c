@@ -44,13 +44,16 @@ static void teardown(void)
 /* A growing byte string to build test streams. */
 struct str {
 	char *p;
-	size_t n;
+	size_t n, alloc;
 };
 
 static void str_add(struct str *s, const void *d, size_t n)
 {
-	s->p = realloc(s->p, s->n + n + 1);
-	ck_assert_ptr_nonnull(s->p);
+	if (s->n + n + 1 > s->alloc) {
+		s->alloc = (s->n + n + 1) * 2;
+		s->p = realloc(s->p, s->alloc);
+		ck_assert_ptr_nonnull(s->p);
+	}
 	memcpy(s->p + s->n, d, n);
 	s->n += n;
 	s->p[s->n] = '\0';
@@ -261,6 +264,8 @@ START_TEST(test_proportional_shares)
 	ck_assert_uint_le(x.r.len, 16384);
 	/* The room is used: nearly the whole bound. */
 	ck_assert_uint_ge(x.r.len, 16384 - 200);
+	free(so.p);
+	free(se.p);
 	run_free(&x);
 
 	/* And 1:3 the other way round. */
@@ -269,6 +274,8 @@ START_TEST(test_proportional_shares)
 	se = section(x.r.text, "\nstderr:\n", "\nheld back: ");
 	ratio = (double)se.n / (double)so.n;
 	ck_assert_msg(ratio > 2.6 && ratio < 3.4, "stdout %zu, stderr %zu bytes shown", so.n, se.n);
+	free(so.p);
+	free(se.p);
 	run_free(&x);
 	free(o.p);
 	free(e.p);

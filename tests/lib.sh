@@ -33,7 +33,7 @@ not_ok() {
 	echo "not ok $n - $1"
 	# Show what the failing run printed, to see why.
 	for f in "$T/out" "$T/err"; do
-		[ -s "$f" ] && sed -n '1,15p' "$f" | sed "s|^|#   $(basename "$f"): |"
+		[ -s "$f" ] && sed -n '1,15p' "$f" | cut -c1-200 | sed "s|^|#   $(basename "$f"): |"
 	done
 	return 0
 }
@@ -98,3 +98,5 @@ wait_for_file() {
 		sleep 0.05
 	done
 }
+# Built with AddressSanitizer: memory figures include its shadow memory.
+sanitized() { grep -q __asan_init "$PADDOCK"; }
