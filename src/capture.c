@@ -50,6 +50,17 @@ void pdk_capture_tail(const struct pdk_capture *c, char *buf)
 	memcpy(buf + first, c->ring, c->ring_len - first);
 }
 
+char *pdk_capture_join(const struct pdk_capture *c)
+{
+	char *buf = malloc(c->head_len + c->ring_len + 1);
+
+	if (!buf)
+		return NULL;
+	memcpy(buf, c->head, c->head_len);
+	pdk_capture_tail(c, buf + c->head_len);
+	return buf;
+}
+
 /* The whole stream so far is head + ring: write it, then go on writing. */
 static void start_spill(struct pdk_capture *c)
 {

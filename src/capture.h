@@ -33,5 +33,8 @@ uint64_t pdk_capture_lines(const struct pdk_capture *c);
 bool pdk_capture_whole(const struct pdk_capture *c);
 /* Copy the tail (ring contents, oldest first) into buf of ring_len bytes. */
 void pdk_capture_tail(const struct pdk_capture *c, char *buf);
+/* What paddock holds of the stream, head then tail, in one new buffer of
+ * head_len + ring_len bytes (free() it); NULL when out of memory. */
+char *pdk_capture_join(const struct pdk_capture *c);
 
 #endif

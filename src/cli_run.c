@@ -71,17 +71,15 @@ static size_t refusal_hints(const struct pdk_sandbox *sb, const struct pdk_captu
 	if (!getcwd(cwd, sizeof(cwd)))
 		return 0;
 	for (size_t i = 0; i < 2 && k < PDK_REFUSAL_MAX; i++) {
-		size_t n = caps[i]->head_len + caps[i]->ring_len;
-		char *buf = malloc(n + 1);
+		char *buf = pdk_capture_join(caps[i]);
 		if (!buf)
 			break;
-		memcpy(buf, caps[i]->head, caps[i]->head_len);
-		pdk_capture_tail(caps[i], buf + caps[i]->head_len);
-		k += pdk_refusal_hints(buf, n, sb->policy.cwd ? sb->policy.cwd : cwd,
-				       sb->policy.roots, sb->policy.n_roots, hints + k);
+		k += pdk_refusal_hints(buf, caps[i]->head_len + caps[i]->ring_len,
+				       sb->policy.cwd ? sb->policy.cwd : cwd, sb->policy.roots,
+				       sb->policy.n_roots, hints + k, PDK_REFUSAL_MAX - k);
 		free(buf);
 	}
-	return k > PDK_REFUSAL_MAX ? PDK_REFUSAL_MAX : k;
+	return k;
 }
 
 static int exec_failure(const char *program, const struct pdk_run_status *st)
@@ -173,7 +171,7 @@ int pdk_cli_run_main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sb.n_notes && n_notes < PDK_ARRAY_SIZE(notes); i++)
 		notes[n_notes++] = sb.notes[i];
-	char hints[2 * PDK_REFUSAL_MAX][768]; /* room for both streams */
+	char hints[PDK_REFUSAL_MAX][768];
 	if (sb.backend && st.exit_status != 0) {
 		size_t k = refusal_hints(&sb, &out, &err, hints);
 		for (size_t i = 0; i < k && n_notes < PDK_ARRAY_SIZE(notes); i++)

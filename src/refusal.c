@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "refusal.h"
-#include "sandbox.h"
+#include "path.h"
 
 static const char *const markers[] = {
 	"Operation not permitted", "Permission denied", "Read-only file system",
@@ -86,16 +86,8 @@ static bool path_in(const char *s, size_t n, const char *marker, char *out, size
 	return named || out[0] == '/' || out[0] == '.' || strchr(out, '/') != NULL;
 }
 
-static bool under(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-	if (strcmp(root, "/") == 0)
-		return true;
-	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
-			 const char *const *roots, size_t n_roots, char lines[][768])
+			 const char *const *roots, size_t n_roots, char lines[][768], size_t max)
 {
 	char seen[PDK_REFUSAL_MAX][PATH_MAX];
 	char rootlist[260];
@@ -111,7 +103,7 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
 		}
 		rl += (size_t)w;
 	}
-	for (const char *s = text, *end = text + text_len; s < end && count < PDK_REFUSAL_MAX;) {
+	for (const char *s = text, *end = text + text_len; s < end && count < max && count < PDK_REFUSAL_MAX;) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		char raw[PATH_MAX], joined[2 * PATH_MAX];
@@ -133,7 +125,7 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
 			if (real && !dup) {
 				bool inside = false;
 				for (size_t i = 0; i < n_roots && !inside; i++)
-					inside = under(real, roots[i]);
+					inside = pdk_path_under(real, roots[i]);
 				snprintf(seen[count], sizeof(seen[count]), "%s", real);
 				if (inside) {
 					snprintf(lines[count], 768, "sandbox: a write to %.200s failed though "

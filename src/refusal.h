@@ -11,9 +11,9 @@
  * Scan text (command output) for refused writes ("Operation not permitted",
  * "Permission denied", "Read-only file system", Python's [Errno 1|13|30],
  * "PATH is not writable."), resolve each path against cwd, and write up to
- * PDK_REFUSAL_MAX lines into lines[i] (each len bytes). Returns how many.
+ * max lines into lines[i]. Returns how many.
  */
 size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
-			 const char *const *roots, size_t n_roots, char lines[][768]);
+			 const char *const *roots, size_t n_roots, char lines[][768], size_t max);
 
 #endif

@@ -84,11 +84,9 @@ static int view_init(struct view *v, const struct pdk_capture *cap, const char *
 		v->alen = cap->head_len;
 		return 0;
 	}
-	v->owned = malloc(cap->head_len + cap->ring_len + 1);
+	v->owned = pdk_capture_join(cap);
 	if (!v->owned)
 		return -ENOMEM;
-	memcpy(v->owned, cap->head, cap->head_len);
-	pdk_capture_tail(cap, v->owned + cap->head_len);
 	v->a = v->owned;
 	if (v->whole) {
 		v->alen = cap->head_len + cap->ring_len;

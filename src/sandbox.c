@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "path.h"
 #include "sandbox.h"
 #include "store.h"
 #include "util.h"
@@ -27,52 +28,6 @@ static const char *const protected_names[] = {
 	".git/hooks", ".git/config", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
 	".profile", ".mcp.json", ".vscode", ".idea", NULL,
 };
-
-char *pdk_path_resolve(const char *path)
-{
-	char abs[PATH_MAX], real[PATH_MAX];
-	size_t end;
-	char *ret;
-
-	if (path[0] == '/') {
-		if (strlen(path) >= sizeof(abs)) {
-			errno = ENAMETOOLONG;
-			return NULL;
-		}
-		strcpy(abs, path);
-	} else {
-		char cwd[PATH_MAX];
-		if (!getcwd(cwd, sizeof(cwd)))
-			return NULL;
-		if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= sizeof(abs)) {
-			errno = ENAMETOOLONG;
-			return NULL;
-		}
-	}
-	/* Try the whole path, then each shorter prefix: the first that exists
-	 * is resolved and what did not exist yet is appended as written. */
-	for (end = strlen(abs);;) {
-		char save = abs[end];
-		bool ok;
-
-		abs[end] = '\0';
-		ok = realpath(end ? abs : "/", real) != NULL;
-		abs[end] = save;
-		if (ok) {
-			const char *rest = abs + end;
-			if (strcmp(real, "/") == 0 && *rest)
-				real[0] = '\0';
-			if (asprintf(&ret, "%s%s", real, rest) < 0)
-				return NULL;
-			return ret;
-		}
-		if (errno != ENOENT && errno != ENOTDIR)
-			return NULL;
-		while (end > 0 && abs[end - 1] != '/')
-			end--;
-		end = end > 0 ? end - 1 : 0;
-	}
-}
 
 static int strv_push(char ***v, size_t *n, char *s)
 {
@@ -229,14 +184,9 @@ static int build_policy(const struct pdk_request *req, struct pdk_sandbox *sb, c
 	/* Nothing paddock keeps for itself may be writable from inside, even
 	 * when a root holds it (paddock started in $HOME). */
 	{
-		char *state = pdk_store_default_dir(), *slash;
-		if (state && (slash = strrchr(state, '/'))) {
-			*slash = '\0'; /* .../paddock, above output/ */
-			char *real = pdk_path_resolve(state);
-			free(state);
-			state = real;
-		}
-		if (state && (r = strv_push(&sb->protect, &np, state)) < 0)
+		_cleanup_free_ char *state = pdk_state_dir();
+		char *real = state ? pdk_path_resolve(state) : NULL;
+		if (real && (r = strv_push(&sb->protect, &np, real)) < 0)
 			return r;
 	}
 	sb->policy.roots = (const char *const *)sb->roots;

@@ -27,10 +27,6 @@ struct pdk_sandbox {
  * confined command. */
 extern const char *const pdk_secret_env_default[];
 
-/* Resolve path as the kernel would: realpath of its longest existing
- * prefix, the rest appended. Returns a new string or NULL (errno). */
-char *pdk_path_resolve(const char *path);
-
 int pdk_sandbox_setup(const struct pdk_request *req, const char *path, char **environ,
 		      struct pdk_sandbox *sb, char *why, size_t why_len);
 int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out);

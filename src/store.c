@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #endif
 
+#include "path.h"
 #include "store.h"
 #include "util.h"
 
@@ -26,19 +27,29 @@ struct pdk_store_entry {
 	char error[256];
 };
 
-char *pdk_store_default_dir(void)
+char *pdk_state_dir(void)
 {
 	const char *state = getenv("XDG_STATE_HOME");
 	const char *home = getenv("HOME");
 	char *ret = NULL;
 
 	if (state && state[0] == '/') {
-		if (asprintf(&ret, "%s/paddock/output", state) < 0)
+		if (asprintf(&ret, "%s/paddock", state) < 0)
 			return NULL;
 	} else if (home && home[0] == '/') {
-		if (asprintf(&ret, "%s/.local/state/paddock/output", home) < 0)
+		if (asprintf(&ret, "%s/.local/state/paddock", home) < 0)
 			return NULL;
 	}
+	return ret;
+}
+
+char *pdk_store_default_dir(void)
+{
+	_cleanup_free_ char *state = pdk_state_dir();
+	char *ret;
+
+	if (!state || asprintf(&ret, "%s/output", state) < 0)
+		return NULL;
 	return ret;
 }
 
@@ -108,29 +119,6 @@ static void fail(struct pdk_store_entry *e, const char *what, int err)
 		snprintf(e->error, sizeof(e->error), "%s: %s", what, strerror(err));
 }
 
-/* mkdir -p, each directory made 0700. */
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1;; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-			*p = '\0';
-			if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-				return -errno;
-			if (c == '\0')
-				break;
-			*p = c;
-		}
-	}
-	return 0;
-}
-
 /* An unnamed file in the session directory (created, then unlinked). */
 static int temp_file(struct pdk_store_entry *e, bool keep_name, char **ret_path)
 {
@@ -139,7 +127,7 @@ static int temp_file(struct pdk_store_entry *e, bool keep_name, char **ret_path)
 
 	if (!e->dir)
 		return -ENOENT;
-	r = mkdir_p(e->dir);
+	r = pdk_mkdir_p(e->dir, 0700);
 	if (r < 0) {
 		fail(e, e->dir, -r);
 		return r;
@@ -156,23 +144,6 @@ static int temp_file(struct pdk_store_entry *e, bool keep_name, char **ret_path)
 	else
 		*ret_path = steal_pointer(&path);
 	return fd;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 int pdk_store_spill(struct pdk_store_entry *e, int stream, const void *buf, size_t len)
@@ -198,7 +169,7 @@ int pdk_store_spill(struct pdk_store_entry *e, int stream, const void *buf, size
 		return 0; /* past the per-output cap: counted, not kept */
 	if (len > e->cap - e->spilled[stream])
 		len = (size_t)(e->cap - e->spilled[stream]);
-	r = write_all(e->spill_fd[stream], buf, len);
+	r = pdk_write_all(e->spill_fd[stream], buf, len);
 	if (r < 0) {
 		e->broken[stream] = true;
 		fail(e, "writing the output store", -r);
@@ -264,7 +235,7 @@ static int write_part(struct pdk_store_entry *e, int fd, const struct pdk_store_
 			n = (size_t)got;
 			src = buf;
 		}
-		r = write_all(fd, src, n);
+		r = pdk_write_all(fd, src, n);
 		if (r < 0)
 			return r;
 		for (const char *q = src; (q = memchr(q, '\n', n - (size_t)(q - src))); q++)

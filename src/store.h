@@ -19,6 +19,9 @@ struct pdk_store_config {
 	uint64_t prune;      /* total size kept across outputs */
 };
 
+/* paddock's state: $XDG_STATE_HOME/paddock, else ~/.local/state/paddock.
+ * Returns a new string or NULL (no home). */
+char *pdk_state_dir(void);
 /* Where the store lives: $XDG_STATE_HOME/paddock/output, else
  * ~/.local/state/paddock/output. Returns a new string or NULL (no home). */
 char *pdk_store_default_dir(void);

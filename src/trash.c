@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "util.h"
 
 #ifndef NAME_MAX
@@ -93,17 +94,6 @@ static int split_path(const char *path, char **ret_dir, char **ret_base)
 	return 0;
 }
 
-static bool path_is_under(const char *path, const char *root)
-{
-	size_t len = strlen(root);
-
-	while (len > 1 && root[len - 1] == '/')
-		len--;
-	if (len == 1 && root[0] == '/')
-		return path[0] == '/';
-	return strncmp(path, root, len) == 0 && (path[len] == '\0' || path[len] == '/');
-}
-
 static bool in_roots(const char *real, const char *const *roots, size_t n_roots)
 {
 	for (size_t i = 0; i < n_roots; i++) {
@@ -114,7 +104,7 @@ static bool in_roots(const char *real, const char *const *roots, size_t n_roots)
 		/* Roots are meant to be real paths already; resolving again costs little and
 		 * keeps a symlinked root from silently matching nothing. */
 		rr = realpath(roots[i], NULL);
-		if (path_is_under(real, rr ? rr : roots[i]))
+		if (pdk_path_under(real, rr ? rr : roots[i]))
 			return true;
 	}
 	return false;
@@ -310,26 +300,6 @@ static int nearest_mount_ident(const char *path, struct mount_ident *ret)
 	}
 }
 
-static int mkdir_parents(const char *path, mode_t mode)
-{
-	_cleanup_free_ char *p = strdup(path);
-
-	if (!p)
-		return -ENOMEM;
-	for (char *s = p + 1;; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(p, mode) < 0 && errno != EEXIST)
-				return -errno;
-			*s = c;
-			if (c == '\0')
-				return 0;
-		}
-	}
-}
-
 /* A trash directory we are about to write into must be our own real directory, never a
  * symlink planted by someone else on a shared volume. */
 static bool is_own_dir(const char *path)
@@ -452,22 +422,6 @@ static char *fdo_candidate(const char *base, unsigned n)
 	return s;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int rename_noreplace(int ofd, const char *old, int nfd, const char *new)
 {
 	if (renameat2(ofd, old, nfd, new, RENAME_NOREPLACE) == 0)
@@ -509,7 +463,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base,
 		return fail(err, r, "cannot examine %s: %s", home_trash, strerror(-r));
 
 	if (same_mount(&fid, &hid)) {
-		r = mkdir_parents(home_trash, 0700);
+		r = pdk_mkdir_p(home_trash, 0700);
 		if (r < 0)
 			return fail(err, r, "cannot create %s: %s", home_trash, strerror(-r));
 		trash = steal_pointer(&home_trash);
@@ -578,7 +532,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base,
 			unlinkat(info_fd, info_name, 0);
 			return -ENOMEM;
 		}
-		r = write_all(fd, content, (size_t)len);
+		r = pdk_write_all(fd, content, (size_t)len);
 		if (r == 0 && close(steal_fd(&fd)) < 0)
 			r = -errno;
 		if (r < 0) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../src/confine.h"
+#include "../../src/path.h"
 #include "../../src/seccomp.h"
 #include "../../src/util.h"
 
@@ -264,21 +265,10 @@ static int strv_add(char ***v, size_t *n, const char *str)
 	return 0;
 }
 
-static bool path_inside(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-
-	if (n == 1 && root[0] == '/')
-		return true;
-	while (n > 1 && root[n - 1] == '/')
-		n--;
-	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 static bool inside_a_root(const struct pdk_confine *policy, const char *path)
 {
 	for (size_t i = 0; i < policy->n_roots; i++)
-		if (path_inside(path, policy->roots[i]))
+		if (pdk_path_under(path, policy->roots[i]))
 			return true;
 	return false;
 }
@@ -308,7 +298,7 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 	/* Inside another protected path that exists: read-only already, and
 	 * bwrap could not make a mount point there. */
 	for (size_t i = 0; i < policy->n_protect; i++)
-		if (strcmp(policy->protect[i], p) && path_inside(p, policy->protect[i]) &&
+		if (strcmp(policy->protect[i], p) && pdk_path_under(p, policy->protect[i]) &&
 		    stat(policy->protect[i], &st) == 0)
 			return 0;
 	/* A dangling symlink: binding onto it fails, and a placeholder

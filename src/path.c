@@ -1,0 +1,107 @@
+/* path.c - path helpers every stage shares: resolving as the kernel would,
+ * containment under a root, making directories, writing whole buffers. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "path.h"
+#include "util.h"
+
+char *pdk_path_resolve(const char *path)
+{
+	char abs[PATH_MAX], real[PATH_MAX];
+	size_t end;
+	char *ret;
+
+	if (path[0] == '/') {
+		if (strlen(path) >= sizeof(abs)) {
+			errno = ENAMETOOLONG;
+			return NULL;
+		}
+		strcpy(abs, path);
+	} else {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof(cwd)))
+			return NULL;
+		if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, path) >= sizeof(abs)) {
+			errno = ENAMETOOLONG;
+			return NULL;
+		}
+	}
+	/* Try the whole path, then each shorter prefix: the first that exists
+	 * is resolved and what did not exist yet is appended as written. */
+	for (end = strlen(abs);;) {
+		char save = abs[end];
+		bool ok;
+
+		abs[end] = '\0';
+		ok = realpath(end ? abs : "/", real) != NULL;
+		abs[end] = save;
+		if (ok) {
+			const char *rest = abs + end;
+			if (strcmp(real, "/") == 0 && *rest)
+				real[0] = '\0';
+			if (asprintf(&ret, "%s%s", real, rest) < 0)
+				return NULL;
+			return ret;
+		}
+		if (errno != ENOENT && errno != ENOTDIR)
+			return NULL;
+		while (end > 0 && abs[end - 1] != '/')
+			end--;
+		end = end > 0 ? end - 1 : 0;
+	}
+}
+
+bool pdk_path_under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n == 1 && root[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+int pdk_mkdir_p(const char *path, mode_t mode)
+{
+	_cleanup_free_ char *p = strdup(path);
+
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1;; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, mode) < 0 && errno != EEXIST)
+				return -errno;
+			*s = c;
+			if (c == '\0')
+				return 0;
+		}
+	}
+}
+
+int pdk_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

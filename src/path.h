@@ -1,0 +1,21 @@
+/* path.h - path helpers every stage shares: resolving as the kernel would,
+ * containment under a root, making directories, writing whole buffers. */
+#ifndef PDK_PATH_H
+#define PDK_PATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Resolve path as the kernel would: realpath of its longest existing
+ * prefix, the rest appended. Returns a new string or NULL (errno). */
+char *pdk_path_resolve(const char *path);
+/* path is root itself or lies below it ("/" holds every absolute path);
+ * trailing slashes on root do not matter. */
+bool pdk_path_under(const char *path, const char *root);
+/* mkdir -p; each directory made is given mode. Returns 0 or -errno. */
+int pdk_mkdir_p(const char *path, mode_t mode);
+/* write(2) until done, across short writes and EINTR. 0 or -errno. */
+int pdk_write_all(int fd, const void *buf, size_t len);
+
+#endif
