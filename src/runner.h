@@ -12,6 +12,7 @@
 #define PDK_TIMEOUT_CAP 1800.0
 #define PDK_KILL_GRACE 2.0 /* SIGTERM, then SIGKILL this much later */
 #define PDK_DRAIN_LIMIT 1.0 /* reading after the exit is bounded by this */
+#define PDK_MAX_PROCS_DEFAULT 1024 /* processes a confined run may have at once */
 
 struct pdk_run_spec {
 	const char *path;   /* absolute path to execute */
