@@ -1,0 +1,43 @@
+/* session.h - what one session (PADDOCK_SESSION) remembers between calls: the
+ * programs a person approved for the rest of the session, and the cd directory. */
+#ifndef PDK_SESSION_H
+#define PDK_SESSION_H
+
+#include <stdbool.h>
+
+/*
+ * State lives under $XDG_STATE_HOME/paddock/sessions/SESSION/ (else
+ * ~/.local/state/paddock/...): directories 0700, files 0600, each file
+ * replaced whole (temp file + rename), so a reader never sees half of one.
+ * Every function takes the session name; NULL means the one from
+ * PADDOCK_SESSION (pdk_session_name(), "default" when unset). A name that is
+ * not 1-64 of [A-Za-z0-9._-] is -EINVAL.
+ */
+
+/* The session's directory, made (with its parents) when missing. Returns 0
+ * and a new string in ret, -ENOENT when there is no home to keep it under,
+ * -ENOTDIR when something that is not our own directory sits in its place. */
+int pdk_session_dir(const char *session, char **ret);
+
+/* A program name that can be remembered: non-empty, at most 255 bytes, no
+ * '/' and no '\n' (one name per line of the approvals file, matched whole). */
+bool pdk_session_program_valid(const char *program);
+
+/* Has a person said "yes for this program" in this session? 1 yes, 0 no
+ * (also for a name that could never have been stored), or -errno. */
+int pdk_session_approved(const char *session, const char *program);
+
+/* Remember "yes for this program" for the rest of the session. 0 (also when
+ * it was already there), -EINVAL for a name pdk_session_program_valid()
+ * refuses, or -errno. Concurrent calls do not lose each other's names. */
+int pdk_session_approve(const char *session, const char *program);
+
+/* The session's working directory (set by `cd`): 0 and a new string in ret,
+ * -ENOENT when none was set, or -errno. */
+int pdk_session_cwd_get(const char *session, char **ret);
+
+/* Set it: abs_dir must be absolute (-EINVAL otherwise); it is stored as
+ * given, not checked here (the cd command verifies it first). */
+int pdk_session_cwd_set(const char *session, const char *abs_dir);
+
+#endif
