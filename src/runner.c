@@ -16,6 +16,8 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+
+#include "cgroup.h"
 #endif
 
 #include "runner.h"
@@ -105,17 +107,116 @@ struct child_report {
 	int err;
 	int stage;
 };
-static const char *stages[] = {"exec", "chdir", "sandbox", "setsid", "stdio"};
+static const char *stages[] = {"exec", "chdir", "sandbox", "setsid", "stdio", "cgroup"};
+
+/* What the child applies for the process limit, worked out in the parent. */
+struct procs_plan {
+	const struct pdk_cgroup *cg; /* join this first, or */
+	rlim_t nproc;		     /* set RLIMIT_NPROC to this; 0: neither */
+};
+
+/* Real uid 0 of the initial user namespace: the kernel never holds it to
+ * RLIMIT_NPROC, capabilities or not. */
+static bool nproc_exempt(void)
+{
+	char buf[128] = "";
+	unsigned long a, b, c;
+	int fd;
+
+	if (getuid() != 0)
+		return false;
+	fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	if (read(fd, buf, sizeof(buf) - 1) < 0)
+		buf[0] = '\0';
+	close(fd);
+	return sscanf(buf, "%lu %lu %lu", &a, &b, &c) == 3 && a == 0 && b == 0 && c == 4294967295UL;
+}
+
+/* RLIMIT_NPROC counts every task of the user, so a bare max_procs could stop
+ * a user who already has that many. Counting the user's own would cost a
+ * scan of /proc (about 0.1 ms per 100 processes); the number of tasks on the
+ * whole machine is one read of /proc/loadavg and bounds it from above: the
+ * command can always start max_procs more, and no more than that plus what
+ * the machine runs now. */
+static rlim_t nproc_limit(unsigned long max_procs)
+{
+	rlim_t lim = max_procs;
+	struct rlimit cur;
+#ifdef __linux__
+	char buf[128];
+	unsigned long running, total;
+	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		if (sscanf(buf, "%*s %*s %*s %lu/%lu", &running, &total) == 2)
+			lim += total;
+	}
+#endif
+	/* Never above what paddock itself may have. */
+	if (getrlimit(RLIMIT_NPROC, &cur) == 0 && cur.rlim_max != RLIM_INFINITY &&
+	    cur.rlim_max < lim)
+		lim = cur.rlim_max;
+	return lim;
+}
+
+enum pdk_procs_how pdk_run_procs_probe(const char **ret_why)
+{
+#ifdef __linux__
+	struct pdk_cgroup *cg = NULL;
+
+	if (pdk_cgroup_new(1, &cg, ret_why) == 0) {
+		pdk_cgroup_free(cg);
+		*ret_why = "";
+		return PDK_PROCS_CGROUP;
+	}
+#else
+	*ret_why = "no cgroups on this system";
+#endif
+	return nproc_exempt() ? PDK_PROCS_NONE : PDK_PROCS_RLIMIT;
+}
+
+int pdk_run_procs_note(const struct pdk_run_status *st, char *buf, size_t len)
+{
+	int n = 0;
+
+	if (st->procs_how == PDK_PROCS_CGROUP && st->procs_limited)
+		n = snprintf(buf, len,
+			     "process limit: the command hit the limit of %lu processes "
+			     "at once; the forks past it failed and what was left was killed; run "
+			     "fewer processes in parallel (e.g. make -j4)",
+			     st->procs_limit);
+	else if (st->procs_how == PDK_PROCS_NONE)
+		n = snprintf(buf, len,
+			     "process limit: none could be set here (%s; RLIMIT_NPROC does "
+			     "not bind root); see 'paddock doctor'",
+			     st->procs_why && *st->procs_why ? st->procs_why : "no pids cgroup");
+	if (n < 0 || len == 0)
+		return 0;
+	return (size_t)n < len ? n : (int)len - 1;
+}
 
 /* Async-signal-safe from here to exec: no allocation, no stdio, no locks. */
 static void __attribute__((noreturn))
-child(const struct pdk_run_spec *spec, int devnull, int outw, int errw, int report, pid_t parent,
-      int maxfd)
+child(const struct pdk_run_spec *spec, const struct procs_plan *plan, int devnull, int outw,
+      int errw, int report, pid_t parent, int maxfd)
 {
 	struct sigaction dfl;
 	struct child_report rep = {0, 0};
 	sigset_t none;
 
+#ifdef __linux__
+	/* Into the run's cgroup before anything can fork. */
+	if (plan->cg && pdk_cgroup_enter(plan->cg) < 0) {
+		rep = (struct child_report){errno, 5};
+		goto fail;
+	}
+#endif
 	if (setsid() < 0) {
 		rep = (struct child_report){errno, 3};
 		goto fail;
@@ -157,8 +258,9 @@ child(const struct pdk_run_spec *spec, int devnull, int outw, int errw, int repo
 		rep = (struct child_report){errno, 1};
 		goto fail;
 	}
-	if (spec->max_procs) {
-		struct rlimit rl = {spec->max_procs, spec->max_procs};
+	/* Before the backend drops capabilities: lowering needs none. */
+	if (plan->nproc) {
+		struct rlimit rl = {plan->nproc, plan->nproc};
 		setrlimit(RLIMIT_NPROC, &rl);
 	}
 	if (spec->backend && spec->backend->enter) {
@@ -181,8 +283,10 @@ fail:
 /* SIGKILL every child paddock has: as a child subreaper it inherits every
  * orphan of the run, so a daemon that called setsid and double-forked is
  * still found here. */
-static void kill_children(void)
+static bool kill_children(pid_t spare)
 {
+	bool any = false;
+
 	char path[64], buf[4096];
 	int fd;
 	ssize_t n;
@@ -190,25 +294,29 @@ static void kill_children(void)
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return false;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return;
+		return false;
 	buf[n] = '\0';
 	for (char *p = buf, *end; *p; p = end) {
 		long pid = strtol(p, &end, 10);
 		if (end == p)
 			break;
-		if (pid > 0)
+		if (pid > 0 && pid != spare) {
 			kill((pid_t)pid, SIGKILL);
+			any = true;
+		}
 	}
+	return any;
 }
 #endif
 
 /* SIGKILL the group, and every process the run left behind, until none is
- * left, for up to PDK_KILL_GRACE seconds. */
-static void kill_group(pid_t pgid)
+ * left, for up to PDK_KILL_GRACE seconds. spare (the guardian) is no part of
+ * the run. */
+static void kill_group(pid_t pgid, pid_t spare)
 {
 	double until = now() + PDK_KILL_GRACE;
 
@@ -216,11 +324,14 @@ static void kill_group(pid_t pgid)
 		bool group = kill(-pgid, SIGKILL) == 0;
 		bool children = false;
 #ifdef __linux__
-		kill_children();
+		bool signalled = kill_children(spare);
 		pid_t w;
 		while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
 			;
 		children = !(w < 0 && errno == ECHILD);
+		/* Only the guardian left: done. */
+		if (children && spare && !signalled)
+			children = kill_children(spare);
 #endif
 		if ((!group && !children) || now() >= until)
 			break;
@@ -249,9 +360,14 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	double start, deadline, kill_at = 0, drain_until = 0;
 	bool exited = false, term_sent = false, child_event = true;
 	char *buf = NULL;
-	pid_t pid;
+	pid_t pid, guardian = 0;
 	int r, wstatus = 0, maxfd;
 	ssize_t n;
+	struct procs_plan plan = {0};
+	bool hits_read = false;
+#ifdef __linux__
+	struct pdk_cgroup *cg = NULL;
+#endif
 
 	maxfd = (int)sysconf(_SC_OPEN_MAX);
 	if (maxfd < 0 || maxfd > 65536)
@@ -276,6 +392,29 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 		r = -ENOMEM;
 		goto close_pipes;
 	}
+	if (spec->max_procs) {
+#ifdef __linux__
+		if (pdk_cgroup_new(spec->max_procs, &cg, &st.procs_why) == 0) {
+			plan.cg = cg;
+			st.procs_how = PDK_PROCS_CGROUP;
+			st.procs_limit = spec->max_procs;
+			/* Nothing of the run may outlive paddock, even if it
+			 * is SIGKILLed: the guardian then empties the cgroup. */
+			if ((r = pdk_cgroup_guard(cg, devnull)) < 0)
+				goto close_pipes;
+			guardian = pdk_cgroup_guardian(cg);
+		}
+#endif
+		if (st.procs_how == PDK_PROCS_CGROUP) {
+			/* set */
+		} else if (nproc_exempt()) {
+			st.procs_how = PDK_PROCS_NONE;
+		} else {
+			plan.nproc = nproc_limit(spec->max_procs);
+			st.procs_how = PDK_PROCS_RLIMIT;
+			st.procs_limit = (unsigned long)plan.nproc;
+		}
+	}
 
 	sig_pipe_w = spipe[1];
 	memset(&sa, 0, sizeof(sa));
@@ -297,7 +436,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 		goto restore;
 	}
 	if (pid == 0)
-		child(spec, devnull, opipe[1], epipe[1], rpipe[1], parent, maxfd);
+		child(spec, &plan, devnull, opipe[1], epipe[1], rpipe[1], parent, maxfd);
 
 	close(opipe[1]);
 	close(epipe[1]);
@@ -319,7 +458,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	deadline = start + spec->timeout;
 	for (;;) {
 		struct pollfd pfd[3] = {
-			{opipe[0], POLLIN, 0}, {epipe[0], POLLIN, 0}, {spipe[0], POLLIN, 0}};
+		    {opipe[0], POLLIN, 0}, {epipe[0], POLLIN, 0}, {spipe[0], POLLIN, 0}};
 		double t = now(), wake = 1e18;
 		int timeout_ms;
 
@@ -394,7 +533,16 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 				kill(-pid, SIGKILL);
 				while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
 					;
-				kill_group(pid);
+#ifdef __linux__
+				/* What the limit saw, before the kill sets pids.max
+				 * to 0 and counts refusals of its own. */
+				if (cg) {
+					st.procs_limited = pdk_cgroup_limit_hits(cg) > 0;
+					hits_read = true;
+					pdk_cgroup_kill(cg, (int)(PDK_KILL_GRACE * 1000));
+				}
+#endif
+				kill_group(pid, guardian);
 				exited = true;
 				drain_until = now() + PDK_DRAIN_LIMIT;
 			}
@@ -409,6 +557,13 @@ restore:
 		sigaction(handled[i], &old[i], NULL);
 	sig_pipe_w = -1;
 close_pipes:
+#ifdef __linux__
+	if (cg) {
+		if (!hits_read)
+			st.procs_limited = pdk_cgroup_limit_hits(cg) > 0;
+		pdk_cgroup_free(cg);
+	}
+#endif
 	free(buf);
 	for (int i = 0; i < 2; i++) {
 		int *all[] = {&opipe[i], &epipe[i], &rpipe[i], &spipe[i]};

@@ -1,0 +1,195 @@
+#!/bin/sh
+# limits.sh - the process limit and the guardian, through paddock itself, for every Linux backend
+# that works here: a fork bomb is stopped and reported, its legitimate twin runs, nothing survives
+# a SIGKILL of paddock, and no cgroup is left behind. The suite guards the machine itself: an
+# outer pids cgroup (or RLIMIT_NPROC) and a timeout around every bomb.
+set -u
+srcdir=${srcdir:-$(dirname "$0")/..}
+. "$srcdir/tests/lib.sh"
+export XDG_CACHE_HOME="$T/cache" TMPDIR="$T/tmp"
+mkdir -p "$T/proj" "$T/cache" "$T/tmp"
+fresh_state
+
+skip() { n=$((n + 1)); echo "ok $n - # SKIP $1"; }
+json() { # json EXPR: a value from `paddock doctor --json`, "" when null
+	"$PADDOCK" doctor --json 2>/dev/null | python3 -c "import json,sys
+v = json.load(sys.stdin)
+for k in sys.argv[1].split('.'): v = v.get(k) if isinstance(v, dict) else None
+print('' if v is None else v)" "$1"
+}
+how=$(json cgroup.process_limit)
+base=$(json cgroup.base)
+echo "# process limit here: $how${base:+ (cgroups under $base)}"
+
+# The machine's guard: every bomb runs in an outer pids cgroup of this suite when one can be
+# made (v1 only: v2 would need a leaf for this shell), else under RLIMIT_NPROC (it binds
+# everyone but root), and under a timeout.
+outer=
+if [ "$how" = cgroup ] && [ "$(json cgroup.version)" = 1 ] &&
+	mkdir "$base/pdk-limits-outer-$$" 2>/dev/null; then
+	outer=$base/pdk-limits-outer-$$
+	echo 3000 >"$outer/pids.max"
+fi
+guarded() { # guarded CMD...: run CMD under the guard, output in $T/out and $T/err
+	if [ -n "$outer" ]; then
+		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$outer" \
+			timeout 60 "$@" >"$T/out" 2>"$T/err" </dev/null
+	else
+		timeout 60 prlimit --nproc=$(($(ps -e --no-headers | wc -l) + 3000)) "$@" \
+			>"$T/out" 2>"$T/err" </dev/null
+	fi
+	rc=$?
+}
+outer_cleanup() {
+	[ -n "$outer" ] || return 0
+	for p in $(cat "$outer/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	sleep 0.2
+	rmdir "$outer" 2>/dev/null
+}
+trap 'outer_cleanup; lib_cleanup' EXIT
+
+nprocs() { ps -e --no-headers | wc -l; }
+# back_to N: within 10 s, the machine runs no more than N + 20 processes.
+back_to() {
+	i=0
+	while [ "$(nprocs)" -gt $(($1 + 20)) ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
+# gone PID...: within 5 s, each PID has exited (a zombie has exited).
+gone() {
+	i=0
+	for p in "$@"; do
+		while [ -e "/proc/$p" ] && [ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" != Z ]; do
+			i=$((i + 1))
+			[ $i -gt 50 ] && return 1
+			sleep 0.1
+		done
+	done
+}
+no_cgroup_of() { [ -z "$base" ] || ! ls -d "$base/paddock-$1-"* >/dev/null 2>&1; }
+has_cgroup_of() { ls -d "$base/paddock-$1-"* >/dev/null 2>&1; }
+
+# A daemon the command leaves: setsid, a double fork, SIGTERM ignored; it writes its pid.
+cat >"$T/daemon" <<'EOF'
+#!/bin/sh
+case $1 in
+start) setsid "$0" fork "$2" "$3" & sleep 200 ;;
+fork) "$0" grandchild "$2" "$3" & exit 0 ;;
+grandchild) trap '' TERM; echo $$ >"$2"; exec sh -c 'sleep 300; :' "$3" ;;
+esac
+EOF
+chmod 755 "$T/daemon"
+
+BOMB='b(){ b|b& }; b; sleep 3; echo main-done'
+for b in bwrap landlock; do
+	if ! "$PADDOCK" doctor 2>/dev/null | grep -q "^$b: works here"; then
+		skip "backend $b does not work here"
+		continue
+	fi
+	cd "$T/proj" || exit 99
+
+	# Fork bomb: stopped at the limit, reported, and the machine is back to normal after.
+	before=$(nprocs)
+	guarded "$PADDOCK" run --backend "$b" -t 20 -- sh -c "$BOMB" "$MARK"
+	check "$b: a fork bomb is stopped and the command goes on (main-done)" has_line main-done
+	check "$b: the bomb's forks failed" grep -q -i -e 'fork' -e 'resource temporarily' "$T/out"
+	if [ "$how" = cgroup ]; then
+		check "$b: the result says the limit of 1024 processes was hit" \
+			grep -q '^process limit: the command hit the limit of 1024 processes' "$T/out"
+	fi
+	if [ -n "$outer" ]; then
+		check "$b: the suite's outer guard was never needed" \
+			grep -qx 'max 0' "$outer/pids.events"
+	fi
+	check "$b: the machine's process count is back to normal ($before)" back_to "$before"
+	check "$b: nothing of the bomb is left" none_left
+
+	# The legitimate twin: 50 processes at once run fine under the limit.
+	guarded "$PADDOCK" run --backend "$b" -- \
+		sh -c 'for i in $(seq 50); do sleep 1 & done; wait; echo all-done' "$MARK"
+	check "$b: 50 processes at once run fine" has_line all-done
+	check "$b: ... and exit 0, no process limit note" \
+		sh -c 'grep -qx "exit status: 0" "$0" && ! grep -q "^process limit" "$0"' "$T/out"
+
+	# paddock SIGKILLed while its command has a setsid'd, double-forked daemon that ignores
+	# SIGTERM: the daemon goes too, and so does the cgroup.
+	rm -f "$T/tmp/pid"
+	"$PADDOCK" run --backend "$b" -t 60 -- "$T/daemon" start "$T/tmp/pid" "$MARK" \
+		>/dev/null 2>&1 </dev/null &
+	pp=$!
+	if ! wait_for_file "$T/tmp/pid"; then
+		not_ok "$b: the daemon started"
+		kill -9 "$pp"
+		continue
+	fi
+	sleep 0.2
+	victims=$(pgrep -f "$MARK")
+	check "$b: the daemon is alive before paddock is killed" test -n "$victims"
+	[ "$how" = cgroup ] && check "$b: the run has its own cgroup" has_cgroup_of "$pp"
+	if [ "$b" = landlock ] && [ "$how" != cgroup ]; then
+		kill -9 "$pp"
+		wait "$pp" 2>/dev/null
+		skip "$b: no cgroup here: the daemon survives paddock's SIGKILL (no guardian)"
+		for p in $victims; do kill -9 "$p" 2>/dev/null; done
+		continue
+	fi
+	kill -9 "$pp"
+	wait "$pp" 2>/dev/null
+	# shellcheck disable=SC2086
+	check "$b: after paddock's SIGKILL the daemon is gone within 5 s" gone $victims
+	check "$b: ... and no process of the command remains" none_left
+	if [ "$how" = cgroup ]; then
+		sleep 0.2
+		check "$b: ... and its cgroup is removed" no_cgroup_of "$pp"
+	fi
+
+	# After a normal run the cgroup is gone too.
+	"$PADDOCK" run --backend "$b" -- true >/dev/null 2>&1 </dev/null &
+	pp=$!
+	wait "$pp"
+	check "$b: after a normal run no cgroup of it is left" no_cgroup_of "$pp"
+done
+
+# Without a cgroup: RLIMIT_NPROC as another user, who cannot write the cgroups.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+	"$PADDOCK" doctor 2>/dev/null | grep -q "^landlock: works here"; then
+	mkdir -p "$T/nobody"
+	chown 65534:65534 "$T/nobody"
+	chmod 755 "$T"
+	asnobody() {
+		(cd "$T/nobody" && guarded env HOME="$T/nobody" XDG_STATE_HOME="$T/nobody" \
+			XDG_CACHE_HOME="$T/nobody" TMPDIR="$T/nobody" setpriv --reuid=65534 \
+			--regid=65534 --clear-groups "$@")
+	}
+	# prlimit cannot guard root's own processes; the outer cgroup does, if any.
+	before=$(nprocs)
+	asnobody "$PADDOCK" run --backend landlock -t 20 -- sh -c "$BOMB" "$MARK"
+	check "rlimit: as another user the bomb is stopped (main-done)" has_line main-done
+	check "rlimit: its forks failed" grep -q -i -e 'fork' -e 'resource temporarily' "$T/out"
+	check "rlimit: the result claims no hit it cannot see" \
+		sh -c '! grep -q "^process limit: the command hit" "$0"' "$T/out"
+	check "rlimit: the machine's process count is back to normal ($before)" back_to "$before"
+	asnobody "$PADDOCK" run --backend landlock -- \
+		sh -c 'for i in $(seq 50); do sleep 1 & done; wait; echo all-done' "$MARK"
+	check "rlimit: 50 processes at once run fine" has_line all-done
+	asnobody "$PADDOCK" doctor
+	check "rlimit: doctor says the limit is RLIMIT_NPROC only" \
+		grep -q '^process limit: RLIMIT_NPROC only' "$T/out"
+else
+	skip "rlimit: needs root (to become another user) and setpriv"
+fi
+
+# doctor: the text and the same as JSON; exit 0 when a backend works.
+pcall doctor
+check "doctor: exit 0, the old lines and the new ones" sh -c \
+	'[ $0 -eq 0 ] && grep -q "^a run would use: " "$1" && grep -q "^cgroup: " "$1" &&
+	grep -q "^process limit: " "$1" && grep -q "^seccomp: " "$1"' "$rc" "$T/out"
+pcall doctor --json
+check "doctor --json: one JSON object with backends and cgroup" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["would_use"] and d["backends"] and "process_limit" in d["cgroup"]' "$T/out"
+finish
