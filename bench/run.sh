@@ -103,6 +103,8 @@ works)
 	bw=$(printf '%s\n' "$profile" |
 		awk '/^# bwrap: the command runs as/ { on = 1; next } on && /^#/ { exit } on')
 	fd=$(printf '%s\n' "$profile" | sed -n 's/^# seccomp program passed as fd \([0-9]*\):.*/\1/p')
+	# bwrap writes its status (child-pid, exit-code) there; the bare call gets /dev/null.
+	sfd=$(printf '%s\n' "$profile" | sed -n 's/^# bwrap reports its status .* to fd \([0-9]*\)$/\1/p')
 	# Mount points bwrap makes for missing protected paths: paddock removes its own after
 	# each run; for the bare call timeit does, untimed.
 	held=$(printf '%s\n' "$profile" | awk '/^# missing protected paths/ { on = 1; next }
@@ -133,7 +135,7 @@ works)
 			$held
 		EOF
 		eval "set -- \"\$@\" :: 'bare \`bwrap\`, same flags' as='bare \`bwrap\`' vs='\`true\`' \
-			fd=$fd:\"\$tmp/seccomp.bpf\" $rmdirs -- $bw"
+			fd=$fd:\"\$tmp/seccomp.bpf\" ${sfd:+wfd=$sfd:/dev/null} $rmdirs -- $bw"
 	fi
 	if works "$PADDOCK" run --backend bwrap -- true; then
 		vs=

@@ -23,11 +23,11 @@
 
 static const char usage[] =
 	"usage: timeit [-n ROUNDS] [-w WARMUP] [-s] [-t TITLE] CMD...\n"
-	"  CMD: :: LABEL [as=NAME] [vs=LABEL|NAME[@RATIO]]... [rss[@KIB]] [fd=N:FILE]\n"
+	"  CMD: :: LABEL [as=NAME] [vs=LABEL|NAME[@RATIO]]... [rss[@KIB]] [fd=N:FILE] [wfd=N:FILE]\n"
 	"         [rmdir=DIR]... -- ARGV [| ARGV]...\n"
 	"Each round runs every command once, starting one command later than the round\n"
 	"before; stdout goes to /dev/null, stderr is inherited. fd=N:FILE opens FILE afresh\n"
-	"as fd N for each run; rmdir=DIR is removed, if empty, after each run (untimed).\n"
+	"as fd N for each run (wfd=: for writing); rmdir=DIR is removed, if empty, after each run (untimed).\n"
 	"A ratio is this command's median over the other's, then (paired) the median of\n"
 	"the per-round ratios; @RATIO is the target, judged on the first. rss@KIB: peak RSS\n"
 	"target. -s: exit 2 when a target is missed.\n";
@@ -51,6 +51,8 @@ struct cmd {
 	int n_rmdir;
 	int fd_num;          /* -1: none */
 	const char *fd_file;
+	int wfd_num;         /* the same, opened for writing */
+	const char *wfd_file;
 	double *secs;        /* one per round, in round order */
 	double *sorted;      /* the same, sorted */
 	long *rss_kib;       /* one per round: max ru_maxrss over the pipeline */
@@ -107,7 +109,7 @@ static long vm_hwm_kib(pid_t pid)
 static double run_once(const struct cmd *c, int devnull, long *ret_rss, long *ret_hwm)
 {
 	pid_t pid[MAX_STAGES];
-	int extra = -1, in = -1;
+	int extra = -1, wextra = -1, in = -1;
 	long rss = 0;
 	double t0, t1;
 
@@ -119,6 +121,15 @@ static double run_once(const struct cmd *c, int devnull, long *ret_rss, long *re
 		extra = fcntl(fd, F_DUPFD_CLOEXEC, 100);
 		close(fd);
 		if (extra < 0)
+			die("fcntl: %s", strerror(errno));
+	}
+	if (c->wfd_file) {
+		int fd = open(c->wfd_file, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd < 0)
+			die("%s: %s", c->wfd_file, strerror(errno));
+		wextra = fcntl(fd, F_DUPFD_CLOEXEC, 101);
+		close(fd);
+		if (wextra < 0)
 			die("fcntl: %s", strerror(errno));
 	}
 	t0 = now();
@@ -138,6 +149,8 @@ static double run_once(const struct cmd *c, int devnull, long *ret_rss, long *re
 			if (dup2(last ? devnull : p[1], 1) < 0)
 				_exit(126);
 			if (extra >= 0 && dup2(extra, c->fd_num) < 0)
+				_exit(126);
+			if (wextra >= 0 && dup2(wextra, c->wfd_num) < 0)
 				_exit(126);
 			execvp(c->stage[s][0], c->stage[s]);
 			_exit(errno == ENOENT ? 127 : 126);
@@ -184,6 +197,8 @@ reaped:
 	t1 = now();
 	if (extra >= 0)
 		close(extra);
+	if (wextra >= 0)
+		close(wextra);
 	/* Mount points a wrapper left behind; rmdir only removes them while empty. */
 	for (int i = 0; i < c->n_rmdir; i++)
 		(void)rmdir(c->rmdir[i]);
@@ -254,7 +269,7 @@ static int parse_cmd(char **argv, int i, int argc)
 	if (n_cmds == MAX_CMDS)
 		die("more than %d commands", MAX_CMDS);
 	c = &cmds[n_cmds++];
-	c->fd_num = -1;
+	c->fd_num = c->wfd_num = -1;
 	if (++i >= argc)
 		die("':: ' needs a label");
 	c->label = argv[i++];
@@ -295,6 +310,11 @@ static int parse_cmd(char **argv, int i, int argc)
 			if (*end != ':' || c->fd_num < 3 || c->fd_num >= 100)
 				die("%s: fd= wants N:FILE with 3 <= N < 100", c->label);
 			c->fd_file = end + 1;
+		} else if (!strncmp(o, "wfd=", 4)) {
+			c->wfd_num = (int)strtol(o + 4, &end, 10);
+			if (*end != ':' || c->wfd_num < 3 || c->wfd_num >= 100)
+				die("%s: wfd= wants N:FILE with 3 <= N < 100", c->label);
+			c->wfd_file = end + 1;
 		} else {
 			die("%s: unknown option %s\n%s", c->label, o, usage);
 		}

@@ -1,5 +1,5 @@
-/* backend.c - the compiled-in confinement backends: registry, one probe
- * per process, selection by name or by what works here. */
+/* backend.c - the compiled-in confinement backends: registry, one check per
+ * process, selection by name or by what works here. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,11 +24,38 @@ const struct pdk_backend *const pdk_backends[] = {
 	NULL,
 };
 
-static struct {
+/* One verdict per backend and kind of check, for the whole process: what
+ * makes a backend work or not does not change while paddock runs. */
+struct verdict {
 	int done;
 	int result;
 	char why[256];
-} probes[PDK_ARRAY_SIZE(pdk_backends)];
+};
+static struct {
+	struct verdict probe, usable;
+	int broken; /* a run found it broken: overrides both */
+} checks[PDK_ARRAY_SIZE(pdk_backends)];
+
+static int index_of(const struct pdk_backend *b)
+{
+	size_t i;
+
+	for (i = 0; pdk_backends[i] && pdk_backends[i] != b; i++)
+		;
+	return pdk_backends[i] ? (int)i : -1;
+}
+
+static int check(struct verdict *v, int (*fn)(char *, size_t), const char **ret_why)
+{
+	if (!v->done) {
+		v->why[0] = '\0';
+		v->result = fn ? fn(v->why, sizeof(v->why)) : 0;
+		v->done = 1;
+	}
+	if (ret_why)
+		*ret_why = v->why;
+	return v->result;
+}
 
 const char *pdk_backend_names(void)
 {
@@ -53,20 +80,45 @@ const struct pdk_backend *pdk_backend_find(const char *name)
 
 int pdk_backend_probe(const struct pdk_backend *b, const char **ret_why)
 {
-	size_t i;
+	int i = index_of(b);
 
-	for (i = 0; pdk_backends[i] && pdk_backends[i] != b; i++)
-		;
-	if (!pdk_backends[i])
+	if (i < 0)
 		return -ENOENT;
-	if (!probes[i].done) {
-		probes[i].why[0] = '\0';
-		probes[i].result = b->probe ? b->probe(probes[i].why, sizeof(probes[i].why)) : 0;
-		probes[i].done = 1;
-	}
-	if (ret_why)
-		*ret_why = probes[i].why;
-	return probes[i].result;
+	if (checks[i].broken)
+		return check(&checks[i].usable, NULL, ret_why);
+	return check(&checks[i].probe, b->probe, ret_why);
+}
+
+int pdk_backend_usable(const struct pdk_backend *b, const char **ret_why)
+{
+	int i = index_of(b);
+
+	if (i < 0)
+		return -ENOENT;
+	/* A probe already made (doctor) is the better answer. */
+	if (!checks[i].broken && checks[i].probe.done)
+		return check(&checks[i].probe, NULL, ret_why);
+	return check(&checks[i].usable, b->available ? b->available : b->probe, ret_why);
+}
+
+void pdk_backend_mark_broken(const struct pdk_backend *b, const char *why)
+{
+	int i = index_of(b);
+
+	if (i < 0)
+		return;
+	checks[i].broken = 1;
+	checks[i].usable.done = 1;
+	checks[i].usable.result = -ENOSYS;
+	snprintf(checks[i].usable.why, sizeof(checks[i].usable.why), "%s", why);
+}
+
+void pdk_backend_forget(const struct pdk_backend *b)
+{
+	int i = index_of(b);
+
+	if (i >= 0)
+		memset(&checks[i], 0, sizeof(checks[i]));
 }
 
 int pdk_backend_select(const char *name, const struct pdk_backend **ret, const char **ret_fallback,
@@ -83,7 +135,7 @@ int pdk_backend_select(const char *name, const struct pdk_backend **ret, const c
 				 pdk_backend_names());
 			return -ENOENT;
 		}
-		if (pdk_backend_probe(b, &reason) < 0) {
+		if (pdk_backend_usable(b, &reason) < 0) {
 			snprintf(why, why_len, "backend %s does not work here: %s; 'paddock doctor' "
 					       "says which backends do",
 				 name, reason);
@@ -95,7 +147,7 @@ int pdk_backend_select(const char *name, const struct pdk_backend **ret, const c
 	fallback[0] = '\0';
 	for (size_t i = 0; pdk_backends[i]; i++) {
 		const struct pdk_backend *b = pdk_backends[i];
-		if (pdk_backend_probe(b, &reason) == 0) {
+		if (pdk_backend_usable(b, &reason) == 0) {
 			*ret = b;
 			if (fallback[0]) {
 				size_t n = strlen(fallback);

@@ -1,5 +1,5 @@
-/* backend.h - the compiled-in confinement backends: registry, one probe
- * per process, selection by name or by what works here. */
+/* backend.h - the compiled-in confinement backends: registry, one check per
+ * process, selection by name or by what works here. */
 #ifndef PDK_BACKEND_H
 #define PDK_BACKEND_H
 
@@ -13,12 +13,22 @@ extern const struct pdk_backend *const pdk_backends[];
 /* Comma-separated names of the compiled backends ("bwrap, landlock"). */
 const char *pdk_backend_names(void);
 const struct pdk_backend *pdk_backend_find(const char *name);
-/* Probe b once per process; the verdict and reason are cached. */
+/* Probe b once per process (it may run the helper; for doctor); the
+ * verdict and reason are cached. */
 int pdk_backend_probe(const struct pdk_backend *b, const char **ret_why);
+/* What a run asks: b's cheap check (available(), else probe()), cached, and
+ * -ENOSYS once a run found b broken here. */
+int pdk_backend_usable(const struct pdk_backend *b, const char **ret_why);
+/* A run found b broken here (its helper could not set up): usable() and
+ * probe() say so, with why, for the rest of the process. */
+void pdk_backend_mark_broken(const struct pdk_backend *b, const char *why);
+
+/* Forget what the checks of b found (its configuration changed). */
+void pdk_backend_forget(const struct pdk_backend *b);
 
 /*
- * Pick a backend: the named one (which must be compiled and work here), or
- * the first that works. When an earlier one was passed over, *ret_fallback
+ * Pick a backend: the named one (which must be compiled and usable here), or
+ * the first usable one. When an earlier one was passed over, *ret_fallback
  * says why (a static buffer); when none works, returns -ENOSYS with why.
  */
 int pdk_backend_select(const char *name, const struct pdk_backend **ret, const char **ret_fallback,

@@ -16,7 +16,8 @@ struct pdk_confine {
 	size_t n_protect;
 	bool network;                 /* false: no connection leaves the sandbox */
 	const char *cwd;              /* where the command starts */
-	unsigned long max_procs;      /* process limit for the run, 0 = default */
+	unsigned long max_procs;      /* processes the run may have at once (the runner
+				       * enforces it; backends only describe it) */
 };
 
 /*
@@ -24,15 +25,21 @@ struct pdk_confine {
  * program; self-restrictors (Landlock + seccomp) restrict the child between
  * fork and exec. An op a backend does not need is NULL.
  *
- * Lifecycle: probe() once per process; prepare() in the parent before fork
- * (every allocation, open and BPF compile happens there); wrap_argv() in the
- * parent; enter() in the child after fork; release() in the parent after the
- * run, also when prepare() failed half way (state may be NULL).
+ * Lifecycle: available() (or probe()) once per process; prepare() in the
+ * parent before fork (every allocation and open happens there); wrap_argv()
+ * in the parent; enter() in the child after fork; started() in the parent
+ * after the run; release() in the parent after the run, also when prepare()
+ * failed half way (state may be NULL).
  */
 struct pdk_backend {
 	const char *name;
-	/* 0 when usable here, else -errno; writes a one-line reason to why. */
+	/* 0 when usable here, else -errno; writes a one-line reason to why.
+	 * May run the helper (a trivial command of its own): for doctor. */
 	int (*probe)(char *why, size_t why_len);
+	/* What a run checks instead of probe(): cheap, runs nothing (the
+	 * helper binary is there, the kernel has the feature). NULL: probe()
+	 * is cheap enough. Same contract as probe(). */
+	int (*available)(char *why, size_t why_len);
 	int (*prepare)(const struct pdk_confine *policy, void **ret_state);
 	/* Returns a new NULL-terminated argv (caller frees each string and the
 	 * array); argv[0] of the result is an absolute path. */
@@ -41,6 +48,11 @@ struct pdk_backend {
 	 * across exec are its business here (the runner has already marked
 	 * every fd above 2 close-on-exec). Returns 0 or -errno. */
 	int (*enter)(void *state);
+	/* Wrappers, in the parent after the run: 1 when the helper started
+	 * the command, 0 when the helper's own setup failed first, so that
+	 * nothing of the command ran (the helper's complaint is on the
+	 * command's stderr), -errno when it cannot tell. NULL: always 1. */
+	int (*started)(void *state);
 	void (*release)(void *state);
 	/* --print-profile: the exact native confinement, as text. */
 	int (*describe)(void *state, char *const *argv, FILE *out);

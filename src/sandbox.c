@@ -1,6 +1,6 @@
-/* sandbox.c - the confinement stage: from a request to writable roots,
- * protected paths, a scrubbed environment and a chosen backend, ready for
- * the runner. */
+/* sandbox.c - the confinement stage: from a request and the configuration to
+ * writable roots, protected paths, a scrubbed environment and a chosen
+ * backend, ready for the runner; and the run, with its one fallback. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -12,10 +12,14 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "config.h"
 #include "path.h"
 #include "sandbox.h"
 #include "store.h"
 #include "util.h"
+#ifdef HAVE_BWRAP
+#include "../backends/bwrap/bwrap.h"
+#endif
 
 const char *const pdk_secret_env_default[] = {
 	"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_KEY", "*API_KEY*", "*APIKEY*",
@@ -52,6 +56,23 @@ static bool strv_has(char **v, size_t n, const char *s)
 		if (strcmp(v[i], s) == 0)
 			return true;
 	return false;
+}
+
+static void add_note(struct pdk_sandbox *sb, const char *fmt, const char *a, const char *b)
+{
+	if (sb->n_note_buf >= PDK_ARRAY_SIZE(sb->note_buf))
+		return;
+	snprintf(sb->note_buf[sb->n_note_buf++], sizeof(sb->note_buf[0]), fmt, a, b);
+}
+
+/* The result lines: the fallback first, then the rest. */
+static void collect_notes(struct pdk_sandbox *sb)
+{
+	sb->n_notes = 0;
+	if (sb->fallback_note[0])
+		sb->notes[sb->n_notes++] = sb->fallback_note;
+	for (size_t i = 0; i < sb->n_note_buf && sb->n_notes < PDK_SANDBOX_NOTES; i++)
+		sb->notes[sb->n_notes++] = sb->note_buf[i];
 }
 
 /* A root a person named must be a directory that exists. */
@@ -106,7 +127,18 @@ static int add_default_root(struct pdk_sandbox *sb, size_t *n, const char *p)
 	return strv_push(&sb->roots, n, real);
 }
 
-static int build_env(struct pdk_sandbox *sb, char **environ)
+static bool is_secret(const char *name, const struct pdk_config *cfg)
+{
+	for (const char *const *p = pdk_secret_env_default; *p; p++)
+		if (fnmatch(*p, name, FNM_CASEFOLD) == 0)
+			return true;
+	for (size_t i = 0; cfg && i < cfg->env.n; i++)
+		if (fnmatch(cfg->env.v[i], name, FNM_CASEFOLD) == 0)
+			return true;
+	return false;
+}
+
+static int build_env(struct pdk_sandbox *sb, char **environ, const struct pdk_config *cfg)
 {
 	size_t n = 0, k = 0;
 
@@ -119,22 +151,71 @@ static int build_env(struct pdk_sandbox *sb, char **environ)
 		char name[256];
 		const char *eq = strchr(environ[i], '=');
 		size_t len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
-		bool secret = false;
 
 		if (len >= sizeof(name))
 			len = sizeof(name) - 1;
 		memcpy(name, environ[i], len);
 		name[len] = '\0';
-		for (const char *const *p = pdk_secret_env_default; *p && !secret; p++)
-			secret = fnmatch(*p, name, FNM_CASEFOLD) == 0;
-		if (!secret)
+		if (!is_secret(name, cfg))
 			sb->envp[k++] = environ[i];
 	}
 	return 0;
 }
 
-static int build_policy(const struct pdk_request *req, struct pdk_sandbox *sb, char *why,
-			size_t why_len)
+/* A configured writable path: like --write, but one that is missing (a
+ * drive not mounted today) is left out with a note rather than stopping
+ * every run. */
+static int add_config_root(struct pdk_sandbox *sb, size_t *n, const char *p, char *why,
+			   size_t why_len)
+{
+	struct stat st;
+
+	if (p[0] != '/') {
+		snprintf(why, why_len, "writablePaths: %s is not an absolute path; name it from /",
+			 p);
+		return -EINVAL;
+	}
+	if (stat(p, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		add_note(sb, "sandbox: the configured writable path %s does not exist%s; not "
+			     "granted", p, "");
+		return 0;
+	}
+	return add_named_root(sb, n, "writablePaths:", p, why, why_len);
+}
+
+/* Each protected name under each project root; an absolute configured one
+ * is protected where it is. */
+static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const char *name)
+{
+	int r;
+
+	if (strchr(name, '\n'))
+		return 0; /* no such path can be bound or matched */
+	if (name[0] == '/') {
+		char *real = pdk_path_resolve(name);
+
+		return real ? strv_push(&sb->protect, np, real) : -ENOMEM;
+	}
+	for (size_t i = 0; i < named; i++) {
+		char *pp;
+
+		while (name[0] == '.' && name[1] == '/')
+			name += 2;
+		if (asprintf(&pp, "%s%s%s", sb->roots[i], strcmp(sb->roots[i], "/") == 0 ? "" : "/",
+			     name) < 0)
+			return -ENOMEM;
+		if (strv_has(sb->protect, *np, pp)) {
+			free(pp);
+			continue;
+		}
+		if ((r = strv_push(&sb->protect, np, pp)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int build_policy(const struct pdk_request *req, const struct pdk_config *cfg,
+			struct pdk_sandbox *sb, char *why, size_t why_len)
 {
 	size_t n = 0, np = 0, named;
 	char cwd[PATH_MAX];
@@ -154,6 +235,9 @@ static int build_policy(const struct pdk_request *req, struct pdk_sandbox *sb, c
 	for (size_t i = 0; i < req->n_writes; i++)
 		if ((r = add_named_root(sb, &n, "--write", req->writes[i], why, why_len)) < 0)
 			return r;
+	for (size_t i = 0; cfg && i < cfg->writable_paths.n; i++)
+		if ((r = add_config_root(sb, &n, cfg->writable_paths.v[i], why, why_len)) < 0)
+			return r;
 	named = n; /* protected names matter in the project, not in temp dirs */
 	r = add_default_root(sb, &n, tmp && tmp[0] == '/' ? tmp : "/tmp");
 	if (r == 0 && (!cache || cache[0] != '/') && home && home[0] == '/') {
@@ -172,15 +256,12 @@ static int build_policy(const struct pdk_request *req, struct pdk_sandbox *sb, c
 	free(homecache);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < named; i++)
-		for (const char *const *p = protected_names; *p; p++) {
-			char *pp;
-			if (asprintf(&pp, "%s%s%s", sb->roots[i],
-				     strcmp(sb->roots[i], "/") == 0 ? "" : "/", *p) < 0)
-				return -ENOMEM;
-			if ((r = strv_push(&sb->protect, &np, pp)) < 0)
-				return r;
-		}
+	for (const char *const *p = protected_names; *p; p++)
+		if ((r = add_protected(sb, &np, named, *p)) < 0)
+			return r;
+	for (size_t i = 0; cfg && i < cfg->protected_paths.n; i++)
+		if ((r = add_protected(sb, &np, named, cfg->protected_paths.v[i])) < 0)
+			return r;
 	/* Nothing paddock keeps for itself may be writable from inside, even
 	 * when a root holds it (paddock started in $HOME). */
 	{
@@ -195,54 +276,29 @@ static int build_policy(const struct pdk_request *req, struct pdk_sandbox *sb, c
 	sb->policy.n_protect = np;
 	sb->policy.network = req->network;
 	sb->policy.cwd = req->cwd;
-	sb->policy.max_procs = 0;
+	sb->policy.max_procs = cfg && cfg->max_procs ? cfg->max_procs : PDK_MAX_PROCS_DEFAULT;
 	return 0;
 }
 
-int pdk_sandbox_setup(const struct pdk_request *req, const char *path, char **environ,
-		      struct pdk_sandbox *sb, char *why, size_t why_len)
+/* Prepare the chosen backend and, for a wrapper, the argv it runs. */
+static int arm(struct pdk_sandbox *sb, char *why, size_t why_len)
 {
-	const char *fallback = NULL;
-	char cwd_real[PATH_MAX];
+	char **argv = sb->argv;
+	char *saved0 = argv[0];
 	int r;
 
-	sb->spec.path = path;
-	sb->spec.argv = req->argv;
-	sb->spec.envp = environ;
-	sb->spec.cwd = req->cwd;
-	sb->spec.timeout = req->timeout;
-	if (req->cwd && !realpath(req->cwd, cwd_real)) {
-		snprintf(why, why_len, "--cwd %s: %s", req->cwd, strerror(errno));
-		return -EINVAL;
-	}
-	if (req->no_sandbox) {
-		snprintf(sb->note_buf[0], sizeof(sb->note_buf[0]),
-			 "sandbox: none: the command ran unconfined, as --no-sandbox asked");
-		sb->notes[sb->n_notes++] = sb->note_buf[0];
-		return 0;
-	}
-	if ((r = build_policy(req, sb, why, why_len)) < 0)
-		return r;
-	if ((r = build_env(sb, environ)) < 0)
-		return r;
-	sb->spec.envp = sb->envp;
-	if ((r = pdk_backend_select(req->backend, &sb->backend, &fallback, why, why_len)) < 0)
-		return r;
-	if (fallback) {
-		snprintf(sb->note_buf[0], sizeof(sb->note_buf[0]), "%s", fallback);
-		sb->notes[sb->n_notes++] = sb->note_buf[0];
-	}
-	/* The command starts from its resolved path, never a PATH lookup
-	 * inside the sandbox. */
-	char **argv = req->argv;
-	char *saved0 = argv[0];
+	sb->spec.path = sb->path;
+	sb->spec.argv = sb->argv;
 	if (sb->backend->prepare && (r = sb->backend->prepare(&sb->policy, &sb->state)) < 0) {
+		sb->state = NULL;
 		snprintf(why, why_len, "backend %s could not set up: %s", sb->backend->name,
 			 strerror(-r));
 		return r;
 	}
 	if (sb->backend->wrap_argv) {
-		argv[0] = (char *)path;
+		/* The command starts from its resolved path, never a PATH
+		 * lookup inside the sandbox. */
+		argv[0] = (char *)sb->path;
 		r = sb->backend->wrap_argv(sb->state, argv, &sb->wrapped);
 		argv[0] = saved0;
 		if (r < 0) {
@@ -257,6 +313,194 @@ int pdk_sandbox_setup(const struct pdk_request *req, const char *path, char **en
 	sb->spec.backend = sb->backend;
 	sb->spec.backend_state = sb->state;
 	return 0;
+}
+
+static void disarm(struct pdk_sandbox *sb)
+{
+	if (sb->backend && sb->backend->release)
+		sb->backend->release(sb->state);
+	sb->state = NULL;
+	pdk_strvfreep(&sb->wrapped);
+	sb->wrapped = NULL; /* pdk_strvfreep frees, and leaves the pointer */
+	sb->spec.backend = NULL;
+	sb->spec.backend_state = NULL;
+}
+
+static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, size_t why_len)
+{
+	const char *fallback = NULL;
+	int r;
+
+	r = pdk_backend_select(name, &sb->backend, &fallback, why, why_len);
+	if (r < 0) {
+		sb->backend = NULL;
+		return r;
+	}
+	snprintf(sb->fallback_note, sizeof(sb->fallback_note), "%s", fallback ? fallback : "");
+	collect_notes(sb);
+	return 0;
+}
+
+int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cfg,
+		      const char *path, char **environ, struct pdk_sandbox *sb, char *why,
+		      size_t why_len)
+{
+	const char *name = req->backend ? req->backend : cfg ? cfg->backend : NULL;
+	char cwd_real[PATH_MAX];
+	int r;
+
+	sb->path = path;
+	sb->argv = req->argv;
+	sb->spec.path = path;
+	sb->spec.argv = req->argv;
+	sb->spec.envp = environ;
+	sb->spec.cwd = req->cwd;
+	sb->spec.timeout = req->timeout;
+	if (req->cwd && !realpath(req->cwd, cwd_real)) {
+		snprintf(why, why_len, "--cwd %s: %s", req->cwd, strerror(errno));
+		return -EINVAL;
+	}
+	if (req->no_sandbox) {
+		add_note(sb, "sandbox: none: the command ran unconfined, as --no-sandbox asked%s%s",
+			 "", "");
+		collect_notes(sb);
+		return 0;
+	}
+#ifdef HAVE_BWRAP
+	r = pdk_bwrap_set_path(cfg ? cfg->bwrap : NULL);
+	if (r < 0) {
+		snprintf(why, why_len, "bwrap: %s is not an absolute path; name the bubblewrap "
+				       "binary from /", cfg->bwrap);
+		return -EINVAL;
+	}
+	if (r > 0)
+		pdk_backend_forget(pdk_backend_find("bwrap"));
+#endif
+	if ((r = build_policy(req, cfg, sb, why, why_len)) < 0)
+		return r;
+	if ((r = build_env(sb, environ, cfg)) < 0)
+		return r;
+	sb->spec.envp = sb->envp;
+	sb->spec.max_procs = sb->policy.max_procs;
+	sb->named = name != NULL;
+	if ((r = select_backend(sb, name, why, why_len)) < 0)
+		return r;
+	return arm(sb, why, why_len);
+}
+
+int pdk_sandbox_setenv(struct pdk_sandbox *sb, const char *const *extra_env)
+{
+	size_t n = 0, k = 0, n_add = 0, n_old = 0;
+	char **envp, **added;
+
+	if (!extra_env)
+		return 0;
+	while (extra_env[n_add])
+		n_add++;
+	while (sb->spec.envp && sb->spec.envp[n_old])
+		n_old++;
+	while (sb->env_added && sb->env_added[n])
+		n++;
+	added = realloc(sb->env_added, (n + n_add + 1) * sizeof(*added));
+	if (!added)
+		return -ENOMEM;
+	sb->env_added = added;
+	added[n] = NULL;
+	envp = calloc(n_old + n_add + 1, sizeof(*envp));
+	if (!envp)
+		return -ENOMEM;
+	/* The old entries but those replaced, then the new ones. */
+	for (size_t i = 0; i < n_old; i++) {
+		const char *old = sb->spec.envp[i];
+		size_t len = strcspn(old, "=");
+		bool replaced = false;
+
+		for (size_t j = 0; j < n_add && !replaced; j++)
+			replaced = strncmp(extra_env[j], old, len) == 0 &&
+				   extra_env[j][len] == '=';
+		if (!replaced)
+			envp[k++] = (char *)old;
+	}
+	for (size_t j = 0; j < n_add; j++) {
+		if (!strchr(extra_env[j], '=') || !(added[n] = strdup(extra_env[j]))) {
+			free(envp);
+			return strchr(extra_env[j], '=') ? -ENOMEM : -EINVAL;
+		}
+		envp[k++] = added[n++];
+		added[n] = NULL;
+	}
+	free(sb->envp);
+	sb->envp = envp;
+	sb->spec.envp = envp;
+	return 0;
+}
+
+/* The first line the helper printed: its complaint, cut to one line. */
+static void first_line(const struct pdk_capture *err, char *buf, size_t len)
+{
+	size_t i = 0, k = 0;
+
+	while (i < err->head_len && (err->head[i] == '\n' || err->head[i] == ' '))
+		i++;
+	for (; i < err->head_len && err->head[i] != '\n' && k + 1 < len; i++)
+		buf[k++] = (unsigned char)err->head[i] < 0x20 ? '?' : err->head[i];
+	buf[k] = '\0';
+}
+
+static int capture_reset(struct pdk_capture *c)
+{
+	int stream = c->stream;
+	size_t cap = c->cap;
+	struct pdk_store_entry *store = c->store;
+
+	pdk_capture_release(c);
+	return pdk_capture_init(c, stream, cap, store);
+}
+
+int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_capture *err,
+		    struct pdk_run_status *st)
+{
+	char line[240], why[512];
+	int r;
+
+	sb->why[0] = '\0';
+	r = pdk_run(&sb->spec, out, err, st);
+	if (r < 0 || !sb->backend || !sb->backend->started)
+		return r;
+	/* Stopped or timed out while the helper set up: that is the result. */
+	if (st->timed_out || st->stopped || st->exec_errno)
+		return 0;
+	if (sb->backend->started(sb->state) != 0)
+		return 0;
+	/* The bytes of a stream that spilled are in the store already; a
+	 * helper's complaint never comes near that size. */
+	if (out->spilling || err->spilling)
+		return 0;
+	first_line(err, line, sizeof(line));
+	if (!line[0])
+		snprintf(line, sizeof(line), "%s exited with status %d before starting the command",
+			 sb->backend->name, st->exit_status);
+	/* The sandbox was made, but the command itself could not start in it
+	 * (not executable there): that is the command's failure, reported as
+	 * the helper printed it. */
+	if (strstr(line, "execvp "))
+		return 0;
+	pdk_backend_mark_broken(sb->backend, line);
+	if (sb->named) {
+		snprintf(sb->why, sizeof(sb->why), "backend %s does not work here: %s; 'paddock "
+						   "doctor' says which backends do",
+			 sb->backend->name, line);
+		return -ENOSYS;
+	}
+	disarm(sb);
+	if ((r = select_backend(sb, NULL, why, sizeof(why))) < 0 ||
+	    (r = arm(sb, why, sizeof(why))) < 0) {
+		snprintf(sb->why, sizeof(sb->why), "%s", why);
+		return r;
+	}
+	if ((r = capture_reset(out)) < 0 || (r = capture_reset(err)) < 0)
+		return r;
+	return pdk_run(&sb->spec, out, err, st);
 }
 
 int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
@@ -275,11 +519,10 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 
 void pdk_sandbox_release(struct pdk_sandbox *sb)
 {
-	if (sb->backend && sb->backend->release)
-		sb->backend->release(sb->state);
+	disarm(sb);
 	pdk_strvfreep(&sb->roots);
 	pdk_strvfreep(&sb->protect);
-	pdk_strvfreep(&sb->wrapped);
+	pdk_strvfreep(&sb->env_added);
 	free(sb->envp);
 	memset(sb, 0, sizeof(*sb));
 }

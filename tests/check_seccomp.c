@@ -4,6 +4,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -249,6 +251,50 @@ static int do_sendto_unix(void)
 	return errno_of(sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a)));
 }
 
+/* Datagrams between the two ends of a socketpair: send() and sendto() with
+ * no address are what a filter that denies addressed sends must keep. */
+static int do_socketpair_dgram(void)
+{
+	int sv[2];
+	char c[2] = { 0 };
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)
+		return errno;
+	if (send(sv[0], "a", 1, 0) != 1 || sendto(sv[0], "b", 1, 0, NULL, 0) != 1)
+		return errno;
+	if (recv(sv[1], &c[0], 1, 0) != 1 || recv(sv[1], &c[1], 1, 0) != 1)
+		return 99;
+	return c[0] == 'a' && c[1] == 'b' ? 0 : 98;
+}
+
+/* sendto() with no address on a connected stream socket. */
+static int do_sendto_connected(void)
+{
+	int sv[2];
+	char c = 0;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		return errno;
+	if (sendto(sv[0], "z", 1, MSG_NOSIGNAL, NULL, 0) != 1)
+		return errno;
+	return read(sv[1], &c, 1) == 1 && c == 'z' ? 0 : 98;
+}
+
+/* A datagram socket bound by the test (a listener the filter knows nothing
+ * about), then an addressed sendto() to it from under the filter. */
+static struct sockaddr_un dgram_addr;
+static int dgram_fd = -1;
+
+static int do_sendto_bound(void)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+	if (fd < 0)
+		return 97;
+	return errno_of(sendto(fd, "x", 1, 0, (struct sockaddr *)&dgram_addr,
+			       sizeof(dgram_addr)));
+}
+
 static int do_x32(void)
 {
 	/* getpid with the x32 bit: must never run as if native */
@@ -318,6 +364,62 @@ START_TEST(test_network_off)
 	ASSERT_ERRNO(false, do_sendto_unix, EPERM);
 	ASSERT_ERRNO(false, do_socket_unix, 0);
 	ASSERT_ERRNO(false, do_socketpair, 0);
+	ASSERT_ERRNO(false, do_socketpair_dgram, 0);
+	ASSERT_ERRNO(false, do_sendto_connected, 0);
+}
+END_TEST
+
+/* An addressed datagram to a socket outside: denied with network off (and
+ * nothing arrives), delivered with it on. */
+START_TEST(test_sendto_address)
+{
+	char dir[] = "/tmp/pdk-dgram-XXXXXX", c;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	dgram_addr.sun_family = AF_UNIX;
+	snprintf(dgram_addr.sun_path, sizeof(dgram_addr.sun_path), "%s/s", dir);
+	dgram_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	ck_assert_int_ge(dgram_fd, 0);
+	ck_assert_int_eq(bind(dgram_fd, (struct sockaddr *)&dgram_addr, sizeof(dgram_addr)), 0);
+
+	ASSERT_ERRNO(false, do_sendto_bound, EPERM);
+	ck_assert_int_eq(recv(dgram_fd, &c, 1, 0), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+
+	ASSERT_ERRNO(true, do_sendto_bound, 0);
+	ck_assert_int_eq(recv(dgram_fd, &c, 1, 0), 1);
+	ck_assert_int_eq(c, 'x');
+
+	close(dgram_fd);
+	unlink(dgram_addr.sun_path);
+	rmdir(dir);
+}
+END_TEST
+
+/* What the build precompiled is, byte for byte, what libseccomp makes of the
+ * same rules now; and a run uses it without compiling. */
+START_TEST(test_precompiled_matches_libseccomp)
+{
+	struct pdk_bpf pre[2];
+
+	for (int net = 0; net <= 1; net++) {
+		struct pdk_confine policy = { .network = net };
+		struct pdk_bpf lib, used;
+
+		ck_assert_int_eq(pdk_seccomp_builtin(net, &pre[net]), 0);
+		ck_assert(!pre[net].owned);
+		ck_assert_int_eq(pdk_seccomp_export(net, &lib), 0);
+		ck_assert(lib.owned);
+		ck_assert_int_eq(pre[net].len, lib.len);
+		ck_assert_int_eq(memcmp(pre[net].filter, lib.filter,
+					(size_t)lib.len * sizeof(struct sock_filter)), 0);
+		pdk_bpf_release(&lib);
+		ck_assert_int_eq(pdk_seccomp_compile(&policy, &used), 0);
+		ck_assert_ptr_eq(used.filter, pre[net].filter);
+		pdk_bpf_release(&used);
+	}
+	/* The network rules are in one and not in the other. */
+	ck_assert_int_gt(pre[0].len, pre[1].len);
 }
 END_TEST
 
@@ -386,6 +488,9 @@ START_TEST(test_describe)
 	ck_assert_ptr_nonnull(strstr(text, "deny connect"));
 	ck_assert_ptr_nonnull(strstr(text, "deny io_uring_setup"));
 	ck_assert_ptr_nonnull(strstr(text, "TIOCSTI"));
+	ck_assert_ptr_nonnull(strstr(text, "deny sendto"));
+	ck_assert_ptr_nonnull(strstr(text, "not covered: sendmsg()"));
+	ck_assert_ptr_nonnull(strstr(text, "precompiled at build time"));
 	free(text);
 
 	f = open_memstream(&text, &len);
@@ -410,6 +515,8 @@ int main(void)
 	tcase_add_test(tc, test_ioctl_low_32_bits);
 	tcase_add_test(tc, test_network_off);
 	tcase_add_test(tc, test_network_on);
+	tcase_add_test(tc, test_sendto_address);
+	tcase_add_test(tc, test_precompiled_matches_libseccomp);
 	tcase_add_test(tc, test_other_abis_killed);
 	tcase_add_test(tc, test_memfd_sealed);
 	tcase_add_test(tc, test_describe);

@@ -14,6 +14,9 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 export XDG_STATE_HOME="$T/state" TMPDIR="$T/tmp" XDG_CACHE_HOME="$T/cache"
+# $T is the home: a --write path under it is approved by --yes alone, where one
+# outside the home would need the person's password.
+export HOME="$T"
 n=0
 fails=0
 check() { # check DESCRIPTION COMMAND...
@@ -36,6 +39,19 @@ PY
 PIDS="$PIDS $!"
 for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/port" ] && break; sleep 0.2; done
 PORT=$(cat "$T/port")
+# A unix datagram socket outside the sandbox that records what reaches it.
+python3 - "$T/dgram.sock" "$T/dgot" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1])
+while True:
+    data = s.recv(100)
+    open(sys.argv[2], "ab").write(data + b"\n")
+PY
+PIDS="$PIDS $!"
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -S "$T/dgram.sock" ] && break; sleep 0.2; done
+dgram() { # dgram WORD: sendto() WORD to the datagram socket, by its address
+	echo "import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(b'$1', '$T/dgram.sock')"
+}
 connect() { # connect WORD: send WORD to the listener
 	echo "import socket; s=socket.create_connection(('127.0.0.1', $PORT), 2); s.sendall(b'$1')"
 }
@@ -54,7 +70,7 @@ for b in bwrap landlock; do
 	check "$b: a write through .. leaves no file" absent "$T/outside/h-$b"
 	run -- sh -c "echo x > f-$b" >/dev/null
 	check "$b: the same write inside the launch directory works" test -f "$T/proj/f-$b"
-	run -w "$T/outside" -- sh -c "echo x > '$T/outside/w-$b'" >/dev/null
+	run --yes -w "$T/outside" -- sh -c "echo x > '$T/outside/w-$b'" >/dev/null
 	check "$b: --write makes the outside directory writable" test -f "$T/outside/w-$b"
 	out=$(run -- touch "$T/outside/hint-$b")
 	check "$b: a refused write gets a sandbox: line naming it and --write" sh -c \
@@ -69,9 +85,21 @@ for b in bwrap landlock; do
 	run -- python3 -c "$(connect "denied-$b")" >/dev/null 2>&1
 	sleep 0.2
 	check "$b: with network off the listener got nothing" sh -c "! grep -q denied-$b '$T/got' 2>/dev/null"
-	run -n -- python3 -c "$(connect "allowed-$b")" >/dev/null 2>&1
+	run --yes -n -- python3 -c "$(connect "allowed-$b")" >/dev/null 2>&1
 	sleep 0.2
 	check "$b: with --network the same connect arrives" grep -q "allowed-$b" "$T/got"
+	run -- python3 -c "$(dgram "dg-denied-$b")" >/dev/null 2>&1
+	sleep 0.2
+	check "$b: with network off an addressed unix datagram does not arrive" \
+		sh -c "! grep -q dg-denied-$b '$T/dgot' 2>/dev/null"
+	run --yes -n -- python3 -c "$(dgram "dg-allowed-$b")" >/dev/null 2>&1
+	sleep 0.2
+	check "$b: with --network the same datagram arrives" grep -q "dg-allowed-$b" "$T/dgot"
+	out=$(run -- python3 -c 'import socket
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
+	check "$b: with network off a datagram socketpair still works" \
+		sh -c 'echo "$0" | grep -q "^pair$"' "$out"
 	out=$(run -- sh -c 'ls /proc/self/fd | tr "\n" " "; readlink /proc/self/fd/0')
 	check "$b: only fds 0-2 (and ls's own) reach the command, stdin is /dev/null" \
 		sh -c "echo '$out' | grep -q '0 1 2 3 /dev/null'"
@@ -79,21 +107,37 @@ for b in bwrap landlock; do
 	check "$b: secret variables do not reach the command" sh -c "! echo '$out' | grep -q s3cret"
 	out=$(run -- grep CapEff /proc/self/status)
 	check "$b: no capabilities" sh -c "echo '$out' | grep -q 'CapEff:	0000000000000000'"
-	run -t 3 -- sh -c "setsid sh -c 'sleep 300 & exec sleep 301' & echo started" >/dev/null
+	# Durations no other process on the machine uses, so pgrep finds only these.
+	d1=$((3000000 + $$ % 100000 * 2)) d2=$((3000001 + $$ % 100000 * 2))
+	run -t 3 -- sh -c "setsid sh -c 'sleep $d1 & exec sleep $d2' & echo started" >/dev/null
 	sleep 0.3
-	check "$b: a setsid daemon does not outlive the run" sh -c "! pgrep -f 'sleep 30[01]$' >/dev/null"
+	check "$b: a setsid daemon does not outlive the run" \
+		sh -c "! pgrep -f '^sleep ($d1|$d2)\$' >/dev/null"
 done
 
 # Fallback: where bubblewrap cannot make namespaces, Landlock confines and
 # the result says so once.
 if "$P" doctor 2>/dev/null | grep -q "^landlock: works here" && command -v unshare >/dev/null &&
 	unshare -U -r true 2>/dev/null; then
-	out=$(cd "$T/proj" && unshare -U -r sh -c 'echo 0 > /proc/sys/user/max_user_namespaces;
-		exec setpriv --inh-caps=-all --bounding-set=-all "$0" run -- sh -c "echo x > '"$T/outside/fb"'; echo ran"' "$P" 2>&1)
-	check "fallback: the command ran" sh -c "echo '$out' | grep -q '^ran'"
-	check "fallback: the result says bwrap could not run and Landlock confined it" \
-		sh -c "echo '$out' | grep -q 'sandbox: bwrap cannot run here.*confined with landlock instead'"
+	fallback() { # fallback PADDOCK-ARGS...: paddock where bwrap cannot make namespaces
+		(cd "$T/proj" && unshare -U -r sh -c 'echo 0 > /proc/sys/user/max_user_namespaces
+			exec setpriv --inh-caps=-all --bounding-set=-all "$@"' sh "$P" "$@" 2>&1)
+	}
+	out=$(fallback run -- sh -c "echo x > '$T/outside/fb'; echo once >> '$T/proj/fb-count'; echo ran")
+	check "fallback: the command ran" sh -c 'echo "$0" | grep -q "^ran$"' "$out"
+	check "fallback: it ran once, not once per backend" \
+		sh -c '[ "$(cat "$0")" = once ]' "$T/proj/fb-count"
+	check "fallback: one sandbox: line, with bwrap's own error, says Landlock confined it" \
+		sh -c '[ "$(echo "$0" | grep -c "^sandbox:")" = 1 ] && echo "$0" | grep -q \
+			"^sandbox: bwrap cannot run here (bwrap: Creating new namespace failed: .*); confined with landlock instead$"' "$out"
+	check "fallback: what bwrap printed is not in the command's output" \
+		sh -c '! echo "$0" | grep -v "^sandbox:" | grep -q "namespace"' "$out"
 	check "fallback: still confined (no file outside)" absent "$T/outside/fb"
+	out=$(fallback run --backend bwrap -- sh -c "echo once >> '$T/proj/fb-named'")
+	rc=$?
+	check "fallback: --backend bwrap there is refused (exit 125), naming bwrap's error" \
+		sh -c '[ "$1" = 125 ] && echo "$0" | grep -q "backend bwrap does not work here: bwrap: Creating new namespace failed"' "$out" "$rc"
+	check "fallback: and the command did not run" absent "$T/proj/fb-named"
 else
 	echo "ok $((n = n + 1)) - # SKIP fallback: needs Landlock and unprivileged user namespaces"
 fi

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bwrap.h"
 #include "../../src/confine.h"
 #include "../../src/path.h"
 #include "../../src/seccomp.h"
@@ -28,6 +29,9 @@ struct bwrap_state {
 	size_t n_prefix;
 	size_t cap_prefix;
 	int seccomp_fd; /* sealed memfd; same number in parent and child */
+	/* bwrap's --json-status-fd: it writes "child-pid" once it made the
+	 * namespaces, and "exit-code" only when the command was executed. */
+	int status_rd, status_wr;
 	bool network;
 	/* A copy of the policy, for describe() and pdk_seccomp_describe(). */
 	char **roots;
@@ -46,7 +50,19 @@ struct bwrap_state {
 };
 
 static char bwrap_path[PATH_MAX];
+static char bwrap_configured[PATH_MAX];
 static int bwrap_located; /* 0: not yet, 1: found, <0: -errno */
+
+int pdk_bwrap_set_path(const char *path)
+{
+	if (path && (path[0] != '/' || strlen(path) >= sizeof(bwrap_configured)))
+		return -EINVAL;
+	if (strcmp(bwrap_configured, path ? path : "") == 0)
+		return 0;
+	snprintf(bwrap_configured, sizeof(bwrap_configured), "%s", path ? path : "");
+	bwrap_located = 0;
+	return 1;
+}
 
 static bool is_exec_file(const char *path)
 {
@@ -55,8 +71,9 @@ static bool is_exec_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* Found once per process, in the parent: the configured path, then the
- * usual one, then PATH. The exec itself never searches PATH. */
+/* Found once per process, in the parent: the configured path (only that one
+ * when there is one), then the built-in one, then PATH. The exec itself
+ * never searches PATH. */
 static int locate_bwrap(void)
 {
 	const char *path;
@@ -64,6 +81,13 @@ static int locate_bwrap(void)
 	if (bwrap_located)
 		return bwrap_located < 0 ? bwrap_located : 0;
 	bwrap_located = -ENOENT;
+	if (bwrap_configured[0]) {
+		if (!is_exec_file(bwrap_configured))
+			return bwrap_located;
+		snprintf(bwrap_path, sizeof(bwrap_path), "%s", bwrap_configured);
+		bwrap_located = 1;
+		return 0;
+	}
 #ifdef PDK_BWRAP_PATH
 	if (is_exec_file(PDK_BWRAP_PATH)) {
 		snprintf(bwrap_path, sizeof(bwrap_path), "%s", PDK_BWRAP_PATH);
@@ -94,6 +118,17 @@ static int locate_bwrap(void)
 	}
 	bwrap_path[0] = '\0';
 	return bwrap_located;
+}
+
+static void not_found(char *why, size_t why_len)
+{
+	if (!why || !why_len)
+		return;
+	if (bwrap_configured[0])
+		snprintf(why, why_len, "the configured bwrap %.200s is not an executable file",
+			 bwrap_configured);
+	else
+		snprintf(why, why_len, "bwrap not found (not in /usr/bin nor on PATH)");
 }
 
 static void set_why(char *why, size_t why_len, const char *msg)
@@ -143,7 +178,7 @@ static int probe_once(char *why, size_t why_len)
 
 	r = locate_bwrap();
 	if (r < 0) {
-		set_why(why, why_len, "bwrap not found (not in /usr/bin nor on PATH)");
+		not_found(why, why_len);
 		return r;
 	}
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
@@ -201,6 +236,18 @@ static int probe_once(char *why, size_t why_len)
 	if (strstr(line, "ermission") || strstr(line, "not permitted"))
 		return -EPERM;
 	return -ENOTSUP;
+}
+
+/* What a run checks: the binary is there. Whether bwrap can make its
+ * namespaces here shows in the run itself (bwrap_started), so a call costs
+ * one bwrap, not two. */
+static int bwrap_available(char *why, size_t why_len)
+{
+	int r = locate_bwrap();
+
+	if (r < 0)
+		not_found(why, why_len);
+	return r;
 }
 
 /* One probe per process: the answer cannot change while paddock runs. */
@@ -358,6 +405,10 @@ static void bwrap_release(void *state)
 	free(s->cwd);
 	if (s->seccomp_fd >= 0)
 		close(s->seccomp_fd);
+	if (s->status_rd >= 0)
+		close(s->status_rd);
+	if (s->status_wr >= 0)
+		close(s->status_wr);
 	free(s);
 }
 
@@ -400,15 +451,41 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 		return r;
 	if (policy->cwd && (r = push2(s, "--chdir", policy->cwd)) < 0)
 		return r;
+	snprintf(fdbuf, sizeof(fdbuf), "%d", s->status_wr);
+	if ((r = push2(s, "--json-status-fd", fdbuf)) < 0)
+		return r;
 	snprintf(fdbuf, sizeof(fdbuf), "%d", s->seccomp_fd);
 	return push2(s, "--seccomp", fdbuf);
+}
+
+/* Above 2, so the runner's dup2 onto stdio cannot clobber it, and
+ * close-on-exec, so no other child of paddock inherits it. On failure the
+ * fd is closed. */
+static int keep_high(int fd, int *ret_fd)
+{
+	if (fd < 3) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		int e = errno;
+
+		close(fd);
+		if (hi < 0)
+			return -e;
+		fd = hi;
+	} else if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	*ret_fd = fd;
+	return 0;
 }
 
 static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 {
 	struct bwrap_state *s;
 	struct pdk_bpf bpf = { 0 };
-	int r, fd = -1;
+	int r, fd = -1, pipefd[2];
 
 	r = locate_bwrap();
 	if (r < 0)
@@ -416,7 +493,7 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->seccomp_fd = -1;
+	s->seccomp_fd = s->status_rd = s->status_wr = -1;
 	s->network = policy->network;
 	s->max_procs = policy->max_procs;
 	s->n_roots = policy->n_roots;
@@ -432,26 +509,22 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 		r = pdk_seccomp_memfd(&bpf, &fd);
 		pdk_bpf_release(&bpf);
 	}
-	if (r < 0)
-		goto fail;
-	/* Above 2, so the runner's dup2 onto stdio cannot clobber it, and
-	 * close-on-exec, so no other child of paddock inherits it. */
-	if (fd < 3) {
-		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-
-		close(fd);
-		if (hi < 0) {
-			r = -errno;
-			goto fail;
-		}
-		fd = hi;
-	} else if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+	if (r == 0)
+		r = keep_high(fd, &s->seccomp_fd);
+	if (r == 0 && pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0)
 		r = -errno;
-		close(fd);
-		goto fail;
+	if (r == 0) {
+		/* Only the read end stays non-blocking: bwrap writes as usual. */
+		r = keep_high(pipefd[0], &s->status_rd);
+		if (r == 0)
+			r = keep_high(pipefd[1], &s->status_wr);
+		else
+			close(pipefd[1]);
 	}
-	s->seccomp_fd = fd;
-	r = build_prefix(s, policy);
+	if (r == 0 && fcntl(s->status_wr, F_SETFL, 0) < 0)
+		r = -errno;
+	if (r == 0)
+		r = build_prefix(s, policy);
 	if (r < 0)
 		goto fail;
 	*ret_state = s;
@@ -497,9 +570,39 @@ static int bwrap_enter(void *state)
 	 * reads the program from the current position. */
 	if (lseek(s->seccomp_fd, 0, SEEK_SET) < 0)
 		return -errno;
-	if (fcntl(s->seccomp_fd, F_SETFD, 0) < 0)
+	if (fcntl(s->seccomp_fd, F_SETFD, 0) < 0 || fcntl(s->status_wr, F_SETFD, 0) < 0)
 		return -errno;
 	return 0;
+}
+
+/* Parent side, after the run: everything bwrap wrote is in the pipe, since
+ * the runner has reaped it. "exit-code" comes only after bwrap executed the
+ * command; without it bwrap failed first (no namespaces, no /proc mount,
+ * the exec itself), and nothing of the command ran. */
+static int bwrap_started(void *state)
+{
+	struct bwrap_state *s = state;
+	char buf[4096];
+	size_t len = 0;
+
+	if (!s || s->status_rd < 0)
+		return -EINVAL;
+	for (;;) {
+		ssize_t n = read(s->status_rd, buf + len, sizeof(buf) - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len == sizeof(buf) - 1) {
+			/* More than bwrap ever writes: keep the end. */
+			memmove(buf, buf + len / 2, len - len / 2);
+			len -= len / 2;
+		}
+	}
+	buf[len] = '\0';
+	return strstr(buf, "\"exit-code\"") ? 1 : 0;
 }
 
 /* How many arguments follow each option this backend emits. */
@@ -507,7 +610,8 @@ static int arity(const char *opt)
 {
 	static const char *const two[] = { "--ro-bind", "--bind" };
 	static const char *const one[] = { "--dev",	"--proc",    "--tmpfs", "--remount-ro",
-					   "--cap-drop", "--chdir", "--seccomp" };
+					   "--cap-drop", "--chdir", "--seccomp",
+					   "--json-status-fd" };
 
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(two); i++)
 		if (!strcmp(opt, two[i]))
@@ -608,6 +712,11 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 			fputc('\n', out);
 		}
 	}
+	fprintf(out, "# bwrap reports its status (did the command start?) to fd %d\n",
+		s->status_wr);
+	if (s->max_procs)
+		fprintf(out, "# at most %lu processes at once (set by paddock's runner)\n",
+			s->max_procs);
 	fprintf(out, "# seccomp program passed as fd %d:\n", s->seccomp_fd);
 	policy = (struct pdk_confine){
 		.roots = (const char *const *)s->roots,
@@ -626,9 +735,11 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 const struct pdk_backend pdk_backend_bwrap = {
 	.name = "bwrap",
 	.probe = bwrap_probe,
+	.available = bwrap_available,
 	.prepare = bwrap_prepare,
 	.wrap_argv = bwrap_wrap_argv,
 	.enter = bwrap_enter,
+	.started = bwrap_started,
 	.release = bwrap_release,
 	.describe = bwrap_describe,
 };

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -351,14 +350,10 @@ static int landlock_enter(void *p)
 	r = drop_capabilities(st);
 	if (r < 0)
 		return r;
+	/* The process limit is the runner's (a cgroup where it can make
+	 * one): RLIMIT_NPROC here would count every process of the user. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
-	if (st->max_procs) {
-		struct rlimit rl = { .rlim_cur = st->max_procs, .rlim_max = st->max_procs };
-
-		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
-			return -errno;
-	}
 	if (syscall(__NR_landlock_restrict_self, st->ruleset_fd, 0) < 0)
 		return -errno;
 	close(st->ruleset_fd);
@@ -417,7 +412,8 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 	fprintf(out, "process: every capability dropped (effective, permitted, inheritable, "
 		     "ambient, bounding when held), no_new_privs\n");
 	if (st->max_procs)
-		fprintf(out, "process: RLIMIT_NPROC %lu\n", st->max_procs);
+		fprintf(out, "process: at most %lu processes at once (set by paddock's runner)\n",
+			st->max_procs);
 	if (pdk_seccomp_describe(&st->policy, out) < 0)
 		return -EIO;
 	if (argv) {

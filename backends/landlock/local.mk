@@ -5,6 +5,20 @@
 if OS_LINUX
 libpaddock_a_SOURCES += src/seccomp.c src/seccomp.h
 
+# The seccomp programs are compiled once, at build time: src/seccomp-gen runs the
+# rules of src/seccomp.c through libseccomp for this build's native ABI and writes
+# them out as C. Built on demand (EXTRA_PROGRAMS), never installed nor shipped.
+EXTRA_PROGRAMS = src/seccomp-gen
+src_seccomp_gen_SOURCES = src/seccomp-gen.c src/seccomp.c src/seccomp.h
+src_seccomp_gen_CPPFLAGS = $(AM_CPPFLAGS) -DPDK_SECCOMP_GEN
+src_seccomp_gen_LDADD = $(SECCOMP_LIBS)
+nodist_libpaddock_a_SOURCES = src/seccomp-programs.c
+# Written beside the objects (the build tree), through a temporary so that a
+# failed run leaves nothing that looks finished.
+src/seccomp-programs.c: src/seccomp-gen$(EXEEXT)
+	$(AM_V_GEN)src/seccomp-gen$(EXEEXT) $@.tmp && mv -f $@.tmp $@
+CLEANFILES = src/seccomp-programs.c src/seccomp-programs.c.tmp src/seccomp-gen$(EXEEXT)
+
 check_PROGRAMS += tests/check_seccomp
 TESTS += tests/check_seccomp
 tests_check_seccomp_SOURCES = tests/check_seccomp.c
