@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "config.h"
 
@@ -22,7 +23,9 @@ struct pdk_policy_call {
 	bool network;          /* the call has network on */
 	size_t n_writes;       /* extra write paths it asks for */
 	bool outside_sandbox;  /* --outside-sandbox */
-	bool sandbox_off;      /* confinement is off (--no-sandbox, sandbox.enabled false) */
+	/* Confinement is off (--no-sandbox, sandbox.enabled false): a person's
+	 * choice, which raises nothing by itself; the rules still apply. */
+	bool sandbox_off;
 };
 
 /* One simple command and what the rules said about it. */
@@ -63,5 +66,12 @@ struct pdk_decision {
 int pdk_policy_decide(const struct pdk_config *cfg, const struct pdk_policy_call *call,
 		      struct pdk_decision *ret);
 void pdk_decision_release(struct pdk_decision *d);
+
+/* For `paddock check`: "run", "ask" or "refuse"; the decision as text lines
+ * (on REFUSE the steps end with the refused one; later ones were not judged;
+ * returns 0 or -EIO) and as a cJSON object the caller deletes (NULL: no memory). */
+const char *pdk_verdict_name(enum pdk_verdict v);
+int pdk_decision_print(const struct pdk_decision *d, FILE *out);
+struct cJSON *pdk_decision_json(const struct pdk_decision *d);
 
 #endif

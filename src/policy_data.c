@@ -1,0 +1,644 @@
+/* policy_data.c - the rules paddock ships: risk rules, options that make a
+ * read-only program write, sensitive paths, and the program families. */
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy_int.h"
+/* Generated in the build tree from data/read_only_command.json (tests/policy.mk). */
+#include "src/read_only_table.h"
+
+#define P(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define GIT    "^git\\s+(?:\\S+\\s+)*?"
+
+/* Each pattern is matched against the program's words joined by spaces (the
+ * program by its bare name), and against the command as written. */
+static const struct pdk_shipped_rule shipped[] = {
+    {"rm-recursive", P("rm"),
+     "^rm\\s+(?:\\S+\\s+)*?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?:\\s|$)", PDK_RISK_DANGEROUS,
+     "removes whole directory trees (they go to the trash)"},
+    {"git-push-force", P("git"),
+     GIT "push\\s(?:.*\\s)?(?:--force(?:-with-lease|-if-includes)?(?:=\\S*)?|-[a-zA-Z]*f[a-zA-Z]*|"
+	 "\\+\\S+)(?:\\s|$)",
+     PDK_RISK_DANGEROUS, "rewrites history on the remote; others' commits can be lost"},
+    {"git-reset-hard", P("git"), GIT "reset\\s(?:.*\\s)?--(?:hard|merge|keep)(?:\\s|$)",
+     PDK_RISK_DANGEROUS, "throws away uncommitted changes in the work tree"},
+    {"git-clean", P("git"), GIT "clean\\s(?:.*\\s)?(?:-[a-zA-Z]*f|--force)", PDK_RISK_DANGEROUS,
+     "deletes untracked files for good (not to the trash)"},
+    {"git-checkout-discard", P("git"), GIT "checkout\\s(?:.*\\s)?(?:--|-f|--force|\\.)(?:\\s|$)",
+     PDK_RISK_MODERATE, "overwrites uncommitted changes in the work tree"},
+    {"git-restore", P("git"), GIT "restore(?:\\s|$)", PDK_RISK_MODERATE,
+     "overwrites uncommitted changes in the work tree"},
+    {"git-branch-delete", P("git"), GIT "branch\\s(?:.*\\s)?(?:-[a-zA-Z]*[dD]|--delete)(?:\\s|$)",
+     PDK_RISK_MODERATE, "deletes a branch"},
+    {"git-stash-drop", P("git"), GIT "stash\\s+(?:drop|clear)(?:\\s|$)", PDK_RISK_MODERATE,
+     "throws away stashed changes"},
+    {"git-commit-amend", P("git"), GIT "commit\\s(?:.*\\s)?--amend(?:\\s|$)", PDK_RISK_MODERATE,
+     "rewrites the last commit"},
+    {"git-history-rewrite", P("git"), GIT "(?:filter-branch|filter-repo|rebase)(?:\\s|$)",
+     PDK_RISK_MODERATE, "rewrites commit history"},
+    {"dd", P("dd"), "^dd(?:\\s|$)", PDK_RISK_DANGEROUS, "writes raw blocks to a file or device"},
+    {"mkfs", P("mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "sgdisk"),
+     "^(?:mkfs(?:\\.\\S+)?|mke2fs|mkswap|wipefs|fdisk|sfdisk|parted|sgdisk)(?:\\s|$)",
+     PDK_RISK_DANGEROUS, "formats or repartitions a disk"},
+    {"shred", P("shred"), "^shred(?:\\s|$)", PDK_RISK_DANGEROUS,
+     "overwrites files so they cannot come back, past the trash"},
+    {"truncate", P("truncate"), "^truncate(?:\\s|$)", PDK_RISK_MODERATE,
+     "cuts files to a size; what is cut is gone"},
+    {"chmod-recursive", P("chmod", "chown", "chgrp"),
+     "^(?:chmod|chown|chgrp)\\s+(?:\\S+\\s+)*?(?:-[a-zA-Z]*R[a-zA-Z]*|--recursive)(?:\\s|$)",
+     PDK_RISK_MODERATE, "changes permissions or owners of a whole tree"},
+    {"docker-privileged", P("docker", "podman"),
+     "^(?:docker|podman)\\s+(?:.*\\s)?(?:run|create|exec)\\s(?:.*\\s)?(?:--privileged|--pid=host|--"
+     "net(?:work)?=host|-v\\s+/:|--volume[= ]/:)",
+     PDK_RISK_DANGEROUS, "a privileged or host-sharing container escapes confinement"},
+    {"docker-remove", P("docker", "podman"),
+     "^(?:docker|podman)\\s+(?:.*\\s)?(?:(?:system|image|volume|container|network|builder)\\s+(?:"
+     "prune|rm)|rm|rmi)(?:\\s|$)",
+     PDK_RISK_MODERATE, "removes containers, images or volumes"},
+    {"publish", P("npm", "pnpm", "yarn", "bun", "cargo", "twine", "gem", "poetry", "gh"),
+     "^(?:(?:npm|pnpm|yarn|bun|cargo|poetry)\\s+(?:.*\\s)?publish|twine\\s+upload|gem\\s+push|"
+     "gh\\s+release\\s+create)(?:\\s|$)",
+     PDK_RISK_DANGEROUS, "publishes a package or release for everyone"},
+    {"kubectl-delete", P("kubectl", "helm"),
+     "^(?:kubectl\\s+(?:.*\\s)?(?:delete|drain)|helm\\s+(?:.*\\s)?(?:uninstall|delete))(?:\\s|$)",
+     PDK_RISK_DANGEROUS, "deletes cluster resources"},
+    {"kubectl-change", P("kubectl", "helm"),
+     "^(?:kubectl\\s+(?:.*\\s)?(?:apply|create|replace|patch|scale|edit|cordon|rollout\\s+restart|"
+     "set)|helm\\s+(?:.*\\s)?(?:install|upgrade|rollback))(?:\\s|$)",
+     PDK_RISK_MODERATE, "changes cluster resources"},
+    {"terraform", P("terraform", "tofu"),
+     "^(?:terraform|tofu)\\s+(?:.*\\s)?(?:destroy|apply)(?:\\s|$)", PDK_RISK_DANGEROUS,
+     "changes or destroys real infrastructure"},
+    {"rsync-delete", P("rsync"), "^rsync\\s(?:.*\\s)?--(?:delete\\S*|remove-source-files)(?:\\s|$)",
+     PDK_RISK_DANGEROUS, "deletes files at the destination, past the trash"},
+    {"crontab", P("crontab"), "^crontab(?:\\s|$)", PDK_RISK_MODERATE, "changes scheduled jobs"},
+    {"systemctl", P("systemctl"),
+     "^systemctl\\s+(?:.*\\s)?(?:start|stop|restart|reload|enable|disable|mask|kill|isolate)(?:\\s|"
+     "$)",
+     PDK_RISK_MODERATE, "changes running services"},
+    {"firewall", P("iptables", "ip6tables", "nft", "ufw"),
+     "^(?:iptables|ip6tables|nft|ufw)(?:\\s|$)", PDK_RISK_MODERATE, "changes firewall rules"},
+    {"sql-drop", P("psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "duckdb", "clickhouse-client"),
+     "(?i)\\b(?:drop\\s+(?:table|database|schema)|truncate\\s+table)\\b", PDK_RISK_DANGEROUS,
+     "drops database objects"},
+};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pcre2_code *compiled[PDK_ARRAY_SIZE(shipped)];
+static bool compiled_ok;
+
+static const struct {
+	const char *const *names;
+	unsigned kind;
+} kinds[] = {
+    {P("sh", "bash", "dash", "zsh"), PDK_PK_SHELL | PDK_PK_INTERPRETER},
+    {P("find"), PDK_PK_FIND},
+    {P("eval"), PDK_PK_EVAL},
+    {P("source", "."), PDK_PK_SOURCE},
+    {P("env", "nice", "ionice", "nohup", "timeout", "time", "stdbuf", "setsid", "flock", "chrt",
+       "taskset", "command", "builtin", "exec", "xargs", "parallel"),
+     PDK_PK_WRAPPER},
+    {P("sudo", "doas", "su", "pkexec", "run0", "sudoedit"), PDK_PK_PRIVILEGE},
+    {P("shutdown", "reboot", "halt", "poweroff", "telinit"), PDK_PK_DENIED},
+    {P("curl", "wget", "fetch", "aria2c", "http", "xh"), PDK_PK_DOWNLOADER},
+    {P("ksh", "mksh", "fish", "python", "python3", "perl", "ruby", "node", "php", "lua"),
+     PDK_PK_INTERPRETER},
+    {P("chokidar", "chokidar-cli", "nodemon", "onchange", "watchexec", "entr", "watch", "tsc-watch",
+       "watchify", "cargo-watch", "cargo", "npm", "pnpm", "yarn", "bun"),
+     PDK_PK_WATCHER},
+    {P("export", "declare", "typeset", "local", "readonly", "env"), PDK_PK_DECLARE},
+    {P("alias", "enable", "hash", "trap"), PDK_PK_INDIRECT},
+};
+static void compile_all(void);
+/* Program names in an open-addressing hash table: one lookup per command. */
+#define CLASS_SLOTS 4096
+static struct pdk_prog_class *classes;
+static size_t n_classes;
+static unsigned short slots[CLASS_SLOTS]; /* index + 1 into classes; 0 = empty */
+
+static size_t hash_name(const char *s, size_t len)
+{
+	size_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h & (CLASS_SLOTS - 1);
+}
+
+static struct pdk_prog_class *find_class(const char *name, size_t len)
+{
+	for (size_t h = hash_name(name, len);; h = (h + 1) & (CLASS_SLOTS - 1)) {
+		struct pdk_prog_class *c;
+
+		if (!slots[h])
+			return NULL;
+		c = &classes[slots[h] - 1];
+		if (!strncmp(c->name, name, len) && !c->name[len])
+			return c;
+	}
+}
+
+static void add_class(const char *name, size_t len, unsigned kind, unsigned long long rules)
+{
+	struct pdk_prog_class *c = find_class(name, len);
+	size_t h;
+
+	if (!c) {
+		char *copy = strndup(name, len);
+
+		if (!copy)
+			return;
+		for (h = hash_name(name, len); slots[h]; h = (h + 1) & (CLASS_SLOTS - 1))
+			;
+		c = &classes[n_classes++];
+		*c = (struct pdk_prog_class){copy, 0, 0};
+		slots[h] = (unsigned short)n_classes;
+	}
+	c->kind |= kind;
+	c->rules |= rules;
+}
+
+static void build_classes(void)
+{
+	size_t cap = pdk_read_only_table_n;
+
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(kinds); i++)
+		for (const char *const *n = kinds[i].names; *n; n++)
+			cap++;
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(shipped); i++)
+		for (const char *const *n = shipped[i].programs; *n; n++)
+			cap++;
+	if (cap >= CLASS_SLOTS / 2 || !(classes = calloc(cap, sizeof(*classes))))
+		return;
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(kinds); i++)
+		for (const char *const *n = kinds[i].names; *n; n++)
+			add_class(*n, strlen(*n), kinds[i].kind, 0);
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(shipped); i++)
+		for (const char *const *n = shipped[i].programs; *n; n++)
+			add_class(*n, strlen(*n), 0, 1ull << i);
+	for (size_t i = 0; i < pdk_read_only_table_n; i++) {
+		const char *e = pdk_read_only_table[i];
+		size_t l = strcspn(e, " ");
+
+		add_class(e, l,
+			  !e[l]			   ? PDK_PK_RO_SINGLE
+			  : strchr(e + l + 1, ' ') ? PDK_PK_RO_MULTI | PDK_PK_RO_TRIPLE
+						   : PDK_PK_RO_MULTI,
+			  0);
+	}
+}
+
+const struct pdk_prog_class *pdk_policy_classify(const char *prog)
+{
+	pthread_once(&once, compile_all);
+	if (!classes)
+		return NULL;
+	if (!strncmp(prog, "mkfs.", 5))
+		prog = "mkfs";
+	return find_class(prog, strlen(prog));
+}
+
+static void compile_all(void)
+{
+	_Static_assert(PDK_ARRAY_SIZE(shipped) <= 64, "rule bits");
+	build_classes();
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(shipped); i++) {
+		int ec;
+		PCRE2_SIZE off;
+
+		compiled[i] = pcre2_compile((PCRE2_SPTR)shipped[i].pattern, PCRE2_ZERO_TERMINATED,
+					    0, &ec, &off, NULL);
+		if (!compiled[i])
+			return;
+		pcre2_jit_compile(compiled[i], PCRE2_JIT_COMPLETE);
+	}
+	compiled_ok = true;
+}
+
+const struct pdk_shipped_rule *pdk_policy_shipped_rules(size_t *ret_n)
+{
+	pthread_once(&once, compile_all);
+	*ret_n = compiled_ok ? PDK_ARRAY_SIZE(shipped) : 0;
+	return compiled_ok ? shipped : NULL;
+}
+
+void *pdk_policy_match_data(void)
+{
+	return pcre2_match_data_create(4, NULL);
+}
+
+void pdk_policy_match_data_free(void *md)
+{
+	pcre2_match_data_free(md);
+}
+
+bool pdk_policy_shipped_match(size_t i, const char *text, size_t len, void *md)
+{
+	return pcre2_match(compiled[i], (PCRE2_SPTR)text, len, 0, 0, md, NULL) >= 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+bool pdk_policy_read_only_lookup(const char *key)
+{
+	return bsearch(&key, pdk_read_only_table, pdk_read_only_table_n, sizeof(char *), cmp_key) !=
+	       NULL;
+}
+
+static bool short_flag(const char *a, char f, const char *argopts)
+{
+	if (a[0] != '-' || a[1] == '-' || !a[1])
+		return false;
+	for (const char *c = a + 1; *c; c++) {
+		if (*c == f)
+			return true;
+		if (strchr(argopts, *c))
+			return false;
+	}
+	return false;
+}
+
+/* sed: -i edits in place; the w/W commands and s///w write files, e and s///e run
+ * commands. Scripts are scanned roughly: any of those command letters counts. */
+static bool sed_writes(char *const *argv, size_t argc)
+{
+	bool script_seen = false;
+
+	for (size_t i = 1; i < argc; i++) {
+		const char *a = argv[i], *script = NULL;
+
+		if (short_flag(a, 'i', "efl") || !strncmp(a, "--in-place", 10) ||
+		    !strcmp(a, "-f") || !strncmp(a, "--file", 6))
+			return true;
+		if (!strcmp(a, "-e") || !strcmp(a, "--expression")) {
+			script = i + 1 < argc ? argv[++i] : "";
+		} else if (!strncmp(a, "--expression=", 13)) {
+			script = a + 13;
+		} else if (a[0] == '-' && a[1]) {
+			const char *e = strchr(a, 'e');
+
+			if (e && !strpbrk(a, "fl"))
+				script = e[1] ? e + 1 : (i + 1 < argc ? argv[++i] : "");
+			if (strchr(a, 'f'))
+				return true;
+			if (!script)
+				continue;
+		} else if (!script_seen) {
+			script = a;
+		} else {
+			continue;
+		}
+		script_seen = true;
+		/* a command letter w/W/e at a command position, or a w/e flag after s/// */
+		for (const char *p = script; *p; p++) {
+			const char *q = p;
+
+			while (*q == ' ' || *q == '\t' || *q == '\n' || *q == ';' || *q == '{' ||
+			       *q == '}' || *q == '!' || (*q >= '0' && *q <= '9') || *q == ',' ||
+			       *q == '$')
+				q++;
+			if ((*q == 'w' || *q == 'W' || *q == 'e') && (q == script || q > p))
+				return true;
+			if (*q == 's' && q[1]) {
+				char d = q[1];
+				int seen = 0;
+
+				for (q += 2; *q && seen < 2; q++) {
+					if (*q == '\\' && q[1])
+						q++;
+					else if (*q == d)
+						seen++;
+				}
+				while (*q && strchr("gpiImM0123456789", *q))
+					q++;
+				if (*q == 'w' || *q == 'e')
+					return true;
+				p = *q ? q : q - 1;
+				continue;
+			}
+			if (*q == '/' || *q == '\\') {
+				char d = *q == '\\' ? q[1] : '/';
+
+				for (q += *q == '\\' ? 2 : 1; *q && *q != d; q++)
+					if (*q == '\\' && q[1])
+						q++;
+				p = *q ? q : q - 1;
+				continue;
+			}
+			p = *q ? q : q - 1;
+			/* skip the rest of a command up to the next separator */
+			while (p[1] && p[1] != ';' && p[1] != '\n' && p[1] != '}')
+				p++;
+		}
+	}
+	return false;
+}
+
+static size_t positionals(char *const *argv, size_t argc)
+{
+	size_t n = 0;
+
+	for (size_t i = 1; i < argc; i++)
+		if (argv[i][0] != '-')
+			n++;
+	return n;
+}
+
+bool pdk_policy_writes_by_options(const char *entry, char *const *argv, size_t argc)
+{
+	const char *prog = entry;
+	char first[64];
+	size_t l = strcspn(entry, " ");
+
+	if (l < sizeof(first)) {
+		memcpy(first, entry, l);
+		first[l] = '\0';
+		prog = first;
+	}
+	if (!strcmp(prog, "sed"))
+		return sed_writes(argv, argc);
+	for (size_t i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(prog, "sort") &&
+		    (short_flag(a, 'o', "kStT") || !strncmp(a, "--output", 8)))
+			return true;
+		if (!strcmp(prog, "find") &&
+		    (!strcmp(a, "-delete") || !strncmp(a, "-fprint", 7) || !strcmp(a, "-fls") ||
+		     !strncmp(a, "-exec", 5) || !strncmp(a, "-ok", 3)))
+			return true;
+		if ((!strcmp(prog, "yq") || !strcmp(prog, "perl")) &&
+		    (short_flag(a, 'i', "") || !strncmp(a, "--inplace", 9) ||
+		     !strncmp(a, "--in-place", 10)))
+			return true;
+		if ((!strcmp(prog, "rg") && !strncmp(a, "--pre", 5)) ||
+		    (!strcmp(prog, "fd") &&
+		     (!strncmp(a, "--exec", 6) || !strcmp(a, "-x") || !strcmp(a, "-X"))) ||
+		    (!strcmp(prog, "tree") && (!strcmp(a, "-o") || !strncmp(a, "--output", 8))) ||
+		    (!strcmp(prog, "date") &&
+		     (short_flag(a, 's', "dfrI") || !strncmp(a, "--set", 5))) ||
+		    (!strcmp(prog, "git") &&
+		     (!strncmp(a, "--output", 8) || !strcmp(a, "-O") ||
+		      !strncmp(a, "--open-files-in-pager", 21) || !strcmp(a, "--ext-diff"))) ||
+		    (!strcmp(prog, "curl") && (short_flag(a, 'o', "") || short_flag(a, 'O', "") ||
+					       !strncmp(a, "--output", 8))) ||
+		    (!strcmp(prog, "hostname") && a[0] != '-'))
+			return true;
+	}
+	/* listing forms only: a name creates a branch, tag or remote */
+	if (!strcmp(entry, "git branch") || !strcmp(entry, "git tag")) {
+		bool list = false;
+
+		for (size_t i = 2; i < argc; i++) {
+			const char *a = argv[i];
+
+			if (!strcmp(a, "-l") || !strcmp(a, "--list") ||
+			    !strncmp(a, "--contains", 10) || !strncmp(a, "--merged", 8) ||
+			    !strncmp(a, "--points-at", 11))
+				list = true;
+			if (a[0] == '-' && (strpbrk(a + 1, "dDmMcCfu") && a[1] != '-'))
+				return true;
+			if (!strncmp(a, "--delete", 8) || !strncmp(a, "--move", 6) ||
+			    !strncmp(a, "--copy", 6) || !strncmp(a, "--set-upstream", 14) ||
+			    !strncmp(a, "--unset-upstream", 16) || !strncmp(a, "--edit", 6) ||
+			    !strcmp(a, "--force"))
+				return true;
+		}
+		return !list && positionals(argv + 1, argc - 1) > 0;
+	}
+	if ((!strcmp(prog, "uniq") || !strcmp(prog, "xxd")) && positionals(argv, argc) > 1)
+		return true;
+	return false;
+}
+
+static bool kind_of(const char *prog, unsigned kind)
+{
+	const struct pdk_prog_class *c = pdk_policy_classify(prog);
+
+	return c && (c->kind & kind);
+}
+
+bool pdk_policy_denied_builtin(const char *prog)
+{
+	return kind_of(prog, PDK_PK_DENIED);
+}
+
+bool pdk_policy_is_privilege(const char *prog)
+{
+	return kind_of(prog, PDK_PK_PRIVILEGE);
+}
+
+bool pdk_policy_is_downloader(const char *prog)
+{
+	return kind_of(prog, PDK_PK_DOWNLOADER);
+}
+
+bool pdk_policy_is_interpreter(const char *prog)
+{
+	return kind_of(prog, PDK_PK_INTERPRETER);
+}
+
+/* Relative to $HOME: the path and everything under it. */
+static const char *const home_sensitive[] = {
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".netrc",
+    ".config/gh",
+    ".docker/config.json",
+    ".kube/config",
+    ".git-credentials",
+    ".password-store",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
+    "Library/Keychains",
+    "Library/Application Support/Google/Chrome",
+    "Library/Application Support/Firefox",
+    ".azure",
+    ".config/gcloud",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".local/share/keyrings",
+    ".pgpass",
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/paddock",
+    ".local/state/paddock",
+};
+static const char *const abs_sensitive[] = {
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/shadow-",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/ssh/ssh_host_rsa_key",
+    "/etc/ssh/ssh_host_ecdsa_key",
+    "/etc/ssh/ssh_host_ed25519_key",
+    "/etc/ssl/private",
+    "/root",
+};
+static bool under(const char *path, const char *root, size_t rl)
+{
+	return !strncmp(path, root, rl) && (path[rl] == '\0' || path[rl] == '/');
+}
+
+const char *pdk_policy_sensitive(const char *abs, const char *home, const struct pdk_strv *extra)
+{
+	static __thread char rule[512];
+
+	if (home && *home && strcmp(home, "/")) {
+		size_t hl = strlen(home);
+
+		while (hl > 1 && home[hl - 1] == '/')
+			hl--;
+		if (!strncmp(abs, home, hl) && abs[hl] == '/') {
+			const char *rest = abs + hl + 1;
+
+			for (size_t i = 0;
+			     (*rest == '.' || *rest == 'L') && i < PDK_ARRAY_SIZE(home_sensitive);
+			     i++)
+				if (under(rest, home_sensitive[i], strlen(home_sensitive[i]))) {
+					snprintf(rule, sizeof(rule), "~/%s", home_sensitive[i]);
+					return rule;
+				}
+		}
+	}
+	for (size_t i = 0; (!strncmp(abs, "/etc/", 5) || !strncmp(abs, "/root", 5)) &&
+			   i < PDK_ARRAY_SIZE(abs_sensitive);
+	     i++)
+		if (under(abs, abs_sensitive[i], strlen(abs_sensitive[i])))
+			return abs_sensitive[i];
+	for (size_t i = 0; extra && i < extra->n; i++) {
+		const char *e = extra->v[i];
+
+		if (strpbrk(e, "*?[") ? fnmatch(e, abs, FNM_PATHNAME | FNM_LEADING_DIR) == 0
+				      : under(abs, e, strlen(e)))
+			return e;
+	}
+	return pdk_policy_sensitive_name(abs);
+}
+
+/* One file name: .env, .env.*, *.pem, *.key, id_rsa*, ... (the rule, or NULL). */
+static const char *sensitive_component(const char *c, size_t l)
+{
+	static const char *const suffixes[] = {".pem", ".key", ".p12", ".pfx", ".keystore", ".jks"};
+	static const char *const prefixes[] = {"id_rsa", "id_ed25519", "id_ecdsa", "id_dsa"};
+	static const char *const rules[] = {"*.pem", "*.key",	   "*.p12",
+					    "*.pfx", "*.keystore", "*.jks"};
+	static const char *const prules[] = {"id_rsa*", "id_ed25519*", "id_ecdsa*", "id_dsa*"};
+
+	if (c[0] == '.') {
+		if (l == 4 && !memcmp(c, ".env", 4))
+			return ".env";
+		if (l > 5 && !memcmp(c, ".env.", 5))
+			return ".env.*";
+		if (l == 6 && !memcmp(c, ".netrc", 6))
+			return ".netrc";
+		if (l == 16 && !memcmp(c, ".git-credentials", 16))
+			return ".git-credentials";
+	}
+	if (c[0] == 'i')
+		for (size_t i = 0; i < PDK_ARRAY_SIZE(prefixes); i++)
+			if (l >= strlen(prefixes[i]) &&
+			    !memcmp(c, prefixes[i], strlen(prefixes[i])))
+				return prules[i];
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(suffixes); i++) {
+		size_t sl = strlen(suffixes[i]);
+
+		if (l > sl && !memcmp(c + l - sl, suffixes[i], sl))
+			return rules[i];
+	}
+	return NULL;
+}
+
+const char *pdk_policy_sensitive_name(const char *path)
+{
+	for (const char *c = path; *c;) {
+		size_t l = strcspn(c, "/");
+		const char *r;
+
+		if (l && (r = sensitive_component(c, l)))
+			return r;
+		c += l;
+		while (*c == '/')
+			c++;
+	}
+	return NULL;
+}
+
+bool pdk_policy_cwd_plain(const char *cwd, const char *home, const struct pdk_strv *extra)
+{
+	size_t cl;
+
+	if (!cwd || cwd[0] != '/' || pdk_policy_sensitive(cwd, home, extra))
+		return false;
+	cl = strlen(cwd);
+	if (home && under(home, cwd, cl))
+		return false;
+	if (!strcmp(cwd, "/"))
+		return false;
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(abs_sensitive); i++)
+		if (under(abs_sensitive[i], cwd, cl))
+			return false;
+	for (size_t i = 0; extra && i < extra->n; i++)
+		if (strpbrk(extra->v[i], "*?[") || under(extra->v[i], cwd, cl))
+			return false;
+	return true;
+}
+
+bool pdk_policy_abs_path(const char *p, const char *cwd, const char *home, char *buf, size_t size)
+{
+	size_t o = 0;
+	const char *s;
+	int n;
+
+	if (!*p || size < 2)
+		return false;
+	if (p[0] == '~' && (p[1] == '/' || !p[1])) {
+		if (!home)
+			return false;
+		n = snprintf(buf, size, "%s/%s", home, p + 1);
+	} else if (p[0] == '/') {
+		n = snprintf(buf, size, "%s", p);
+	} else {
+		if (!cwd)
+			return false;
+		n = snprintf(buf, size, "%s/%s", cwd, p);
+	}
+	if (n < 0 || (size_t)n >= size)
+		return false;
+	/* normalize in place: //, /./, /../ */
+	for (s = buf; *s;) {
+		size_t l;
+
+		while (*s == '/')
+			s++;
+		l = strcspn(s, "/");
+		if (!l)
+			break;
+		if (l == 1 && s[0] == '.') {
+		} else if (l == 2 && s[0] == '.' && s[1] == '.') {
+			while (o > 0 && buf[--o] != '/')
+				;
+		} else {
+			buf[o++] = '/';
+			memmove(buf + o, s, l);
+			o += l;
+		}
+		s += l;
+	}
+	if (!o)
+		buf[o++] = '/';
+	buf[o] = '\0';
+	return true;
+}
