@@ -178,15 +178,19 @@ static char *mac_candidate(const char *base, unsigned n)
 	return s;
 }
 
-static int trash_into(int parent_fd, const char *parent, const char *base,
-		      const struct stat *st, char **ret_trashed_as, struct pdk_error *err)
+static int trash_into(int parent_fd, const char *parent, const char *base, const char *orig_as,
+		      const char *date_as, char **ret_trashed_as, struct pdk_error *err)
 {
 	_cleanup_free_ char *home = home_dir();
 	_cleanup_free_ char *trash = NULL;
 	_cleanup_close_ int tfd = -1;
-	struct stat tst;
+	struct stat tst, st;
 
 	(void)parent;
+	(void)orig_as; /* Finder keeps no original path or date we could write */
+	(void)date_as;
+	if (fstatat(parent_fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return fail(err, -errno, "%s", strerror(errno));
 	if (!home)
 		return fail(err, -ENOENT, "cannot find the home directory for the trash");
 	trash = path_join(home, ".Trash");
@@ -197,7 +201,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base,
 	tfd = open(trash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (tfd < 0 || fstat(tfd, &tst) < 0)
 		return fail(err, -errno, "cannot open %s: %s", trash, strerror(errno));
-	if (tst.st_dev != st->st_dev)
+	if (tst.st_dev != st.st_dev)
 		return fail(err, -EXDEV,
 			    "on another volume than %s; not moved (files are never copied)",
 			    trash);
@@ -434,8 +438,8 @@ static int rename_noreplace(int ofd, const char *old, int nfd, const char *new)
 	return 0;
 }
 
-static int trash_into(int parent_fd, const char *parent, const char *base,
-		      const struct stat *st, char **ret_trashed_as, struct pdk_error *err)
+static int trash_into(int parent_fd, const char *parent, const char *base, const char *orig_as,
+		      const char *date_as, char **ret_trashed_as, struct pdk_error *err)
 {
 	_cleanup_free_ char *home_trash = home_trash_path();
 	_cleanup_free_ char *trash = NULL, *topdir = NULL, *orig = NULL, *enc = NULL;
@@ -449,10 +453,9 @@ static int trash_into(int parent_fd, const char *parent, const char *base,
 	time_t now;
 	int r;
 
-	(void)st;
 	if (!home_trash)
 		return fail(err, -ENOENT, "cannot find the home directory for the trash");
-	orig = path_join(parent, base);
+	orig = orig_as ? strdup(orig_as) : path_join(parent, base);
 	if (!orig)
 		return -ENOMEM;
 	r = mount_ident_at(parent_fd, base, &fid);
@@ -475,10 +478,14 @@ static int trash_into(int parent_fd, const char *parent, const char *base,
 		r = topdir_trash(topdir, &fid, &trash, err);
 		if (r < 0)
 			return r;
-		/* Relative to $topdir, so the volume can be mounted elsewhere later. */
-		rel = orig + strlen(topdir);
-		while (*rel == '/')
-			rel++;
+		/* Relative to $topdir, so the volume can be mounted elsewhere later; an original
+		 * path on another volume stays absolute, as the specification allows. */
+		rel = orig;
+		if (pdk_path_under(orig, topdir)) {
+			rel = orig + strlen(topdir);
+			while (*rel == '/')
+				rel++;
+		}
 	}
 
 	files = path_join(trash, "files");
@@ -499,7 +506,10 @@ static int trash_into(int parent_fd, const char *parent, const char *base,
 	if (!enc)
 		return -ENOMEM;
 	now = time(NULL);
-	if (!localtime_r(&now, &tm) || strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+	if (date_as)
+		snprintf(date, sizeof(date), "%s", date_as);
+	else if (!localtime_r(&now, &tm) ||
+		 strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
 		return fail(err, -EINVAL, "cannot format the deletion date");
 
 	for (unsigned n = 1; n < TRASH_MAX_TRIES; n++) {
@@ -616,7 +626,55 @@ int pdk_trash_put(const char *path, const char *const *roots, size_t n_roots,
 	if (S_ISDIR(st.st_mode) && st.st_dev != pst.st_dev)
 		return fail(err, -EBUSY, "it is a mount point");
 
-	return trash_into(parent_fd, real, base, &st, ret_trashed_as, err);
+	return trash_into(parent_fd, real, base, NULL, NULL, ret_trashed_as, err);
+}
+
+/* DeletionDate is local time as YYYY-MM-DDThh:mm:ss; anything else is not written. */
+static bool date_valid(const char *d)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+
+	if (strlen(d) != sizeof(shape) - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? (d[i] < '0' || d[i] > '9') : d[i] != shape[i])
+			return false;
+	return true;
+}
+
+int pdk_trash_put_as(int dirfd, const char *name, const char *orig_path, const char *deletion_date,
+		     char **ret_trashed_as, struct pdk_error *err)
+{
+	_cleanup_free_ char *parent = NULL;
+	struct stat st, pst;
+
+	if (err)
+		err->message[0] = '\0';
+	if (!name || !name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return fail(err, -EINVAL, "not a name in a directory");
+	if (!orig_path || orig_path[0] != '/' || strchr(orig_path, '\n'))
+		return fail(err, -EINVAL, "the original path must be absolute");
+	if (deletion_date && !date_valid(deletion_date))
+		deletion_date = NULL;
+	parent = fd_path(dirfd);
+	if (!parent)
+		return fail(err, -EBADF, "cannot tell where the directory is");
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return fail(err, -errno, "%s", strerror(errno));
+	if (fstat(dirfd, &pst) < 0)
+		return fail(err, -errno, "%s", strerror(errno));
+	if (S_ISDIR(st.st_mode) && st.st_dev != pst.st_dev)
+		return fail(err, -EBUSY, "it is a mount point");
+	return trash_into(dirfd, parent, name, orig_path, deletion_date, ret_trashed_as, err);
+}
+
+char *pdk_trash_path_encode(const char *path)
+{
+#if defined(__APPLE__)
+	return strdup(path);
+#else
+	return percent_encode(path);
+#endif
 }
 
 /* ---- rm(1) ---- */
@@ -802,7 +860,7 @@ static void refuse_dot(const char *op, FILE *out)
 
 /* One operand; returns true when it was trashed (or silently skipped under -f). */
 static bool rm_one(const char *op, const struct rm_opts *o, const struct stat *root_st,
-		   const char *const *roots, size_t n_roots, FILE *out)
+		   const struct pdk_rm_mover *mover, FILE *out)
 {
 	_cleanup_free_ char *as = NULL;
 	struct pdk_error err = { 0 };
@@ -843,22 +901,22 @@ static bool rm_one(const char *op, const struct rm_opts *o, const struct stat *r
 		}
 	}
 
-	r = pdk_trash_put(op, roots, n_roots, &as, &err);
+	r = mover->move(mover->ctx, op, &as, &err);
 	if (r < 0) {
 		fprintf(out, "rm: cannot remove '%s': %s\n", op,
 			err.message[0] ? err.message : strerror(-r));
 		return false;
 	}
 	if (o->verbose) {
-		printf("removed %s'%s' (moved to the trash: %s)\n",
-		       S_ISDIR(st.st_mode) ? "directory " : "", op, as ? as : "?");
+		printf("removed %s'%s' (%s: %s)\n", S_ISDIR(st.st_mode) ? "directory " : "", op,
+		       mover->done, as ? as : "?");
 		fflush(stdout);
 	}
 	return true;
 }
 
-int pdk_rm_main(int argc, char *const *argv, const char *const *roots, size_t n_roots,
-		FILE *err_out)
+int pdk_rm_main_with(int argc, char *const *argv, const struct pdk_rm_mover *mover,
+		     FILE *err_out)
 {
 	struct rm_opts o = { .preserve_root = true };
 	_cleanup_free_ const char **ops = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*ops));
@@ -935,6 +993,27 @@ int pdk_rm_main(int argc, char *const *argv, const char *const *roots, size_t n_
 	bool have_root = lstat("/", &root_st) == 0;
 
 	for (size_t i = 0; i < n_ops; i++)
-		ok &= rm_one(ops[i], &o, have_root ? &root_st : NULL, roots, n_roots, err_out);
+		ok &= rm_one(ops[i], &o, have_root ? &root_st : NULL, mover, err_out);
 	return ok ? 0 : 1;
+}
+
+struct trash_mover {
+	const char *const *roots;
+	size_t n_roots;
+};
+
+static int move_to_trash(void *ctx, const char *path, char **ret_where, struct pdk_error *err)
+{
+	const struct trash_mover *t = ctx;
+
+	return pdk_trash_put(path, t->roots, t->n_roots, ret_where, err);
+}
+
+int pdk_rm_main(int argc, char *const *argv, const char *const *roots, size_t n_roots,
+		FILE *err_out)
+{
+	struct trash_mover t = { roots, n_roots };
+	struct pdk_rm_mover m = { .move = move_to_trash, .ctx = &t, .done = "moved to the trash" };
+
+	return pdk_rm_main_with(argc, argv, &m, err_out);
 }

@@ -38,4 +38,34 @@ int pdk_trash_put(const char *path, const char *const *roots, size_t n_roots,
 int pdk_rm_main(int argc, char *const *argv, const char *const *roots, size_t n_roots,
 		FILE *err_out);
 
+/*
+ * Move DIRFD/NAME (never following a final symlink) to the trash as if it had been removed from
+ * ORIG_PATH: the .trashinfo records ORIG_PATH (absolute; relative to $topdir when it lies under
+ * the trash's $topdir) and DELETION_DATE ("YYYY-MM-DDThh:mm:ss" local time; NULL or any other
+ * shape: now). No writable-root check is made: the caller decides what may be moved, and what
+ * ORIG_PATH may say. Same trash choice, naming and failure rules as pdk_trash_put().
+ */
+int pdk_trash_put_as(int dirfd, const char *name, const char *orig_path, const char *deletion_date,
+		     char **ret_trashed_as, struct pdk_error *err);
+
+/* PATH as the .trashinfo Path key writes it (URI-escaped bytes). Free with free(); NULL on
+ * ENOMEM. */
+char *pdk_trash_path_encode(const char *path);
+
+/*
+ * What rm does with each operand once rm's own checks passed (it exists, -r for directories,
+ * -d for empty ones, not '.' or '..', not '/'): MOVE returns 0 and may set *RET_WHERE (freed by
+ * the caller) to where the operand went, or -errno with ERR's message. DONE is the phrase -v
+ * prints before that place ("moved to the trash").
+ */
+struct pdk_rm_mover {
+	int (*move)(void *ctx, const char *path, char **ret_where, struct pdk_error *err);
+	void *ctx;
+	const char *done;
+};
+
+/* pdk_rm_main() with MOVER in place of the trash: same options, messages and exit codes. */
+int pdk_rm_main_with(int argc, char *const *argv, const struct pdk_rm_mover *mover,
+		     FILE *err_out);
+
 #endif

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rmshim.h"
 #include "trash.h"
 
 static char base[256];		 /* real path of the per-test temp dir */
@@ -618,6 +619,186 @@ START_TEST(topdir_trash)
 }
 END_TEST
 
+START_TEST(put_as_records_given_path)
+{
+	struct pdk_error err = { 0 };
+	const char *info;
+	char *as = NULL;
+	int dfd;
+
+	ck_assert_int_eq(mkdir("stage", 0700), 0);
+	xwrite("stage/name one", "staged");
+	ck_assert_int_eq(symlink(outside, "stage/link"), 0);
+	dfd = open("stage", O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dfd, 0);
+	ck_assert_int_eq(pdk_trash_put_as(dfd, "name one", p("%s/was here/name one", work),
+					  "2001-02-03T04:05:06", &as, &err),
+			 0);
+	ck_assert_str_eq(as, p("%s/files/name one", trash_dir));
+	free(as);
+	ck_assert(!exists("stage/name one"));
+	info = slurp(p("%s/info/name one.trashinfo", trash_dir));
+	ck_assert_str_eq(percent_decode(info_key(info, "\nPath=")), p("%s/was here/name one", work));
+	ck_assert_str_eq(info_key(info, "\nDeletionDate="), "2001-02-03T04:05:06");
+
+	/* A date of any other shape is replaced by now; the link moves, not its target. */
+	ck_assert_int_eq(pdk_trash_put_as(dfd, "link", p("%s/link", work), "2001-02-03 04:05", NULL,
+					  &err),
+			 0);
+	info = slurp(p("%s/info/link.trashinfo", trash_dir));
+	ck_assert_str_ne(info_key(info, "\nDeletionDate="), "2001-02-03 04:05");
+	ck_assert_uint_eq(strlen(info_key(info, "\nDeletionDate=")), 19);
+	ck_assert(exists(outside));
+	ck_assert_int_eq(pdk_trash_put_as(dfd, "../x", "/a", NULL, NULL, &err), -EINVAL);
+	ck_assert_int_eq(pdk_trash_put_as(dfd, "x", "relative", NULL, NULL, &err), -EINVAL);
+	ck_assert_int_eq(pdk_trash_put_as(dfd, "gone", "/gone", NULL, NULL, &err), -ENOENT);
+	close(dfd);
+}
+END_TEST
+
+struct seen {
+	char paths[8][64];
+	int n;
+};
+
+static int record_move(void *ctx, const char *path, char **ret_where, struct pdk_error *err)
+{
+	struct seen *s = ctx;
+
+	(void)err;
+	snprintf(s->paths[s->n++], sizeof(s->paths[0]), "%s", path);
+	*ret_where = strdup("PLACE");
+	return strcmp(path, "refuse") == 0 ? -EPERM : 0;
+}
+
+START_TEST(rm_with_mover)
+{
+	struct seen s = { 0 };
+	struct pdk_rm_mover m = { .move = record_move, .ctx = &s, .done = "staged" };
+	char *argv1[] = { "rm", "d", "f", "missing", NULL };
+	char *argv2[] = { "rm", "-rf", "d", "missing", "refuse", NULL };
+	char buf[1024] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	ck_assert_int_eq(mkdir("d", 0755), 0);
+	xwrite("f", "f");
+	xwrite("refuse", "r");
+	/* The checks rm makes stay in rm: the mover only sees what passed them. */
+	ck_assert_int_eq(pdk_rm_main_with(4, argv1, &m, f), 1);
+	ck_assert_int_eq(s.n, 1);
+	ck_assert_str_eq(s.paths[0], "f");
+	ck_assert_int_eq(pdk_rm_main_with(5, argv2, &m, f), 1);
+	ck_assert_int_eq(s.n, 3);
+	ck_assert_str_eq(s.paths[1], "d");
+	ck_assert_str_eq(s.paths[2], "refuse");
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "rm: cannot remove 'd': Is a directory\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "rm: cannot remove 'missing': No such file or directory\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "rm: cannot remove 'refuse': Operation not permitted\n"));
+}
+END_TEST
+
+/* ROOT/.paddock-rm-UID: where the rm shim stages files inside the root. */
+static const char *stage_area(void)
+{
+	static char area[PATH_MAX + 32];
+
+	snprintf(area, sizeof(area), "%s/.paddock-rm-%u", work, (unsigned)getuid());
+	return area;
+}
+
+/* A staged slot as the shim leaves it: ROOT/.paddock-rm-UID/RUN/N/NAME and N.info. */
+static void plant(const char *run, const char *num, const char *name, const char *record)
+{
+	const char *area = stage_area();
+
+	mkdir(area, 0700);
+	mkdir(p("%s/%s", area, run), 0700);
+	ck_assert_int_eq(mkdir(p("%s/%s/%s", area, run, num), 0700), 0);
+	xwrite(p("%s/%s/%s/%s", area, run, num, name), "staged");
+	if (record)
+		xwrite(p("%s/%s/%s.info", area, run, num), record);
+}
+
+START_TEST(sweep_trusts_records_only_inside_roots)
+{
+	const char *area = stage_area();
+	char *note = NULL;
+	const char *info;
+
+	setenv("XDG_STATE_HOME", p("%s/state", base), 1);
+	plant("0123456789abcdef", "1", "good",
+	      p("[Paddock Rm]\nPath=%s/sub/good\nDeletionDate=2002-03-04T05:06:07\n", work));
+	plant("0123456789abcdef", "2", "passwd", "Path=/etc/passwd\n");
+	plant("0123456789abcdef", "3", "dots", p("Path=%s/../outside/dots\n", work));
+	plant("0123456789abcdef", "4", "other", p("Path=%s/sub/not-this-name\n", work));
+	plant("0123456789abcdef", "5", "norecord", NULL);
+	/* A slot that is a symlink out of the staging area: the link goes, not what it names. */
+	xwrite(p("%s/victim", outside), "victim");
+	ck_assert_int_eq(symlink(outside, p("%s/0123456789abcdef/6", area)), 0);
+	xwrite(p("%s/0123456789abcdef/6.info", area), p("Path=%s/victim\n", work));
+
+	ck_assert_int_eq(pdk_rmshim_sweep_roots(roots, 1, NULL, &note), 6);
+	ck_assert_ptr_null(note);
+	ck_assert(!exists(area));
+	ck_assert_str_eq(slurp(p("%s/victim", outside)), "victim");
+
+	info = slurp(p("%s/info/good.trashinfo", trash_dir));
+	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/sub/good", work));
+	ck_assert_str_eq(info_key(info, "\nDeletionDate="), "2002-03-04T05:06:07");
+	info = slurp(p("%s/info/passwd.trashinfo", trash_dir));
+	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/0123456789abcdef/2/passwd", area));
+	info = slurp(p("%s/info/dots.trashinfo", trash_dir));
+	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/0123456789abcdef/3/dots", area));
+	info = slurp(p("%s/info/other.trashinfo", trash_dir));
+	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/0123456789abcdef/4/other", area));
+	ck_assert(exists(p("%s/files/norecord", trash_dir)));
+	ck_assert(exists(p("%s/files/6", trash_dir)));
+	info = slurp(p("%s/info/6.trashinfo", trash_dir));
+	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/0123456789abcdef/6", area));
+}
+END_TEST
+
+START_TEST(sweep_leaves_what_it_cannot_trash)
+{
+	const char *area = stage_area();
+	char *note = NULL;
+
+	setenv("XDG_STATE_HOME", p("%s/state", base), 1);
+	plant("0123456789abcdef", "1", "kept", p("Path=%s/kept\n", work));
+	/* No trash can be made: a file where the home trash would go. */
+	ck_assert_int_eq(mkdir(p("%s/data", base), 0700), 0);
+	xwrite(p("%s/data/Trash", base), "in the way");
+	ck_assert_int_eq(pdk_rmshim_sweep_roots(roots, 1, NULL, &note), 0);
+	ck_assert_ptr_nonnull(note);
+	ck_assert_ptr_nonnull(strstr(note, p("%s/0123456789abcdef/1/kept", area)));
+	ck_assert_ptr_nonnull(strstr(note, "nothing deleted"));
+	free(note);
+	ck_assert_str_eq(slurp(p("%s/0123456789abcdef/1/kept", area)), "staged");
+}
+END_TEST
+
+START_TEST(sweep_skips_live_runs)
+{
+	struct pdk_rmshim live = { 0 };
+	const char *area = stage_area();
+	char *note = NULL;
+
+	setenv("XDG_STATE_HOME", p("%s/state", base), 1);
+	ck_assert_int_eq(pdk_rmshim_prepare_roots(roots, 1, &live), 0);
+	ck_assert_ptr_nonnull(live.env[0]);
+	plant(live.run_id, "1", "busy", p("Path=%s/busy\n", work));
+	/* Another sweep (another paddock) leaves a run that is still going alone... */
+	ck_assert_int_eq(pdk_rmshim_sweep_roots(roots, 1, NULL, &note), 0);
+	ck_assert(exists(p("%s/%s/1/busy", area, live.run_id)));
+	/* ...its own sweep moves it; once its paddock is gone, anyone's sweep would. */
+	ck_assert_int_eq(pdk_rmshim_sweep_roots(roots, 1, &live, &note), 1);
+	ck_assert(!exists(area));
+	ck_assert(!exists(live.registry));
+	pdk_rmshim_release(&live);
+}
+END_TEST
+
 static Suite *trash_suite(void)
 {
 	Suite *s = suite_create("trash");
@@ -634,6 +815,11 @@ static Suite *trash_suite(void)
 	tcase_add_test(tc, trash_inside_operand);
 	tcase_add_test(tc, rm_semantics);
 	tcase_add_test(tc, topdir_trash);
+	tcase_add_test(tc, put_as_records_given_path);
+	tcase_add_test(tc, rm_with_mover);
+	tcase_add_test(tc, sweep_trusts_records_only_inside_roots);
+	tcase_add_test(tc, sweep_leaves_what_it_cannot_trash);
+	tcase_add_test(tc, sweep_skips_live_runs);
 	suite_add_tcase(s, tc);
 	return s;
 }

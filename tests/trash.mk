@@ -1,7 +1,8 @@
-# trash.mk - automake fragment for rm-to-trash (src/trash.c), included from the top Makefile.am.
-# tests/trash-interop.sh needs trash-cli (Debian: trash-cli); without it the test is skipped.
+# trash.mk - automake fragment for rm-to-trash (src/trash.c) and the rm shim for confined commands
+# (src/rmshim.c), included from the top Makefile.am. tests/trash-interop.sh and tests/rmshim.sh
+# need trash-cli (Debian: trash-cli); without it they are skipped.
 
-libpaddock_a_SOURCES += src/trash.c src/trash.h
+libpaddock_a_SOURCES += src/trash.c src/trash.h src/rmshim.c src/rmshim.h
 
 check_PROGRAMS += tests/check_trash tests/trash-driver
 tests_check_trash_SOURCES = tests/check_trash.c
@@ -9,5 +10,5 @@ tests_check_trash_LDADD = libpaddock.a $(CHECK_LIBS) $(SECCOMP_LIBS) $(CJSON_LIB
 tests_trash_driver_SOURCES = tests/trash-driver.c
 tests_trash_driver_LDADD = libpaddock.a $(SECCOMP_LIBS) $(CJSON_LIBS) $(PCRE2_LIBS)
 
-TESTS += tests/check_trash tests/trash-interop.sh
-EXTRA_DIST += tests/trash-interop.sh
+TESTS += tests/check_trash tests/trash-interop.sh tests/rmshim.sh
+EXTRA_DIST += tests/trash-interop.sh tests/rmshim.sh

@@ -1,0 +1,106 @@
+/* rmshim.h - rm inside a confined command: a PATH shim that stages what it removes inside the
+ * writable root it came from, and the sweep that moves staged files to the trash after the run. */
+#ifndef PDK_RMSHIM_H
+#define PDK_RMSHIM_H
+
+#include <stddef.h>
+
+/*
+ * Lifecycle, in the parent (outside the sandbox):
+ *
+ *   pdk_rmshim_prepare()   before the run: shim directory, run id, the run's registry entry
+ *   ... the command runs with the shim's environment (pdk_rmshim_env) ...
+ *   pdk_rmshim_sweep()     after the run, however it ended (exit, timeout, stop)
+ *   pdk_rmshim_release()   always, also after a failed prepare
+ *
+ * Inside the sandbox `rm` resolves to the shim directory's rm, a symlink to paddock itself;
+ * main() sees argv[0]'s basename "rm" and calls pdk_rmshim_main(). That renames each operand
+ * into ROOT/.paddock-rm-UID/RUNID/N/NAME (ROOT: the writable root holding it, or the top of
+ * its own mount inside that root) next to RUNID/N.info, which records the original path and
+ * the time. The sweep moves each staged file into the trash under its original path, so
+ * trash-restore puts it back; a run that died before its sweep is swept by the next one.
+ */
+
+/* Environment variables the shim reads. */
+#define PDK_RMSHIM_ENV_STAGE "PADDOCK_RM_STAGE" /* ".paddock-rm-UID/RUNID" */
+#define PDK_RMSHIM_ENV_ROOTS "PADDOCK_RM_ROOTS" /* the writable roots, one per line */
+
+struct pdk_sandbox;
+
+struct pdk_rmshim {
+	char *dir;	  /* the shim directory (holds rm), first on the command's PATH */
+	char *run_id;	  /* 16 hex digits */
+	char *stage_name; /* ".paddock-rm-UID": the staging directory's name in each root */
+	char **env;	  /* "PADDOCK_RM_STAGE=...", "PADDOCK_RM_ROOTS=...", NULL */
+	char *path_env;	  /* "PATH=DIR:..." once pdk_rmshim_env() made it */
+	char **envp;	  /* what pdk_rmshim_env()/pdk_rmshim_prepare() built */
+	char **roots;	  /* copy of the roots, NULL-terminated */
+	size_t n_roots;
+	char *registry; /* $STATE/shim/runs/RUNID: this run's roots, locked while it lives */
+	int lock_fd;	/* holds the flock on registry; -1 when none */
+	int prepared;
+	int made_state; /* the state directory did not exist before */
+};
+
+/*
+ * Make (idempotently; atomically replacing a stale link) the shim directory
+ * $XDG_STATE_HOME/paddock/shim holding `rm` -> realpath of /proc/self/exe, and its runs/.
+ * *RET_DIR (when not NULL) gets the directory; free() it. Returns 1 when it had to make the
+ * state directory itself, 0 when that existed, or -errno. Call it before pdk_sandbox_setup():
+ * a state directory that is missing when the confinement is set up may be held by an empty
+ * read-only placeholder inside the sandbox, which would hide the shim from the command.
+ */
+int pdk_rmshim_install(char **ret_dir);
+
+/*
+ * Install the shim (as pdk_rmshim_install), draw a run id, record the
+ * run's ROOTS (real paths; a root with a newline is left out) in a registry entry that stays
+ * locked while this process lives. Returns 0 or -errno; RET is filled on success and must be
+ * released with pdk_rmshim_release() in every case (zero it before the call).
+ */
+int pdk_rmshim_prepare_roots(const char *const *roots, size_t n_roots, struct pdk_rmshim *ret);
+
+/*
+ * A new environment for the confined command: ENVP with PATH=SHIMDIR:<ENVP's PATH, or
+ * /usr/local/bin:/usr/bin:/bin> and the PADDOCK_RM_* variables (any previous ones replaced).
+ * The array belongs to SHIM (freed by pdk_rmshim_release), its strings are borrowed from ENVP
+ * and SHIM.
+ */
+int pdk_rmshim_env(struct pdk_rmshim *shim, char *const *envp, char ***ret_envp);
+
+/*
+ * Move every staged file found under ROOTS (and, for runs whose paddock died, under the roots
+ * their registry recorded) to the trash with its original path, then remove the emptied staging
+ * directories. Runs of other paddock processes still alive are left alone. SHIM may be NULL
+ * (sweep only what dead runs left). Nothing is ever deleted: a file that cannot be trashed stays
+ * staged and *RET_NOTE (when not NULL) gets a line saying where (free() it; NULL when all went
+ * well). Returns the number of files trashed, or -errno when the sweep could not run at all.
+ *
+ * Only entries inside a staging directory are moved, opened from directory fds without
+ * following symlinks. A recorded original path that is not absolute, holds '.' or '..'
+ * components, or lies outside every root is not trusted: the .trashinfo then names the staged
+ * location instead.
+ */
+int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_rmshim *shim,
+			   char **ret_note);
+
+/* The same for a run set up by pdk_sandbox_setup(): prepare() also points SB's spec.envp at
+ * pdk_rmshim_env()'s result; both take the roots from SB's policy. prepare() fails with -EAGAIN
+ * when it had to make the state directory and that lies in a root (pdk_rmshim_install() was not
+ * called before pdk_sandbox_setup()): the sandbox would hide the shim. */
+int pdk_rmshim_prepare(struct pdk_sandbox *sb, struct pdk_rmshim *ret);
+int pdk_rmshim_sweep(const struct pdk_sandbox *sb, struct pdk_rmshim *shim, char **ret_note);
+
+/* Close the registry lock; the registry entry itself goes only when the sweep emptied the run's
+ * staging, so that a later sweep finds what was left. Accepts a zeroed SHIM. */
+void pdk_rmshim_release(struct pdk_rmshim *shim);
+
+/*
+ * The shim: rm(1)'s options, messages and exit codes (as pdk_rm_main), staging each operand
+ * instead of unlinking it. Without PADDOCK_RM_STAGE (started outside `paddock run`) it removes
+ * nothing and says to use /bin/rm, or `paddock run -- rm`, instead. Prints; returns the exit
+ * code.
+ */
+int pdk_rmshim_main(int argc, char **argv);
+
+#endif
