@@ -216,8 +216,9 @@ static int refuse_buf(struct pdk_gate_result *ret, struct pdk_buf *b)
 }
 
 /*
- * "command not approved: dangerous: `git push --force`: rewrites history;
- * REASON; INSTEAD" - what needed approval, why no one said yes, what to do.
+ * "command not approved: `git push --force`: dangerous (risk: git-push-force):
+ * rewrites history ...; REASON; INSTEAD" - what needed approval (the decision's
+ * ask line carries the class and rule), why no one said yes, what to do.
  */
 static int refuse(struct pdk_gate_result *ret, const struct pdk_gate_request *rq,
 		  const char *reason, const char *instead)
@@ -225,11 +226,11 @@ static int refuse(struct pdk_gate_result *ret, const struct pdk_gate_request *rq
 	const struct pdk_decision *d = rq->d;
 	struct pdk_buf b = {0};
 
-	pdk_buf_printf(&b, "command not approved: %s: ", pdk_risk_name(d->risk));
+	pdk_buf_puts(&b, "command not approved: ");
 	if (d->ask) {
 		pdk_buf_puts(&b, d->ask);
 	} else {
-		pdk_buf_puts(&b, "`");
+		pdk_buf_printf(&b, "%s: `", pdk_risk_name(d->risk));
 		put_short(&b, rq->line);
 		pdk_buf_puts(&b, "`");
 	}

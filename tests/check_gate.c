@@ -184,7 +184,7 @@ START_TEST(test_deny_refuses)
 	ck_assert(!res.asked);
 	ck_assert_ptr_null(res.by);
 	ck_assert_str_eq(res.message,
-			 "command not approved: moderate: `git push origin main`: publishes "
+			 "command not approved: `git push origin main`: publishes "
 			 "commits to the remote; no one can be asked here (approval.mode is "
 			 "deny); use a read-only alternative, or ask the person to run it "
 			 "themselves or to set approval.mode (ask on a terminal, or an "
@@ -296,7 +296,7 @@ START_TEST(test_no_tty_refuses)
 
 	cfg.approval_mode = PDK_APPROVAL_AUTO;
 	ck_assert(!decide_no_tty(msg, sizeof(msg)));
-	ck_assert_str_eq(msg, "command not approved: moderate: `git push origin main`: publishes "
+	ck_assert_str_eq(msg, "command not approved: `git push origin main`: publishes "
 			      "commits to the remote; no one can be asked here (no terminal to ask "
 			      "on); use a read-only alternative, or ask the person to run it "
 			      "themselves or to set approval.mode (ask on a terminal, or an "
@@ -365,7 +365,7 @@ START_TEST(test_command_gets_json_and_approves_on_exit_0)
 	ck_assert(!res.approved);
 	ck_assert_ptr_null(res.by);
 	ck_assert_str_eq(res.message,
-			 p("command not approved: moderate: `git push origin main`: publishes "
+			 p("command not approved: `git push origin main`: publishes "
 			   "commits to the remote; approval command %s said no (exit status 1): "
 			   "only git may run; do not run it again as it is; ask the person what "
 			   "they want instead",

@@ -125,7 +125,7 @@ check "after a yes once, the next call is asked again" wait_pane "Run it?"
 keys n Enter
 finished
 check "n: refused (exit 1)" [ "$rc" = 1 ]
-check "n: the refusal says the person said no" out_has "message=command not approved: moderate: \`git push origin main\`: publishes commits to the remote; the person at the terminal said no; do not run it again as it is; ask the person what they want instead"
+check "n: the refusal says the person said no" out_has "message=command not approved: \`git push origin main\`: publishes commits to the remote; the person at the terminal said no; do not run it again as it is; ask the person what they want instead"
 check "n: not approved" out_has "approved=0"
 
 # 3. a: approved and remembered; the next call in the session is not asked.
