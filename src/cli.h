@@ -24,6 +24,7 @@ int pdk_cli_parse_seconds(const char *s, double *ret);
 int pdk_cli_run_main(int argc, char **argv);
 int pdk_cli_recall_main(int argc, char **argv);
 int pdk_cli_doctor_main(int argc, char **argv);
+int pdk_cli_check_main(int argc, char **argv);
 
 /* err(3)-style: "paddock: <what>: <why>" on stderr. */
 void pdk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

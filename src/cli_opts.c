@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 #include "render.h"
 #include "runner.h"
 
@@ -68,7 +69,17 @@ int pdk_cli_parse_seconds(const char *s, double *ret)
 	return 0;
 }
 
-enum { OPT_BOUND = 256, OPT_JSON, OPT_NO_SANDBOX, OPT_ROOT, OPT_BACKEND, OPT_PRINT_PROFILE };
+enum {
+	OPT_BOUND = 256,
+	OPT_JSON,
+	OPT_NO_SANDBOX,
+	OPT_ROOT,
+	OPT_BACKEND,
+	OPT_PRINT_PROFILE,
+	OPT_CONFIG,
+	OPT_YES,
+	OPT_OUTSIDE_SANDBOX,
+};
 
 static const struct option run_options[] = {
 	{"timeout", required_argument, NULL, 't'},
@@ -81,12 +92,15 @@ static const struct option run_options[] = {
 	{"root", required_argument, NULL, OPT_ROOT},
 	{"backend", required_argument, NULL, OPT_BACKEND},
 	{"print-profile", no_argument, NULL, OPT_PRINT_PROFILE},
+	{"config", required_argument, NULL, OPT_CONFIG},
+	{"yes", no_argument, NULL, OPT_YES},
+	{"outside-sandbox", no_argument, NULL, OPT_OUTSIDE_SANDBOX},
 	{NULL, 0, NULL, 0},
 };
 
 int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why, size_t why_len)
 {
-	struct pdk_request o = {.timeout = PDK_TIMEOUT_DEFAULT, .bound = PDK_BOUND_DEFAULT};
+	struct pdk_request o = {0};
 	int c;
 
 	*why = '\0';
@@ -101,11 +115,6 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 						       "seconds; give one such as 300",
 					 optarg);
 				goto fail;
-			}
-			o.timeout = o.timeout_asked;
-			if (o.timeout > PDK_TIMEOUT_CAP) {
-				o.timeout = PDK_TIMEOUT_CAP;
-				o.timeout_clamped = true;
 			}
 			break;
 		case OPT_BOUND: {
@@ -149,6 +158,15 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 		case OPT_PRINT_PROFILE:
 			o.print_profile = true;
 			break;
+		case OPT_CONFIG:
+			o.config = optarg;
+			break;
+		case OPT_YES:
+			o.yes = true;
+			break;
+		case OPT_OUTSIDE_SANDBOX:
+			o.outside_sandbox = true;
+			break;
 		case ':':
 			snprintf(why, why_len, "option '%s' needs a value", argv[optind - 1]);
 			goto fail;
@@ -177,6 +195,24 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 fail:
 	free(o.writes);
 	return -EINVAL;
+}
+
+void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cfg)
+{
+	o->timeout_cap = cfg->timeout_cap;
+	o->timeout = o->timeout_asked > 0 ? o->timeout_asked : cfg->timeout_default;
+	if (o->timeout > o->timeout_cap) {
+		o->timeout = o->timeout_cap;
+		o->timeout_clamped = o->timeout_asked > 0;
+	}
+	if (!o->bound)
+		o->bound = cfg->bound;
+	if (!o->backend)
+		o->backend = cfg->backend;
+	if (cfg->allow_network)
+		o->network = true;
+	if (!cfg->sandbox_enabled)
+		o->no_sandbox = true;
 }
 
 void pdk_request_release(struct pdk_request *o)

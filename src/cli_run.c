@@ -1,19 +1,25 @@
 /* cli_run.c - `paddock run`: parse, confine, run, render, and exit with the
  * command's own status. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "cli.h"
+#include "cli_call.h"
 #include "refusal.h"
 #include "render.h"
+#include "rmshim.h"
 #include "runner.h"
 #include "sandbox.h"
+#include "session.h"
 #include "store.h"
+#include "trash.h"
 #include "util.h"
 
 extern char **environ;
@@ -29,7 +35,11 @@ static const char run_usage[] =
 	"      --root DIR         the writable project directory (default: the current one)\n"
 	"      --backend NAME     confine with this backend (see 'paddock doctor')\n"
 	"      --print-profile    print the confinement that would apply, run nothing\n"
-	"      --no-sandbox       run unconfined (only when a person asks for it)\n";
+	"      --no-sandbox       run unconfined (only when a person asks for it)\n"
+	"      --outside-sandbox  ask the person to run this one call unconfined\n"
+	"      --yes              approve what the confirm gate would ask\n"
+	"      --config FILE      read only this configuration file\n"
+	"Special: 'cd DIR' sets the session's directory; 'rm ...' moves files to the trash.\n";
 
 static int exit_code_of(int status)
 {
@@ -41,7 +51,7 @@ static void timeout_notes(const struct pdk_request *o, const struct pdk_run_stat
 			  char *buf, size_t len, const char **notes, size_t *n)
 {
 	if (st->timed_out) {
-		if (o->timeout >= PDK_TIMEOUT_CAP)
+		if (o->timeout >= o->timeout_cap)
 			snprintf(buf, len, "timed out: the command was killed after %g s, the most "
 					   "allowed%s; run a shorter step, or one that prints progress "
 					   "and stops by itself",
@@ -50,11 +60,11 @@ static void timeout_notes(const struct pdk_request *o, const struct pdk_run_stat
 		else
 			snprintf(buf, len, "timed out: the command was killed after %g s; ask for up "
 					   "to %g s with --timeout",
-				 o->timeout, PDK_TIMEOUT_CAP);
+				 o->timeout, o->timeout_cap);
 		notes[(*n)++] = buf;
 	} else if (o->timeout_clamped) {
 		snprintf(buf, len, "note: --timeout %g was clamped to the cap of %g s", o->timeout_asked,
-			 PDK_TIMEOUT_CAP);
+			 o->timeout_cap);
 		notes[(*n)++] = buf;
 	}
 }
@@ -95,88 +105,243 @@ static int exec_failure(const char *program, const struct pdk_run_status *st)
 	return e == ENOENT ? PDK_EXIT_NOTFOUND : PDK_EXIT_NOEXEC;
 }
 
+/* Nothing ran: one line saying why and what to do instead. */
+static int refuse(const struct pdk_cli_call *c)
+{
+	if (c->o.json) {
+		cJSON *o = cJSON_CreateObject();
+		char *text = NULL;
+		if (o && cJSON_AddFalseToObject(o, "ran") &&
+		    cJSON_AddStringToObject(o, "error", c->refusal) &&
+		    cJSON_AddStringToObject(o, "risk", pdk_risk_name(c->d.risk)) &&
+		    cJSON_AddStringToObject(o, "rule", c->d.rule ? c->d.rule : ""))
+			text = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+		if (!text) {
+			pdk_cli_error("run: out of memory");
+			return PDK_EXIT_FAILURE;
+		}
+		puts(text);
+		free(text);
+	} else {
+		pdk_cli_error("error: %s", c->refusal);
+	}
+	return PDK_EXIT_FAILURE;
+}
+
+static bool is_cd(char *const *argv)
+{
+	return strcmp(argv[0], "cd") == 0;
+}
+
+/* `cd DIR`: runs nothing; the session's later calls start in DIR. */
+static int cd_main(struct pdk_cli_call *c, struct pdk_capture *out, struct pdk_capture *err)
+{
+	char *const *argv = c->o.argv;
+	_cleanup_free_ char *joined = NULL, *real = NULL;
+	char line[4200];
+	struct stat st;
+	int r;
+
+	if (!argv[1] || argv[2]) {
+		snprintf(line, sizeof(line), "cd: give exactly one directory, as in [\"cd\", \"src\"]\n");
+		pdk_capture_feed(err, line, strlen(line));
+		return 1;
+	}
+	if (argv[1][0] == '/')
+		joined = strdup(argv[1]);
+	else if (asprintf(&joined, "%s/%s", c->cwd, argv[1]) < 0)
+		joined = NULL;
+	if (!joined)
+		return -ENOMEM;
+	real = realpath(joined, NULL);
+	if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || access(real, X_OK) < 0) {
+		const char *why = !real || errno == ENOENT ? "no such directory"
+				  : !S_ISDIR(st.st_mode)   ? "not a directory"
+							   : strerror(errno);
+		snprintf(line, sizeof(line), "cd: %s: %s; still in %s\n", argv[1], why, c->cwd);
+		pdk_capture_feed(err, line, strlen(line));
+		return 1;
+	}
+	r = pdk_session_cwd_set(c->session, real);
+	if (r < 0) {
+		snprintf(line, sizeof(line), "cd: cannot keep the session's directory: %s\n",
+			 strerror(-r));
+		pdk_capture_feed(err, line, strlen(line));
+		return 1;
+	}
+	snprintf(line, sizeof(line), "now in %s\n", real);
+	pdk_capture_feed(out, line, strlen(line));
+	return 0;
+}
+
+/* An argv `rm`: paddock moves the files to the trash itself, outside the
+ * sandbox, after checking each lies inside a writable root. */
+static int rm_main(const struct pdk_sandbox *sb, char *const *argv, struct pdk_capture *err)
+{
+	static const char *const everywhere[] = {"/"};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int n, code;
+
+	if (!f)
+		return -ENOMEM;
+	for (n = 0; argv[n]; n++)
+		;
+	if (sb->backend)
+		code = pdk_rm_main(n, argv, sb->policy.roots, sb->policy.n_roots, f);
+	else
+		code = pdk_rm_main(n, argv, everywhere, 1, f);
+	if (fclose(f) == 0)
+		pdk_capture_feed(err, text, len);
+	free(text);
+	return code;
+}
+
+/* Result lines about the decision: who approved what, and the session's
+ * directory when it had to be left. */
+static void decision_notes(const struct pdk_cli_call *c, char *buf, size_t len,
+			   const char **notes, size_t *n)
+{
+	if (c->asked && c->g.approved) {
+		snprintf(buf, len, "approved: %s, by %s%s", c->d.ask ? c->d.ask : c->line,
+			 c->g.by ? c->g.by : "the confirm gate",
+			 c->g.remembered ? "; remembered for this session" : "");
+		notes[(*n)++] = buf;
+	} else if (c->stale_cwd) {
+		snprintf(buf, len, "note: the session's directory %s is gone; ran in %s",
+			 c->session_cwd, c->cwd);
+		notes[(*n)++] = buf;
+	}
+}
+
 int pdk_cli_run_main(int argc, char **argv)
 {
-	struct pdk_request o;
+	struct pdk_cli_call c;
 	struct pdk_sandbox sb = {0};
-	struct pdk_store_config scfg = {.cap = PDK_STORE_CAP_DEFAULT,
-					.prune = PDK_STORE_PRUNE_DEFAULT};
+	struct pdk_store_config scfg = {.prune = PDK_STORE_PRUNE_DEFAULT};
 	struct pdk_store_entry *store = NULL;
 	struct pdk_capture out = {0}, err = {0};
-	struct pdk_run_status st;
+	struct pdk_run_status st = {0};
 	struct pdk_render_out res = {0};
-	_cleanup_free_ char *path = NULL, *store_dir = NULL;
-	char why[512], tnote[256];
-	const char *notes[8];
+	struct pdk_rmshim shim = {0};
+	_cleanup_free_ char *path = NULL, *store_dir = NULL, *sweep_note = NULL;
+	char why[1024], tnote[256], dnote[1200], snote[160];
+	const char *notes[12];
 	size_t n_notes = 0;
+	bool outside, special;
 	int r, code = PDK_EXIT_FAILURE;
 
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		fputs(run_usage, stdout);
 		return 0;
 	}
-	if (pdk_cli_parse_run(argc, argv, &o, why, sizeof(why)) < 0) {
-		pdk_cli_error("run: %s", why);
-		return PDK_EXIT_FAILURE;
+	if (pdk_cli_call_init(&c, "run", argc, argv) < 0)
+		goto out;
+	special = is_cd(c.o.argv) || strcmp(c.o.argv[0], "rm") == 0;
+	if (!is_cd(c.o.argv) && !c.o.print_profile) {
+		if ((r = pdk_cli_call_decide(&c)) < 0 || (!c.refusal && (r = pdk_cli_call_gate(&c)) < 0)) {
+			pdk_cli_error("run: deciding: %s", strerror(-r));
+			goto out;
+		}
+		if (c.refusal) {
+			code = refuse(&c);
+			goto out;
+		}
 	}
-	r = pdk_session_name(&scfg.session);
-	if (r < 0) {
-		pdk_cli_error("run: PADDOCK_SESSION must be 1 to 64 of A-Z a-z 0-9 . _ -; "
-			      "set it to such a name or unset it");
+	/* Approved to run outside: unconfined, this once. */
+	outside = c.o.outside_sandbox && !c.o.no_sandbox;
+	if (outside)
+		c.o.no_sandbox = true;
+	c.o.cwd = c.cwd;
+	if (!is_cd(c.o.argv)) {
+		r = pdk_find_program(c.o.argv[0], &path);
+		if (r < 0) {
+			if (r == -ENOENT && !strchr(c.o.argv[0], '/'))
+				pdk_cli_error("%s: command not found", c.o.argv[0]);
+			else
+				pdk_cli_error("%s: %s", c.o.argv[0], strerror(-r));
+			code = r == -ENOENT || r == -ENOTDIR ? PDK_EXIT_NOTFOUND : PDK_EXIT_NOEXEC;
+			goto out;
+		}
+	}
+	/* The shim must exist before the sandbox is set up, or a state
+	 * directory made later would be hidden from the command. */
+	if (!special && !c.o.no_sandbox && !c.o.print_profile &&
+	    (r = pdk_rmshim_install(NULL)) < 0) {
+		pdk_cli_error("run: setting up rm: %s", strerror(-r));
 		goto out;
 	}
-	r = pdk_find_program(o.argv[0], &path);
-	if (r < 0) {
-		if (r == -ENOENT && !strchr(o.argv[0], '/'))
-			pdk_cli_error("%s: command not found", o.argv[0]);
-		else
-			pdk_cli_error("%s: %s", o.argv[0], strerror(-r));
-		code = r == -ENOENT || r == -ENOTDIR ? PDK_EXIT_NOTFOUND : PDK_EXIT_NOEXEC;
-		goto out;
+	if (!is_cd(c.o.argv)) {
+		r = pdk_sandbox_setup(&c.o, &c.cfg, path, environ, &sb, why, sizeof(why));
+		if (r < 0) {
+			pdk_cli_error("run: %s", why);
+			goto out;
+		}
 	}
-	r = pdk_sandbox_setup(&o, path, environ, &sb, why, sizeof(why));
-	if (r < 0) {
-		pdk_cli_error("run: %s", why);
-		goto out;
-	}
-	if (o.print_profile) {
+	if (c.o.print_profile) {
 		r = pdk_sandbox_describe(&sb, stdout);
 		code = r < 0 ? PDK_EXIT_FAILURE : 0;
 		goto out;
 	}
-	scfg.dir = store_dir = pdk_store_default_dir();
-	if (pdk_store_entry_new(&scfg, &store) < 0 ||
-	    pdk_capture_init(&out, 1, o.bound, store) < 0 ||
-	    pdk_capture_init(&err, 2, o.bound, store) < 0) {
+	scfg.session = c.session;
+	scfg.cap = c.cfg.store_cap;
+	scfg.dir = store_dir = c.cfg.store_dir ? strdup(c.cfg.store_dir) : pdk_store_default_dir();
+	if (!store_dir || pdk_store_entry_new(&scfg, &store) < 0 ||
+	    pdk_capture_init(&out, 1, c.o.bound, store) < 0 ||
+	    pdk_capture_init(&err, 2, c.o.bound, store) < 0) {
 		pdk_cli_error("run: out of memory");
 		goto out;
 	}
 
-	r = pdk_run(&sb.spec, &out, &err, &st);
+	if (is_cd(c.o.argv)) {
+		r = st.exit_status = cd_main(&c, &out, &err);
+	} else if (special) {
+		r = chdir(c.cwd) < 0 ? -errno : 0;
+		if (r == 0)
+			r = st.exit_status = rm_main(&sb, c.o.argv, &err);
+	} else {
+		if (sb.backend && (r = pdk_rmshim_prepare(&sb, &shim)) < 0) {
+			pdk_cli_error("run: setting up rm: %s", strerror(-r));
+			goto out;
+		}
+		r = pdk_sandbox_run(&sb, &out, &err, &st);
+		if (sb.backend)
+			pdk_rmshim_sweep(&sb, &shim, &sweep_note);
+	}
 	if (r < 0) {
-		pdk_cli_error("run: %s", strerror(-r));
+		pdk_cli_error("run: %s", sb.why[0] ? sb.why : strerror(-r));
 		goto out;
 	}
 	if (st.exec_errno) {
-		code = exec_failure(o.argv[0], &st);
+		code = exec_failure(c.o.argv[0], &st);
 		goto out;
 	}
 
-	timeout_notes(&o, &st, tnote, sizeof(tnote), notes, &n_notes);
-	char snote[160];
+	timeout_notes(&c.o, &st, tnote, sizeof(tnote), notes, &n_notes);
 	if (st.stopped) {
 		snprintf(snote, sizeof(snote), "stopped: paddock received %s and stopped the command",
 			 strsignal(st.stop_signal));
 		notes[n_notes++] = snote;
 	}
-	for (size_t i = 0; i < sb.n_notes && n_notes < PDK_ARRAY_SIZE(notes); i++)
+	char pnote[512];
+	if (pdk_run_procs_note(&st, pnote, sizeof(pnote)) > 0)
+		notes[n_notes++] = pnote;
+	decision_notes(&c, dnote, sizeof(dnote), notes, &n_notes);
+	if (sweep_note)
+		notes[n_notes++] = sweep_note;
+	for (size_t i = 0; !outside && i < sb.n_notes && n_notes < PDK_ARRAY_SIZE(notes); i++)
 		notes[n_notes++] = sb.notes[i];
 	char hints[PDK_REFUSAL_MAX][768];
-	if (sb.backend && st.exit_status != 0) {
+	if (sb.backend && st.exit_status != 0 && !special) {
 		size_t k = refusal_hints(&sb, &out, &err, hints);
 		for (size_t i = 0; i < k && n_notes < PDK_ARRAY_SIZE(notes); i++)
 			notes[n_notes++] = hints[i];
 	}
+	if (outside)
+		notes[n_notes++] = "sandbox: ran outside the sandbox, as the person approved, "
+				   "this once";
 
 	struct pdk_render_in in = {
 		.out = &out,
@@ -187,8 +352,8 @@ int pdk_cli_run_main(int argc, char **argv)
 		.duration = st.duration,
 		.notes = notes,
 		.n_notes = n_notes,
-		.bound = o.bound,
-		.json = o.json,
+		.bound = c.o.bound,
+		.json = c.o.json,
 		.store = store,
 	};
 	r = pdk_render(&in, &res);
@@ -206,7 +371,8 @@ out:
 	pdk_capture_release(&out);
 	pdk_capture_release(&err);
 	pdk_store_entry_free(store);
+	pdk_rmshim_release(&shim);
 	pdk_sandbox_release(&sb);
-	pdk_request_release(&o);
+	pdk_cli_call_release(&c);
 	return code;
 }

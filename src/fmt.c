@@ -1,6 +1,7 @@
-/* fmt.c - number formatting for results a model reads: thousands
- * separators and human byte sizes. */
+/* fmt.c - formatting for results a model reads: thousands separators,
+ * human byte sizes, shell-quoted words, a growable buffer. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,4 +103,28 @@ void pdk_buf_free(struct pdk_buf *b)
 {
 	free(b->data);
 	*b = (struct pdk_buf){0};
+}
+
+/* One word of a POSIX shell command line, quoted only when it needs it, so
+ * the printed line can be pasted into a shell and runs the same argv. */
+void pdk_fput_shell_word(FILE *out, const char *w)
+{
+	bool plain = *w != '\0';
+
+	for (const char *p = w; *p && plain; p++)
+		plain = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			       "0123456789_@%+=:,./-",
+			       *p) != NULL;
+	if (plain) {
+		fputs(w, out);
+		return;
+	}
+	fputc('\'', out);
+	for (const char *p = w; *p; p++) {
+		if (*p == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*p, out);
+	}
+	fputc('\'', out);
 }

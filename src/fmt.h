@@ -1,9 +1,10 @@
-/* fmt.h - number formatting for results a model reads: thousands
- * separators and human byte sizes. */
+/* fmt.h - formatting for results a model reads: thousands separators,
+ * human byte sizes, shell-quoted words, a growable buffer. */
 #ifndef PDK_FMT_H
 #define PDK_FMT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define PDK_NUM_MAX 32
@@ -27,4 +28,7 @@ void pdk_buf_add(struct pdk_buf *b, const void *p, size_t n);
 void pdk_buf_puts(struct pdk_buf *b, const char *s);
 void pdk_buf_printf(struct pdk_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pdk_buf_free(struct pdk_buf *b);
+/* One word of a POSIX shell command line, quoted only when it needs it, so
+ * the printed line can be pasted into a shell and runs the same argv. */
+void pdk_fput_shell_word(FILE *out, const char *w);
 #endif

@@ -5,16 +5,24 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rmshim.h"
 
 static const char usage[] =
 	"usage: paddock VERB [OPTIONS] ...\n"
 	"  run [OPTIONS] -- PROGRAM [ARG...]   run one command, confined, with a bounded result\n"
 	"  recall ID [OPTIONS]                 page, filter or summarise a kept output\n"
+	"  check [OPTIONS] -- PROGRAM [ARG...] show what run would decide, run nothing\n"
 	"  doctor                              say which confinement works here\n"
 	"See paddock(1).\n";
 
 int main(int argc, char **argv)
 {
+	const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+
+	/* Started as `rm` from the shim directory on a confined command's PATH. */
+	base = base ? base + 1 : argc > 0 ? argv[0] : "";
+	if (strcmp(base, "rm") == 0)
+		return pdk_rmshim_main(argc, argv);
 	/* A reader that went away must not kill paddock mid-cleanup. */
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
@@ -25,6 +33,8 @@ int main(int argc, char **argv)
 		return pdk_cli_run_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "recall") == 0)
 		return pdk_cli_recall_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "check") == 0)
+		return pdk_cli_check_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "doctor") == 0)
 		return pdk_cli_doctor_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
@@ -36,6 +46,6 @@ int main(int argc, char **argv)
 		puts(PACKAGE_STRING);
 		return 0;
 	}
-	pdk_cli_error("unknown verb '%s'; the verbs are run, recall and doctor", argv[1]);
+	pdk_cli_error("unknown verb '%s'; the verbs are run, check, recall and doctor", argv[1]);
 	return PDK_EXIT_FAILURE;
 }

@@ -8,21 +8,29 @@
 
 struct pdk_request {
 	char **argv;            /* the program and its arguments (borrowed) */
-	double timeout;         /* seconds, after clamping */
+	double timeout;         /* seconds, after clamping to timeout_cap */
 	double timeout_asked;   /* what was asked, 0: the default */
+	double timeout_cap;     /* the most allowed */
 	bool timeout_clamped;
-	size_t bound;           /* bytes the result may take */
+	size_t bound;           /* bytes the result may take; 0 until the config is applied */
 	bool json;
 	bool no_sandbox;        /* a person turned confinement off */
+	bool outside_sandbox;   /* ask a person to run this one call unconfined */
+	bool yes;               /* --yes: approve what the confirm gate would ask */
 	bool network;
 	bool print_profile;
 	const char *cwd;        /* where the command runs; NULL: here */
 	const char *root;       /* the writable project directory; NULL: here */
-	const char *backend;    /* NULL: the first that works */
+	const char *backend;    /* NULL: the configured one, or the first that works */
+	const char *config;     /* --config FILE; NULL: the system and user files */
 	const char **writes;    /* extra writable paths, n_writes entries */
 	size_t n_writes;
 };
 
+struct pdk_config;
+/* Fill what the call left to the configuration: the timeout (clamped to the
+ * configured cap), the bound, the backend, network for every call. */
+void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cfg);
 void pdk_request_release(struct pdk_request *o);
 
 #endif

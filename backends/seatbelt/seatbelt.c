@@ -13,6 +13,7 @@
 
 #include "seatbelt.h"
 #include "confine.h"
+#include "fmt.h"
 #include "util.h"
 
 extern char **environ;
@@ -457,30 +458,6 @@ static int seatbelt_wrap_argv(void *state, char *const *argv, char ***ret_argv)
 	return 0;
 }
 
-/* One word of a POSIX shell command line, quoted only when it needs it, so
- * the printed line can be pasted into a shell and runs the same argv. */
-static void put_word(FILE *out, const char *w)
-{
-	bool plain = *w != '\0';
-
-	for (const char *p = w; *p && plain; p++)
-		plain = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			       "0123456789_@%+=:,./-",
-			       *p) != NULL;
-	if (plain) {
-		fputs(w, out);
-		return;
-	}
-	fputc('\'', out);
-	for (const char *p = w; *p; p++) {
-		if (*p == '\'')
-			fputs("'\\''", out);
-		else
-			fputc(*p, out);
-	}
-	fputc('\'', out);
-}
-
 static int seatbelt_describe(void *state, char *const *argv, FILE *out)
 {
 	struct seatbelt_state *s = state;
@@ -491,14 +468,14 @@ static int seatbelt_describe(void *state, char *const *argv, FILE *out)
 	fputs(PDK_SEATBELT_EXEC, out);
 	for (char **p = s->params; *p; p++) {
 		fputs(" \\\n  -D ", out);
-		put_word(out, *p);
+		pdk_fput_shell_word(out, *p);
 	}
 	fputs(" \\\n  -p ", out);
-	put_word(out, s->profile);
+	pdk_fput_shell_word(out, s->profile);
 	fputs(" \\\n  --", out);
 	for (char *const *p = argv; p && *p; p++) {
 		fputc(' ', out);
-		put_word(out, *p);
+		pdk_fput_shell_word(out, *p);
 	}
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;

@@ -1,0 +1,38 @@
+/* cli_call.h - the stage every verb that takes a command shares before
+ * anything runs: options, configuration, working directory, decision, gate. */
+#ifndef PDK_CLI_CALL_H
+#define PDK_CLI_CALL_H
+
+#include <stdbool.h>
+
+#include "cli.h"
+#include "config.h"
+#include "gate.h"
+#include "policy.h"
+#include "request.h"
+
+struct pdk_cli_call {
+	struct pdk_request o;
+	struct pdk_config cfg;
+	const char *session;
+	char *session_cwd;          /* where the session's last cd went, if any */
+	bool stale_cwd;             /* that directory is gone: the call runs here */
+	char *cwd;                  /* absolute: where the command runs */
+	char *line;                 /* the call as one shell-quoted line */
+	struct pdk_decision d;
+	struct pdk_strv password;   /* -w paths outside $HOME */
+	struct pdk_gate_result g;
+	bool parsed, decided, asked;
+	char *refusal;              /* set: nothing runs; one line saying why */
+};
+
+/* Parse the options, read the configuration, find the working directory.
+ * Prints its own one-line error and returns -EINVAL on bad input. */
+int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char **argv);
+/* The decision; a refusal lands in c->refusal. -errno only when out of memory. */
+int pdk_cli_call_decide(struct pdk_cli_call *c);
+/* The confirm gate, when the decision or the call needs a person's yes. */
+int pdk_cli_call_gate(struct pdk_cli_call *c);
+void pdk_cli_call_release(struct pdk_cli_call *c);
+
+#endif
