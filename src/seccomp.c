@@ -126,6 +126,13 @@ static const struct rule rules[] = {
 	/* A datagram sent to an address is a connect in disguise. */
 	{ .syscall = "sendto", .err = EPERM, .when = NET_OFF, .n_args = 1,
 	  .arg = { ARG(4, SCMP_CMP_NE, 0, 0) }, .why = "sendto() to an address" },
+	/* sendmsg() keeps its address in memory the filter cannot read, so a
+	 * unix datagram socket of its own could still reach an outside one
+	 * (a log socket, a notify socket): none is made. A socketpair()
+	 * of datagrams needs no address and stays usable. */
+	{ .syscall = "socket", .err = EPERM, .when = NET_OFF, .n_args = 2,
+	  .arg = { ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM) },
+	  .why = "unix datagram sockets (sendmsg() could address an outside one)" },
 };
 
 /* Syscalls from 424 on share one number on every architecture but alpha. */
@@ -410,12 +417,6 @@ int pdk_seccomp_describe(const struct pdk_confine *policy, FILE *out)
 	}
 	if (policy->network)
 		fprintf(out, "seccomp: network on: sockets and connect() are not filtered\n");
-	else
-		/* The address of sendmsg/sendmmsg sits in a msghdr in memory,
-		 * which a seccomp filter cannot read. */
-		fprintf(out, "seccomp: not covered: sendmsg() and sendmmsg() with an address: a "
-			     "unix datagram can still reach an outside socket file the user may "
-			     "write to\n");
 #ifndef PDK_SECCOMP_GEN
 	{
 		struct pdk_bpf bpf;

@@ -52,6 +52,9 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do [ -S "$T/dgram.sock" ] && break; sleep 0.2; do
 dgram() { # dgram WORD: sendto() WORD to the datagram socket, by its address
 	echo "import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(b'$1', '$T/dgram.sock')"
 }
+dgram_msg() { # dgram_msg WORD: sendmsg() WORD to the datagram socket, by its address
+	echo "import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendmsg([b'$1'], [], 0, '$T/dgram.sock')"
+}
 connect() { # connect WORD: send WORD to the listener
 	echo "import socket; s=socket.create_connection(('127.0.0.1', $PORT), 2); s.sendall(b'$1')"
 }
@@ -95,6 +98,13 @@ for b in bwrap landlock; do
 	run --yes -n -- python3 -c "$(dgram "dg-allowed-$b")" >/dev/null 2>&1
 	sleep 0.2
 	check "$b: with --network the same datagram arrives" grep -q "dg-allowed-$b" "$T/dgot"
+	run -- python3 -c "$(dgram_msg "dm-denied-$b")" >/dev/null 2>&1
+	sleep 0.2
+	check "$b: with network off a sendmsg() datagram does not arrive" \
+		sh -c "! grep -q dm-denied-$b '$T/dgot' 2>/dev/null"
+	run --yes -n -- python3 -c "$(dgram_msg "dm-allowed-$b")" >/dev/null 2>&1
+	sleep 0.2
+	check "$b: with --network the same sendmsg() datagram arrives" grep -q "dm-allowed-$b" "$T/dgot"
 	out=$(run -- python3 -c 'import socket
 a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
 a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
