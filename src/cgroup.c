@@ -1,5 +1,5 @@
-/* cgroup.c - a fresh pids cgroup for each confined run: where paddock can
- * make one, the limit, joining it before exec, killing all of it, a guardian. */
+/* cgroup.c - a pids cgroup for each confined run: where paddock can make
+ * one, the limit, joining it before exec, killing all of it, a guardian. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -300,13 +300,44 @@ int pdk_cgroup_where(int *ret_version, const char **ret_base, const char **ret_w
 	return where.result;
 }
 
+/* The first process to enter a newly made cgroup pays for the kernel's
+ * bookkeeping (about 10 ms on cgroup v1); later ones do not. So the runs
+ * of a user reuse a few slots, paddock-UID-K, each held with flock(2) on its
+ * directory while a run (and its guardian) uses it. */
+#define SLOTS 64
+
+static int take_slot(struct pdk_cgroup *cg, const char *base)
+{
+	int r = -EAGAIN;
+
+	for (int k = 0; k < SLOTS; k++) {
+		if (pathf(cg->dir, sizeof(cg->dir), "%s/paddock-%ld-%d", base, (long)getuid(),
+			  k) < 0)
+			return -ENAMETOOLONG;
+		if (mkdir(cg->dir, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		int fd = open(cg->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			cg->lock_fd = fd;
+			return 0;
+		}
+		r = -errno;
+		close(fd);
+		if (r != -EWOULDBLOCK)
+			return r;
+	}
+	return r;
+}
+
 int pdk_cgroup_new(unsigned long limit, struct pdk_cgroup **ret, const char **ret_why)
 {
 	static char why[PATH_MAX + 200];
 	const char *base;
-	uint32_t rnd;
 	char num[32];
 	int version, r;
+	long hits;
 
 	r = pdk_cgroup_where(&version, &base, ret_why);
 	if (r < 0)
@@ -316,39 +347,49 @@ int pdk_cgroup_new(unsigned long limit, struct pdk_cgroup **ret, const char **re
 		return -ENOMEM;
 	cg->version = version;
 	cg->limit = limit;
-	cg->procs_fd = cg->guard_fd = -1;
-	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd)) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		rnd = (uint32_t)ts.tv_nsec;
-	}
-	if (pathf(cg->dir, sizeof(cg->dir), "%s/paddock-%ld-%08x", base, (long)getpid(), rnd) < 0 ||
-	    pathf(cg->procs, sizeof(cg->procs), "%s/cgroup.procs", cg->dir) < 0 ||
-	    pathf(cg->pids_max, sizeof(cg->pids_max), "%s/pids.max", cg->dir) < 0 ||
-	    (version == 2 && pathf(cg->kill, sizeof(cg->kill), "%s/cgroup.kill", cg->dir) < 0))
-		return -ENAMETOOLONG;
-	if (mkdir(cg->dir, 0755) < 0) {
-		r = -errno;
-		pathf(why, sizeof(why), "cannot make a cgroup in %s: %s", base, strerror(errno));
+	cg->procs_fd = cg->guard_fd = cg->lock_fd = -1;
+	r = take_slot(cg, base);
+	if (r < 0) {
+		pathf(why, sizeof(why), "cannot make or take a cgroup in %s: %s", base,
+		      strerror(-r));
 		*ret_why = why;
 		return r;
 	}
+	if (pathf(cg->procs, sizeof(cg->procs), "%s/cgroup.procs", cg->dir) < 0 ||
+	    pathf(cg->pids_max, sizeof(cg->pids_max), "%s/pids.max", cg->dir) < 0 ||
+	    (version == 2 && pathf(cg->kill, sizeof(cg->kill), "%s/cgroup.kill", cg->dir) < 0)) {
+		close(cg->lock_fd);
+		return -ENAMETOOLONG;
+	}
+	/* cgroup.kill came with Linux 5.14. */
+	if (version == 2 && access(cg->kill, W_OK) < 0)
+		cg->kill[0] = '\0';
+	/* A slot is empty between runs; make sure, before the limit is set. */
+	pdk_cgroup_kill(cg, 1000);
 	pathf(num, sizeof(num), "%lu", limit);
 	r = write_file(cg->pids_max, num);
 	if (r == 0) {
-		cg->procs_fd = open(cg->procs, O_WRONLY | O_CLOEXEC);
-		if (cg->procs_fd < 0)
+		/* The child enters by writing "0". On v1, into tasks: a thread
+		 * moving itself skips the global lock a whole process's move
+		 * takes, which can wait an RCU grace period (about 10 ms); the
+		 * child is single-threaded, so the thread is the process. */
+		char enter[PATH_MAX + 16];
+		if (pathf(enter, sizeof(enter), "%s/%s", cg->dir,
+			  version == 1 ? "tasks" : "cgroup.procs") < 0)
+			r = -ENAMETOOLONG;
+		else if ((cg->procs_fd = open(enter, O_WRONLY | O_CLOEXEC)) < 0)
 			r = -errno;
 	}
 	if (r < 0) {
 		pathf(why, sizeof(why), "cannot set up the cgroup %s: %s", cg->dir, strerror(-r));
 		*ret_why = why;
-		rmdir(cg->dir);
+		close(cg->lock_fd);
 		return r;
 	}
-	/* cgroup.kill came with Linux 5.14. */
-	if (version == 2 && access(cg->kill, W_OK) < 0)
-		cg->kill[0] = '\0';
+	/* pids.events counts since the cgroup was made: this run's hits are
+	 * what it adds. */
+	hits = pdk_cgroup_limit_hits(cg);
+	cg->hits_before = hits > 0 ? hits : 0;
 	*ret = steal_pointer(&cg);
 	return 0;
 }
@@ -369,7 +410,7 @@ long pdk_cgroup_limit_hits(const struct pdk_cgroup *cg)
 		return r;
 	for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		if (strncmp(p, "max ", 4) == 0)
-			return strtol(p + 4, NULL, 10);
+			return strtol(p + 4, NULL, 10) - cg->hits_before;
 	return -ENODATA;
 }
 
@@ -437,26 +478,13 @@ int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms)
 		killed = write_file(cg->kill, "1") == 0;
 	if (!killed)
 		write_file(cg->pids_max, "0");
-	for (;;) {
+	for (long ns = 20 * 1000;; ns = ns < 1000 * 1000 ? ns * 2 : ns) {
 		n = kill_listed(cg->procs);
 		if (n == 0 || n == -ENOENT)
 			return 0;
 		if (ms_now() >= until)
 			return -ETIMEDOUT;
-		nap(500 * 1000);
-	}
-}
-
-/* Async-signal-safe: rmdir until the last process has left, or until. */
-static int remove_dir(const struct pdk_cgroup *cg, long until)
-{
-	for (;;) {
-		if (rmdir(cg->dir) == 0 || errno == ENOENT)
-			return 0;
-		if (errno != EBUSY || ms_now() >= until)
-			return -errno;
-		kill_listed(cg->procs);
-		nap(1000 * 1000);
+		nap(ns);
 	}
 }
 
@@ -488,21 +516,23 @@ static void __attribute__((noreturn)) guardian(const struct pdk_cgroup *cg, int 
 	dup2(devnull, 0);
 	dup2(devnull, 1);
 	dup2(devnull, 2);
-	/* Hold nothing of paddock's: its output pipes, its stdout. */
+	/* Hold nothing of paddock's (its output pipes, its stdout) but the
+	 * socket and the slot's lock, which keeps the slot from the next run
+	 * until the guardian is done. */
+	int s_hi = fcntl(sock, F_DUPFD, 10), l_hi = fcntl(cg->lock_fd, F_DUPFD, 10);
+	if (s_hi < 0 || l_hi < 0 || dup2(s_hi, 3) < 0 || dup2(l_hi, 4) < 0)
+		_exit(1);
 #ifdef SYS_close_range
-	if (sock > 3)
-		syscall(SYS_close_range, 3U, (unsigned)sock - 1, 0U);
-	syscall(SYS_close_range, (unsigned)sock + 1, ~0U, 0U);
+	syscall(SYS_close_range, 5U, ~0U, 0U);
 #endif
+	sock = 3;
 	do
 		n = read(sock, &b, 1);
 	while (n < 0 && errno == EINTR);
 	if (n == 1 && b == 'd')
 		_exit(0);
 	/* paddock is gone and did not clean up: the run must not outlive it. */
-	long until = ms_now() + 10000;
-	pdk_cgroup_kill(cg, 10000);
-	_exit(remove_dir(cg, until) == 0 ? 0 : 1);
+	_exit(pdk_cgroup_kill(cg, 10000) == 0 ? 0 : 1);
 }
 
 int pdk_cgroup_guard(struct pdk_cgroup *cg, int devnull)
@@ -531,23 +561,23 @@ int pdk_cgroup_guard(struct pdk_cgroup *cg, int devnull)
 
 void pdk_cgroup_free(struct pdk_cgroup *cg)
 {
-	bool removed;
+	bool empty;
 
 	if (!cg)
 		return;
 	if (cg->procs_fd >= 0)
 		close(cg->procs_fd);
-	pdk_cgroup_kill(cg, 1000);
-	removed = remove_dir(cg, ms_now() + 1000) == 0;
+	empty = pdk_cgroup_kill(cg, 1000) == 0;
 	if (cg->guard_fd >= 0) {
-		/* "done" only once the directory is gone; otherwise the
-		 * guardian sees EOF and keeps at it for longer. */
-		if (removed)
+		/* "done" only once the cgroup is empty; otherwise the guardian
+		 * sees EOF and keeps at it for longer. */
+		if (empty)
 			(void)!send(cg->guard_fd, "d", 1, MSG_NOSIGNAL);
 		close(cg->guard_fd);
 		if (stale_guardian > 0)
 			waitpid(stale_guardian, NULL, WNOHANG);
 		stale_guardian = waitpid(cg->guard_pid, NULL, WNOHANG) == 0 ? cg->guard_pid : 0;
 	}
+	close(cg->lock_fd);
 	free(cg);
 }

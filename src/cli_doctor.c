@@ -439,7 +439,7 @@ static void print_text(cJSON *d)
 
 		printf("cgroup: %s%s%s%s\n", v ? (v == 2 ? "v2" : "v1") : "no pids controller",
 		       base ? ", runs' cgroups under " : "", base ? base : "",
-		       !strcmp(how, "cgroup") ? " (made and removed one here)" : "");
+		       !strcmp(how, "cgroup") ? " (took one here)" : "");
 		if (!strcmp(how, "cgroup"))
 			printf("process limit: a pids cgroup of its own per confined run (%d "
 			       "processes); a guardian kills the run if paddock is SIGKILLed\n",

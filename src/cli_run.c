@@ -199,6 +199,29 @@ static int rm_main(const struct pdk_sandbox *sb, char *const *argv, struct pdk_c
 	return code;
 }
 
+/* Does an rm run anywhere in the call, after wrappers? */
+static bool runs_rm(const struct pdk_decision *d)
+{
+	for (size_t i = 0; i < d->n_steps; i++)
+		if (d->steps[i].program && strcmp(d->steps[i].program, "rm") == 0)
+			return true;
+	return false;
+}
+
+/* Unconfined, rm still goes to the trash: the shim first on PATH, told to
+ * trash at once. */
+static int unconfined_rm(struct pdk_sandbox *sb, const char *shim_dir)
+{
+	const char *path = getenv("PATH");
+	_cleanup_free_ char *p = NULL;
+
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	if (asprintf(&p, "PATH=%s:%s", shim_dir, path) < 0)
+		return -ENOMEM;
+	return pdk_sandbox_setenv(sb, (const char *const[]){p, PDK_RMSHIM_ENV_DIRECT "=1", NULL});
+}
+
 /* Result lines about the decision: who approved what, and the session's
  * directory when it had to be left. */
 static void decision_notes(const struct pdk_cli_call *c, char *buf, size_t len,
@@ -268,10 +291,19 @@ int pdk_cli_run_main(int argc, char **argv)
 	}
 	/* The shim must exist before the sandbox is set up, or a state
 	 * directory made later would be hidden from the command. */
-	if (!special && !c.o.no_sandbox && !c.o.print_profile &&
-	    (r = pdk_rmshim_install(NULL)) < 0) {
-		pdk_cli_error("run: setting up rm: %s", strerror(-r));
-		goto out;
+	_cleanup_free_ char *shim_dir = NULL, *shim_note = NULL;
+	if (!special && !c.o.print_profile && (r = pdk_rmshim_install(&shim_dir)) < 0) {
+		if (runs_rm(&c.d)) {
+			pdk_cli_error("run: rm cannot reach the trash here: its shim in paddock's "
+				      "state directory could not be set up (%s); give paddock a "
+				      "writable $XDG_STATE_HOME, or leave rm out",
+				      strerror(-r));
+			goto out;
+		}
+		if (asprintf(&shim_note, "note: rm could not be pointed at the trash (paddock's "
+					 "state directory: %s): any rm this command ran deleted for good",
+			     strerror(-r)) < 0)
+			shim_note = NULL;
 	}
 	if (!is_cd(c.o.argv)) {
 		r = pdk_sandbox_setup(&c.o, &c.cfg, path, environ, &sb, why, sizeof(why));
@@ -302,12 +334,15 @@ int pdk_cli_run_main(int argc, char **argv)
 		if (r == 0)
 			r = st.exit_status = rm_main(&sb, c.o.argv, &err);
 	} else {
-		if (sb.backend && (r = pdk_rmshim_prepare(&sb, &shim)) < 0) {
+		r = 0;
+		if (shim_dir)
+			r = sb.backend ? pdk_rmshim_prepare(&sb, &shim) : unconfined_rm(&sb, shim_dir);
+		if (r < 0) {
 			pdk_cli_error("run: setting up rm: %s", strerror(-r));
 			goto out;
 		}
 		r = pdk_sandbox_run(&sb, &out, &err, &st);
-		if (sb.backend)
+		if (sb.backend && shim_dir)
 			pdk_rmshim_sweep(&sb, &shim, &sweep_note);
 	}
 	if (r < 0) {
@@ -331,6 +366,8 @@ int pdk_cli_run_main(int argc, char **argv)
 	decision_notes(&c, dnote, sizeof(dnote), notes, &n_notes);
 	if (sweep_note)
 		notes[n_notes++] = sweep_note;
+	if (shim_note)
+		notes[n_notes++] = shim_note;
 	for (size_t i = 0; !outside && i < sb.n_notes && n_notes < PDK_ARRAY_SIZE(notes); i++)
 		notes[n_notes++] = sb.notes[i];
 	char hints[PDK_REFUSAL_MAX][768];

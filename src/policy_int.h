@@ -138,7 +138,8 @@ enum {
 	PDK_PK_RO_TRIPLE = 1u << 14, /* "name word word" entries are on it */
 };
 struct pdk_prog_class {
-	const char *name;
+	const char *name; /* static; the program is its first len bytes */
+	size_t len;
 	unsigned kind;
 	unsigned long long rules; /* bit i: shipped rule i applies to this program */
 };

@@ -247,6 +247,13 @@ static int ensure_link(const char *dir, const char *exe)
 
 int pdk_rmshim_install(char **ret_dir)
 {
+	/* Once per process: a second call finds it all in place. */
+	static char *installed;
+	if (installed) {
+		if (ret_dir && !(*ret_dir = strdup(installed)))
+			return -ENOMEM;
+		return 0;
+	}
 	_cleanup_free_ char *state = pdk_state_dir();
 	_cleanup_free_ char *exe = self_exe();
 	_cleanup_free_ char *dir = NULL, *runs = NULL;
@@ -273,6 +280,8 @@ int pdk_rmshim_install(char **ret_dir)
 		return -EPERM;
 	if ((r = ensure_link(dir, exe)) < 0)
 		return r;
+	if (!(installed = strdup(dir)))
+		return -ENOMEM;
 	if (ret_dir)
 		*ret_dir = steal_pointer(&dir);
 	return made_state ? 1 : 0;
@@ -715,6 +724,14 @@ int pdk_rmshim_main(int argc, char **argv)
 	size_t used = 0;
 	int code;
 
+	/* An unconfined run (--no-sandbox, outside the sandbox): the trash is
+	 * in reach, so the files go there at once, from wherever they are.
+	 * Set inside a sandbox, this only makes rm fail: the trash lies
+	 * outside the writable roots. */
+	if (getenv(PDK_RMSHIM_ENV_DIRECT)) {
+		static const char *const everywhere[] = {"/"};
+		return pdk_rm_main(argc, argv, everywhere, 1, stderr);
+	}
 	if (!stage_env || !roots_env || !stage_env_valid(stage_env, &run_id)) {
 		fprintf(stderr,
 			"rm: this is paddock's rm, which only works for a command run by 'paddock "

@@ -24,6 +24,7 @@
 /* Environment variables the shim reads. */
 #define PDK_RMSHIM_ENV_STAGE "PADDOCK_RM_STAGE" /* ".paddock-rm-UID/RUNID" */
 #define PDK_RMSHIM_ENV_ROOTS "PADDOCK_RM_ROOTS" /* the writable roots, one per line */
+#define PDK_RMSHIM_ENV_DIRECT "PADDOCK_RM_DIRECT" /* unconfined run: trash at once */
 
 struct pdk_sandbox;
 

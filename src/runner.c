@@ -11,6 +11,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __APPLE__
+#include <sys/sysctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -157,6 +160,14 @@ static rlim_t nproc_limit(unsigned long max_procs)
 		if (sscanf(buf, "%*s %*s %*s %lu/%lu", &running, &total) == 2)
 			lim += total;
 	}
+#elif defined(__APPLE__)
+	/* The limit counts the user's processes: start from how many there
+	 * are (the kernel's estimate of the table's size errs high). */
+	int mib[4] = {CTL_KERN, KERN_PROC, KERN_PROC_UID, (int)getuid()};
+	size_t size = 0;
+
+	if (sysctl(mib, 4, NULL, &size, NULL, 0) == 0)
+		lim += size / sizeof(struct kinfo_proc);
 #endif
 	/* Never above what paddock itself may have. */
 	if (getrlimit(RLIMIT_NPROC, &cur) == 0 && cur.rlim_max != RLIM_INFINITY &&
@@ -319,6 +330,7 @@ static bool kill_children(pid_t spare)
 static void kill_group(pid_t pgid, pid_t spare)
 {
 	double until = now() + PDK_KILL_GRACE;
+	long nap_ns = 20 * 1000;
 
 	for (;;) {
 		bool group = kill(-pgid, SIGKILL) == 0;
@@ -335,8 +347,12 @@ static void kill_group(pid_t pgid, pid_t spare)
 #endif
 		if ((!group && !children) || now() >= until)
 			break;
-		struct timespec ts = {0, 1000 * 1000};
+		/* A killed process is gone within microseconds, unless it is
+		 * busy in the kernel: look again soon, then less often. */
+		struct timespec ts = {0, nap_ns};
 		nanosleep(&ts, NULL);
+		if (nap_ns < 1000 * 1000)
+			nap_ns *= 2;
 	}
 }
 
@@ -400,9 +416,11 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 			st.procs_limit = spec->max_procs;
 			/* Nothing of the run may outlive paddock, even if it
 			 * is SIGKILLed: the guardian then empties the cgroup. */
-			if ((r = pdk_cgroup_guard(cg, devnull)) < 0)
-				goto close_pipes;
-			guardian = pdk_cgroup_guardian(cg);
+			if (!spec->tree_dies_with_parent) {
+				if ((r = pdk_cgroup_guard(cg, devnull)) < 0)
+					goto close_pipes;
+				guardian = pdk_cgroup_guardian(cg);
+			}
 		}
 #endif
 		if (st.procs_how == PDK_PROCS_CGROUP) {

@@ -35,6 +35,7 @@ struct pdk_run_spec {
 	 * RLIMIT_NPROC); 0: no limit. A run with a cgroup also gets a guardian
 	 * that kills the run if paddock itself is killed. */
 	unsigned long max_procs;
+	bool tree_dies_with_parent;        /* the wrapper kills the tree if paddock dies */
 };
 
 struct pdk_run_status {
@@ -59,7 +60,7 @@ int pdk_find_program(const char *program, char **ret_path);
 
 /*
  * How a run's process limit would be set here: PDK_PROCS_CGROUP when a pids
- * cgroup can be made and removed (it tries one), else PDK_PROCS_RLIMIT or
+ * cgroup can be made or taken (it tries one), else PDK_PROCS_RLIMIT or
  * PDK_PROCS_NONE with *ret_why saying why (static). For `paddock doctor`.
  */
 enum pdk_procs_how pdk_run_procs_probe(const char **ret_why);

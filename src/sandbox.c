@@ -312,6 +312,7 @@ static int arm(struct pdk_sandbox *sb, char *why, size_t why_len)
 	}
 	sb->spec.backend = sb->backend;
 	sb->spec.backend_state = sb->state;
+	sb->spec.tree_dies_with_parent = sb->backend->tree_dies_with_parent;
 	return 0;
 }
 
@@ -324,6 +325,7 @@ static void disarm(struct pdk_sandbox *sb)
 	sb->wrapped = NULL; /* pdk_strvfreep frees, and leaves the pointer */
 	sb->spec.backend = NULL;
 	sb->spec.backend_state = NULL;
+	sb->spec.tree_dies_with_parent = false;
 }
 
 static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, size_t why_len)
@@ -361,8 +363,11 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 		return -EINVAL;
 	}
 	if (req->no_sandbox) {
-		add_note(sb, "sandbox: none: the command ran unconfined, as --no-sandbox asked%s%s",
-			 "", "");
+		add_note(sb, "sandbox: none: the command ran unconfined, as %s%s",
+			 cfg && !cfg->sandbox_enabled ? "the configuration asks "
+							"(commandPolicy.sandbox.enabled is false)"
+						      : "--no-sandbox asked",
+			 "");
 		collect_notes(sb);
 		return 0;
 	}

@@ -1,8 +1,8 @@
 #!/bin/sh
 # limits.sh - the process limit and the guardian, through paddock itself, for every Linux backend
 # that works here: a fork bomb is stopped and reported, its legitimate twin runs, nothing survives
-# a SIGKILL of paddock, and no cgroup is left behind. The suite guards the machine itself: an
-# outer pids cgroup (or RLIMIT_NPROC) and a timeout around every bomb.
+# a SIGKILL of paddock, and no process is left in paddock's cgroups. The suite guards the machine
+# itself: an outer pids cgroup (or RLIMIT_NPROC) and a timeout around every bomb.
 set -u
 srcdir=${srcdir:-$(dirname "$0")/..}
 . "$srcdir/tests/lib.sh"
@@ -42,7 +42,12 @@ guarded() { # guarded CMD...: run CMD under the guard, output in $T/out and $T/e
 }
 outer_cleanup() {
 	[ -n "$outer" ] || return 0
-	for p in $(cat "$outer/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	for p in $(cat "$outer/cgroup.procs" "$outer"/*/cgroup.procs 2>/dev/null); do
+		kill -9 "$p" 2>/dev/null
+	done
+	# paddock's slots made inside the guard go with it
+	sleep 0.1
+	rmdir "$outer"/paddock-* 2>/dev/null
 	sleep 0.2
 	rmdir "$outer" 2>/dev/null
 }
@@ -69,8 +74,21 @@ gone() {
 		done
 	done
 }
-no_cgroup_of() { [ -z "$base" ] || ! ls -d "$base/paddock-$1-"* >/dev/null 2>&1; }
-has_cgroup_of() { ls -d "$base/paddock-$1-"* >/dev/null 2>&1; }
+# Runs reuse slots, paddock-UID-K: the one holding processes now (the suite runs one at a time).
+busy_slot() {
+	for f in "$base"/paddock-*/cgroup.procs; do
+		grep -q . "$f" && dirname "$f" && return
+	done
+}
+# Every slot is empty (cgroup files have no size: read them): no process of any run is left in paddock's cgroups.
+slots_empty() {
+	for f in "$base"/paddock-*/cgroup.procs; do
+		[ -e "$f" ] || continue
+		grep -q . "$f" && return 1
+	done
+	return 0
+}
+nslots() { ls -d "$base"/paddock-* 2>/dev/null | wc -l; }
 
 # A daemon the command leaves: setsid, a double fork, SIGTERM ignored; it writes its pid.
 cat >"$T/daemon" <<'EOF'
@@ -128,7 +146,10 @@ for b in bwrap landlock; do
 	sleep 0.2
 	victims=$(pgrep -f "$MARK")
 	check "$b: the daemon is alive before paddock is killed" test -n "$victims"
-	[ "$how" = cgroup ] && check "$b: the run has its own cgroup" has_cgroup_of "$pp"
+	if [ "$how" = cgroup ]; then
+		slot=$(busy_slot)
+		check "$b: the run holds one of paddock's cgroups ($slot)" test -n "$slot"
+	fi
 	if [ "$b" = landlock ] && [ "$how" != cgroup ]; then
 		kill -9 "$pp"
 		wait "$pp" 2>/dev/null
@@ -143,14 +164,18 @@ for b in bwrap landlock; do
 	check "$b: ... and no process of the command remains" none_left
 	if [ "$how" = cgroup ]; then
 		sleep 0.2
-		check "$b: ... and its cgroup is removed" no_cgroup_of "$pp"
+		check "$b: ... and its cgroup is empty" sh -c '! grep -q . "$0"' "$slot/cgroup.procs"
 	fi
 
-	# After a normal run the cgroup is gone too.
-	"$PADDOCK" run --backend "$b" -- true >/dev/null 2>&1 </dev/null &
-	pp=$!
-	wait "$pp"
-	check "$b: after a normal run no cgroup of it is left" no_cgroup_of "$pp"
+	# After normal runs the cgroups are empty, and the next run takes the same slot
+	# instead of making another.
+	if [ "$how" = cgroup ]; then
+		before=$(nslots)
+		for i in 1 2 3; do "$PADDOCK" run --backend "$b" -- true >/dev/null 2>&1 </dev/null; done
+		check "$b: after normal runs paddock's cgroups hold no process" slots_empty
+		check "$b: runs one after another reuse a slot ($before, then $(nslots))" \
+			test "$(nslots)" -le "$((before > 0 ? before : 1))"
+	fi
 done
 
 # Without a cgroup: RLIMIT_NPROC as another user, who cannot write the cgroups.

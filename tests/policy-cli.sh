@@ -128,6 +128,11 @@ check "argv rm: the file left its place" test ! -e "$T/proj/doomed"
 check "argv rm: the file is in the trash, whole" grep -qx keep "$T/data/Trash/files/doomed"
 check "argv rm: the trash knows where it came from" \
 	grep -qx "Path=$T/proj/doomed" "$T/data/Trash/info/doomed.trashinfo"
+echo keep >"$T/proj/unconfined"
+pcall run --no-sandbox -- sh -c 'rm unconfined'
+check "unconfined, rm in a script: exit 0 (rc $rc)" test "$rc" -eq 0
+check "unconfined, rm in a script still goes to the trash" \
+	grep -qx keep "$T/data/Trash/files/unconfined"
 # Outside every root: not under the project, the temp or the cache directory.
 far=$(mktemp -d /var/tmp/pdk-policy-cli.XXXXXX)
 echo keep >"$far/outside"

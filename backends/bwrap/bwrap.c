@@ -734,6 +734,7 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 
 const struct pdk_backend pdk_backend_bwrap = {
 	.name = "bwrap",
+	.tree_dies_with_parent = true,
 	.probe = bwrap_probe,
 	.available = bwrap_available,
 	.prepare = bwrap_prepare,
