@@ -371,11 +371,12 @@ int pdk_cli_run_main(int argc, char **argv)
 	for (size_t i = 0; !outside && i < sb.n_notes && n_notes < PDK_ARRAY_SIZE(notes); i++)
 		notes[n_notes++] = sb.notes[i];
 	char hints[PDK_REFUSAL_MAX][768];
-	if (sb.backend && st.exit_status != 0 && !special) {
-		size_t k = refusal_hints(&sb, &out, &err, hints);
-		for (size_t i = 0; i < k && n_notes < PDK_ARRAY_SIZE(notes); i++)
-			notes[n_notes++] = hints[i];
-	}
+	const char *hint_lines[PDK_REFUSAL_MAX];
+	size_t n_hints = 0;
+	if (sb.backend && st.exit_status != 0 && !special)
+		n_hints = refusal_hints(&sb, &out, &err, hints);
+	for (size_t i = 0; i < n_hints; i++)
+		hint_lines[i] = hints[i];
 	if (outside)
 		notes[n_notes++] = "sandbox: ran outside the sandbox, as the person approved, "
 				   "this once";
@@ -389,6 +390,8 @@ int pdk_cli_run_main(int argc, char **argv)
 		.duration = st.duration,
 		.notes = notes,
 		.n_notes = n_notes,
+		.hints = hint_lines,
+		.n_hints = n_hints,
 		.bound = c.o.bound,
 		.json = c.o.json,
 		.store = store,

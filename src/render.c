@@ -468,6 +468,10 @@ static void compose_text(const struct pdk_render_in *in, struct view *v, struct 
 		pdk_buf_puts(out, in->notes[i]);
 		pdk_buf_puts(out, "\n");
 	}
+	for (size_t i = 0; i < in->n_hints; i++) {
+		pdk_buf_puts(out, in->hints[i]);
+		pdk_buf_puts(out, "\n");
+	}
 	if (note->len) {
 		pdk_buf_add(out, note->data, note->len);
 		pdk_buf_puts(out, "\n");
@@ -478,7 +482,7 @@ static int compose_json(const struct pdk_render_in *in, struct view *v, struct p
 			const struct pdk_buf *note, const struct pdk_render_out *r,
 			struct pdk_buf *out)
 {
-	cJSON *o = cJSON_CreateObject(), *held, *notes;
+	cJSON *o = cJSON_CreateObject(), *held, *hints, *notes;
 	char *s;
 
 	if (!o)
@@ -510,6 +514,9 @@ static int compose_json(const struct pdk_render_in *in, struct view *v, struct p
 	} else {
 		cJSON_AddNullToObject(o, "output_id");
 	}
+	hints = cJSON_AddArrayToObject(o, "sandbox_refusals");
+	for (size_t i = 0; i < in->n_hints && hints; i++)
+		cJSON_AddItemToArray(hints, cJSON_CreateString(in->hints[i]));
 	notes = cJSON_AddArrayToObject(o, "notes");
 	for (size_t i = 0; i < in->n_notes && notes; i++)
 		cJSON_AddItemToArray(notes, cJSON_CreateString(in->notes[i]));

@@ -23,6 +23,10 @@ struct pdk_render_in {
 	 * each without '\n'; borrowed. */
 	const char *const *notes;
 	size_t n_notes;
+	/* Writes the sandbox refused (sandbox: ... lines): after the notes in
+	 * text, a field of their own in JSON; borrowed. */
+	const char *const *hints;
+	size_t n_hints;
 	size_t bound;     /* bytes the whole result may take */
 	bool json;
 	/* Where held-back output is kept; NULL: no store. */

@@ -79,6 +79,12 @@ for b in bwrap landlock; do
 	check "$b: a refused write gets a sandbox: line naming it and --write" sh -c \
 		'echo "$0" | grep -q "^sandbox: the sandbox refused a write to $1/hint-.*--write $1\$"' \
 		"$out" "$T/outside"
+	out=$(run --json -- touch "$T/outside/hint-$b")
+	check "$b: with --json the refused write is in sandbox_refusals, not notes" python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])
+assert any(sys.argv[2] in h for h in r["sandbox_refusals"]), r
+assert not any("refused a write" in n for n in r["notes"]), r' "$out" "$T/outside/hint-$b"
 	: > "$T/proj/ro-$b" && chmod 444 "$T/proj/ro-$b"
 	if chown 65534 "$T/proj/ro-$b" 2>/dev/null || [ "$(id -u)" -ne 0 ]; then
 		out=$(run -- sh -c "echo x > ro-$b")
