@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "rmshim.h"
@@ -21,8 +22,13 @@ int main(int argc, char **argv)
 
 	/* Started as `rm` from the shim directory on a confined command's PATH. */
 	base = base ? base + 1 : argc > 0 ? argv[0] : "";
-	if (strcmp(base, "rm") == 0)
-		return pdk_rmshim_main(argc, argv);
+	if (strcmp(base, "rm") == 0) {
+		/* Out through _exit: inside a sandbox ptrace is denied, and exit
+		 * handlers such as a leak checker's may need it. */
+		int code = pdk_rmshim_main(argc, argv);
+		fflush(NULL);
+		_exit(code);
+	}
 	/* A reader that went away must not kill paddock mid-cleanup. */
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {

@@ -1,6 +1,7 @@
 /* path.c - path helpers every stage shares: resolving as the kernel would,
  * containment under a root, making directories, writing whole buffers. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,4 +111,38 @@ int pdk_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+char *pdk_path_of_fd(int fd)
+{
+#if defined(__APPLE__)
+	char buf[PATH_MAX];
+
+	if (fcntl(fd, F_GETPATH, buf) < 0)
+		return NULL;
+	return strdup(buf);
+#else
+	char proc[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, sizeof(buf) - 1);
+	if (n <= 0 || buf[0] != '/')
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+#endif
+}
+
+int pdk_pipe_cloexec(int fds[2])
+{
+#ifdef HAVE_PIPE2
+	return pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
+#else
+	if (pipe(fds) < 0)
+		return -errno;
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+#endif
 }

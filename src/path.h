@@ -1,5 +1,5 @@
-/* path.h - path helpers every stage shares: resolving as the kernel would,
- * containment under a root, making directories, writing whole buffers. */
+/* path.h - path and descriptor helpers every stage shares: resolving as the
+ * kernel would, containment under a root, making directories, whole writes. */
 #ifndef PDK_PATH_H
 #define PDK_PATH_H
 
@@ -17,5 +17,11 @@ bool pdk_path_under(const char *path, const char *root);
 int pdk_mkdir_p(const char *path, mode_t mode);
 /* write(2) until done, across short writes and EINTR. 0 or -errno. */
 int pdk_write_all(int fd, const void *buf, size_t len);
+/* The path the kernel has for an open file or directory: what was opened is
+ * what gets checked, even if a component was swapped for a symlink after a
+ * realpath(). A new string, or NULL. */
+char *pdk_path_of_fd(int fd);
+/* pipe(2) with both ends close-on-exec. 0 or -errno. */
+int pdk_pipe_cloexec(int fds[2]);
 
 #endif

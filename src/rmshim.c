@@ -112,27 +112,6 @@ static bool all_digits(const char *s, size_t len)
 	return true;
 }
 
-static char *fd_path(int fd)
-{
-#if defined(__APPLE__)
-	char buf[PATH_MAX];
-
-	if (fcntl(fd, F_GETPATH, buf) < 0)
-		return NULL;
-	return strdup(buf);
-#else
-	char proc[64], buf[PATH_MAX];
-	ssize_t n;
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	n = readlink(proc, buf, sizeof(buf) - 1);
-	if (n <= 0 || buf[0] != '/')
-		return NULL;
-	buf[n] = '\0';
-	return strdup(buf);
-#endif
-}
-
 /* Which mount a directory is on: st_dev alone cannot tell bind mounts of one filesystem
  * apart, and rename(2) refuses to cross those too. */
 struct mount_ident {
@@ -607,7 +586,7 @@ static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error
 	parent_fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (parent_fd < 0)
 		return fail(err, -errno, "%s", strerror(errno));
-	opened = fd_path(parent_fd);
+	opened = pdk_path_of_fd(parent_fd);
 	if (opened && strcmp(opened, real) != 0) {
 		free(real);
 		real = steal_pointer(&opened);
@@ -933,7 +912,7 @@ static int list_dir(int fd, char ***ret, size_t *ret_n)
 static void trash_one(struct sweep *s, int dirfd, const char *name, const char *orig,
 		      const char *date)
 {
-	_cleanup_free_ char *where = fd_path(dirfd);
+	_cleanup_free_ char *where = pdk_path_of_fd(dirfd);
 	_cleanup_free_ char *staged = where ? join(where, name) : NULL;
 	struct pdk_error err = {0};
 	int r;
@@ -969,7 +948,7 @@ static void sweep_slot(struct sweep *s, int rfd, const char *num, const char *ar
 	}
 	/* Opened through no symlink, but a live process could have moved things around:
 	 * what is moved must still lie in the staging area. */
-	where = fd_path(nfd);
+	where = pdk_path_of_fd(nfd);
 	if (!where || !pdk_path_under(where, area)) {
 		s->left++;
 		note_add(s, "%s%s moved away while it was swept; left alone",

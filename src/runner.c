@@ -23,6 +23,7 @@
 #include "cgroup.h"
 #endif
 
+#include "path.h"
 #include "runner.h"
 #include "util.h"
 
@@ -92,19 +93,6 @@ static void on_signal(int sig)
 }
 
 static const int handled[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
-
-static int make_pipe(int fds[2])
-{
-#ifdef HAVE_PIPE2
-	return pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
-#else
-	if (pipe(fds) < 0)
-		return -errno;
-	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-	return 0;
-#endif
-}
 
 struct child_report {
 	int err;
@@ -391,8 +379,8 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull < 0)
 		return -errno;
-	if ((r = make_pipe(opipe)) < 0 || (r = make_pipe(epipe)) < 0 ||
-	    (r = make_pipe(rpipe)) < 0 || (r = make_pipe(spipe)) < 0)
+	if ((r = pdk_pipe_cloexec(opipe)) < 0 || (r = pdk_pipe_cloexec(epipe)) < 0 ||
+	    (r = pdk_pipe_cloexec(rpipe)) < 0 || (r = pdk_pipe_cloexec(spipe)) < 0)
 		goto close_pipes;
 	fcntl(spipe[0], F_SETFL, O_NONBLOCK);
 	fcntl(spipe[1], F_SETFL, O_NONBLOCK);

@@ -110,29 +110,6 @@ static bool in_roots(const char *real, const char *const *roots, size_t n_roots)
 	return false;
 }
 
-/* The path the kernel has for an open directory: what was opened is what gets checked, even
- * if a component was swapped for a symlink after realpath(). */
-static char *fd_path(int fd)
-{
-#if defined(__APPLE__)
-	char buf[PATH_MAX];
-
-	if (fcntl(fd, F_GETPATH, buf) < 0)
-		return NULL;
-	return strdup(buf);
-#else
-	char proc[64], buf[PATH_MAX];
-	ssize_t n;
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	n = readlink(proc, buf, sizeof(buf) - 1);
-	if (n <= 0 || buf[0] != '/')
-		return NULL;
-	buf[n] = '\0';
-	return strdup(buf);
-#endif
-}
-
 /* Cut NAME to at most MAX bytes without splitting a UTF-8 sequence. */
 static size_t utf8_cut(const char *name, size_t max)
 {
@@ -609,7 +586,7 @@ int pdk_trash_put(const char *path, const char *const *roots, size_t n_roots,
 #endif
 	if (parent_fd < 0)
 		return fail(err, -errno, "%s", strerror(errno));
-	opened = fd_path(parent_fd);
+	opened = pdk_path_of_fd(parent_fd);
 	if (opened && strcmp(opened, real) != 0) {
 		/* A component moved between realpath() and open(): judge what was opened. */
 		free(real);
@@ -656,7 +633,7 @@ int pdk_trash_put_as(int dirfd, const char *name, const char *orig_path, const c
 		return fail(err, -EINVAL, "the original path must be absolute");
 	if (deletion_date && !date_valid(deletion_date))
 		deletion_date = NULL;
-	parent = fd_path(dirfd);
+	parent = pdk_path_of_fd(dirfd);
 	if (!parent)
 		return fail(err, -EBADF, "cannot tell where the directory is");
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
