@@ -64,7 +64,7 @@ static char *path_join(const char *a, const char *b)
 
 /* Split PATH into the directory holding it and its last component, ignoring trailing
  * slashes, so that "dir/" names the directory itself and "link/" the link. */
-static int split_path(const char *path, char **ret_dir, char **ret_base)
+int pdk_trash_split_path(const char *path, char **ret_dir, char **ret_base)
 {
 	_cleanup_free_ char *copy = strdup(path);
 	_cleanup_free_ char *dir = NULL;
@@ -92,6 +92,38 @@ static int split_path(const char *path, char **ret_dir, char **ret_base)
 	*ret_dir = steal_pointer(&dir);
 	*ret_base = base;
 	return 0;
+}
+
+/* Mount identity (see trash.h): what the trash and the rm shim use to stay on one mount. */
+int pdk_trash_mount_ident_at(int dirfd, const char *name, struct pdk_mount_ident *ret)
+{
+#ifdef STATX_MNT_ID
+	struct statx sx;
+
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) == 0) {
+		ret->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+		ret->has_mnt_id = (sx.stx_mask & STATX_MNT_ID) != 0;
+		ret->mnt_id = sx.stx_mnt_id;
+		return 0;
+	}
+	if (errno != ENOSYS)
+		return -errno;
+#endif
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	ret->dev = st.st_dev;
+	ret->has_mnt_id = false;
+	ret->mnt_id = 0;
+	return 0;
+}
+
+bool pdk_trash_same_mount(const struct pdk_mount_ident *a, const struct pdk_mount_ident *b)
+{
+	if (a->dev != b->dev)
+		return false;
+	return !(a->has_mnt_id && b->has_mnt_id) || a->mnt_id == b->mnt_id;
 }
 
 static bool in_roots(const char *real, const char *const *roots, size_t n_roots)
@@ -201,45 +233,6 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 
 #else /* freedesktop.org */
 
-/* Which mount a file is on. Bind mounts share st_dev but rename(2) still refuses to cross
- * them, so the mount id is compared when the kernel has it. */
-struct mount_ident {
-	dev_t dev;
-	uint64_t mnt_id;
-	bool has_mnt_id;
-};
-
-static int mount_ident_at(int dirfd, const char *name, struct mount_ident *ret)
-{
-#ifdef STATX_MNT_ID
-	struct statx sx;
-
-	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) == 0) {
-		ret->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-		ret->has_mnt_id = (sx.stx_mask & STATX_MNT_ID) != 0;
-		ret->mnt_id = sx.stx_mnt_id;
-		return 0;
-	}
-	if (errno != ENOSYS)
-		return -errno;
-#endif
-	struct stat st;
-
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	ret->dev = st.st_dev;
-	ret->has_mnt_id = false;
-	ret->mnt_id = 0;
-	return 0;
-}
-
-static bool same_mount(const struct mount_ident *a, const struct mount_ident *b)
-{
-	if (a->dev != b->dev)
-		return false;
-	return !(a->has_mnt_id && b->has_mnt_id) || a->mnt_id == b->mnt_id;
-}
-
 /* $XDG_DATA_HOME/Trash, with the specification's default for XDG_DATA_HOME. */
 static char *home_trash_path(void)
 {
@@ -258,14 +251,14 @@ static char *home_trash_path(void)
 
 /* The mount of PATH, or of its nearest existing ancestor when it does not exist yet: the
  * home trash is only created once it is known to be the one to use. */
-static int nearest_mount_ident(const char *path, struct mount_ident *ret)
+static int nearest_mount_ident(const char *path, struct pdk_mount_ident *ret)
 {
 	_cleanup_free_ char *p = strdup(path);
 
 	if (!p)
 		return -ENOMEM;
 	for (;;) {
-		int r = mount_ident_at(AT_FDCWD, p, ret);
+		int r = pdk_trash_mount_ident_at(AT_FDCWD, p, ret);
 		char *slash;
 
 		if (r != -ENOENT)
@@ -291,7 +284,7 @@ static bool is_own_dir(const char *path)
 }
 
 /* Walk up from the file's directory to the top of its mount: $topdir in the specification. */
-static int find_topdir(const char *dir, const struct mount_ident *want, char **ret)
+static int find_topdir(const char *dir, const struct pdk_mount_ident *want, char **ret)
 {
 	_cleanup_free_ char *cur = strdup(dir);
 
@@ -299,7 +292,7 @@ static int find_topdir(const char *dir, const struct mount_ident *want, char **r
 		return -ENOMEM;
 	for (;;) {
 		_cleanup_free_ char *up = NULL;
-		struct mount_ident id;
+		struct pdk_mount_ident id;
 		char *slash;
 		int r;
 
@@ -309,10 +302,10 @@ static int find_topdir(const char *dir, const struct mount_ident *want, char **r
 		up = slash == cur ? strdup("/") : strndup(cur, (size_t)(slash - cur));
 		if (!up)
 			return -ENOMEM;
-		r = mount_ident_at(AT_FDCWD, up, &id);
+		r = pdk_trash_mount_ident_at(AT_FDCWD, up, &id);
 		if (r < 0)
 			return r;
-		if (!same_mount(&id, want))
+		if (!pdk_trash_same_mount(&id, want))
 			break;
 		free(cur);
 		cur = steal_pointer(&up);
@@ -323,13 +316,13 @@ static int find_topdir(const char *dir, const struct mount_ident *want, char **r
 
 /* $topdir/.Trash/$uid when an administrator prepared a sticky $topdir/.Trash, otherwise
  * $topdir/.Trash-$uid, created for this user alone. */
-static int topdir_trash(const char *topdir, const struct mount_ident *want, char **ret,
+static int topdir_trash(const char *topdir, const struct pdk_mount_ident *want, char **ret,
 			struct pdk_error *err)
 {
 	_cleanup_free_ char *shared = path_join(topdir, ".Trash");
 	_cleanup_free_ char *own = NULL;
 	char uidname[32];
-	struct mount_ident id;
+	struct pdk_mount_ident id;
 	struct stat st;
 
 	if (!shared)
@@ -341,7 +334,8 @@ static int topdir_trash(const char *topdir, const struct mount_ident *want, char
 		if (!mine)
 			return -ENOMEM;
 		if ((mkdir(mine, 0700) == 0 || errno == EEXIST) && is_own_dir(mine) &&
-		    mount_ident_at(AT_FDCWD, mine, &id) == 0 && same_mount(&id, want)) {
+		    pdk_trash_mount_ident_at(AT_FDCWD, mine, &id) == 0 &&
+		    pdk_trash_same_mount(&id, want)) {
 			*ret = steal_pointer(&mine);
 			return 0;
 		}
@@ -360,7 +354,7 @@ static int topdir_trash(const char *topdir, const struct mount_ident *want, char
 			    "%s is not a directory owned by this user; not moved (files are never "
 			    "copied)",
 			    own);
-	if (mount_ident_at(AT_FDCWD, own, &id) < 0 || !same_mount(&id, want))
+	if (pdk_trash_mount_ident_at(AT_FDCWD, own, &id) < 0 || !pdk_trash_same_mount(&id, want))
 		return fail(err, -EXDEV, "%s is not on the file's mount; not moved", own);
 	*ret = steal_pointer(&own);
 	return 0;
@@ -423,7 +417,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 	_cleanup_free_ char *files = NULL, *info = NULL;
 	_cleanup_close_ int files_fd = -1;
 	_cleanup_close_ int info_fd = -1;
-	struct mount_ident fid, hid;
+	struct pdk_mount_ident fid, hid;
 	const char *rel;
 	char date[64];
 	struct tm tm;
@@ -435,14 +429,14 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 	orig = orig_as ? strdup(orig_as) : path_join(parent, base);
 	if (!orig)
 		return -ENOMEM;
-	r = mount_ident_at(parent_fd, base, &fid);
+	r = pdk_trash_mount_ident_at(parent_fd, base, &fid);
 	if (r < 0)
 		return fail(err, r, "%s", strerror(-r));
 	r = nearest_mount_ident(home_trash, &hid);
 	if (r < 0)
 		return fail(err, r, "cannot examine %s: %s", home_trash, strerror(-r));
 
-	if (same_mount(&fid, &hid)) {
+	if (pdk_trash_same_mount(&fid, &hid)) {
 		r = pdk_mkdir_p(home_trash, 0700);
 		if (r < 0)
 			return fail(err, r, "cannot create %s: %s", home_trash, strerror(-r));
@@ -570,7 +564,7 @@ int pdk_trash_put(const char *path, const char *const *roots, size_t n_roots,
 		err->message[0] = '\0';
 	if (!path || !path[0])
 		return fail(err, -ENOENT, "%s", strerror(ENOENT));
-	r = split_path(path, &dir, &base);
+	r = pdk_trash_split_path(path, &dir, &base);
 	if (r < 0)
 		return fail(err, r, "%s", strerror(-r));
 	if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)

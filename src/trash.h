@@ -3,8 +3,11 @@
 #ifndef PDK_TRASH_H
 #define PDK_TRASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "util.h"
 
@@ -67,5 +70,23 @@ struct pdk_rm_mover {
 /* pdk_rm_main() with MOVER in place of the trash: same options, messages and exit codes. */
 int pdk_rm_main_with(int argc, char *const *argv, const struct pdk_rm_mover *mover,
 		     FILE *err_out);
+
+/* PATH as rm names an operand: the directory holding it and its last component, trailing
+ * slashes ignored ("dir/" is the directory itself, "link/" the link). 0 or -ENOMEM; the
+ * caller frees both strings. */
+int pdk_trash_split_path(const char *path, char **ret_dir, char **ret_base);
+
+/* Which mount a file is on. Bind mounts share st_dev but rename(2) still refuses to cross
+ * them, so the mount id is compared when the kernel has it. */
+struct pdk_mount_ident {
+	dev_t dev;
+	uint64_t mnt_id;
+	bool has_mnt_id;
+};
+
+/* DIRFD/NAME's mount, never through a final symlink. 0 or -errno. */
+int pdk_trash_mount_ident_at(int dirfd, const char *name, struct pdk_mount_ident *ret);
+/* A and B lie on one mount (by device alone when either has no mount id). */
+bool pdk_trash_same_mount(const struct pdk_mount_ident *a, const struct pdk_mount_ident *b);
 
 #endif

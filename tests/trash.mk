@@ -2,7 +2,8 @@
 # (src/rmshim.c), included from the top Makefile.am. tests/trash-interop.sh and tests/rmshim.sh
 # need trash-cli (Debian: trash-cli); without it they are skipped.
 
-libpaddock_a_SOURCES += src/trash.c src/trash.h src/rmshim.c src/rmshim.h
+libpaddock_a_SOURCES += src/trash.c src/trash.h src/rmshim.c src/rmshim.h src/rmshim_int.h \
+	src/rmshim_layout.c src/rmshim_stage.c src/rmshim_sweep.c
 
 check_PROGRAMS += tests/check_trash tests/trash-driver
 tests_check_trash_SOURCES = tests/check_trash.c

@@ -1,0 +1,522 @@
+/* rmshim_sweep.c - rm inside a confined command, what paddock does once the run is over: move
+ * what the shim staged (and what runs of dead paddocks left) into the trash, deleting nothing. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "rmshim.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "path.h"
+#include "rmshim_int.h"
+#include "sandbox.h"
+#include "store.h"
+#include "trash.h"
+#include "util.h"
+
+#define RECORD_MAX 16384 /* a record, or a registry entry, read at most */
+#define NOTE_MAX   2048
+
+#define PATH_KEY     PDK_RMSHIM_RECORD_PATH
+#define PATH_KEY_LEN (sizeof(PATH_KEY) - 1)
+#define DATE_KEY     PDK_RMSHIM_RECORD_DATE
+#define DATE_KEY_LEN (sizeof(DATE_KEY) - 1)
+
+struct sweep {
+	struct pdk_strv roots; /* trusted: this run's and those dead runs recorded */
+	const struct pdk_rmshim *shim;
+	char *runs_dir;
+	int *dead_fds; /* locks held on dead runs' registries while sweeping them */
+	char **dead_names;
+	size_t n_dead;
+	int moved;
+	int left;
+	char note[NOTE_MAX];
+	size_t note_len;
+};
+
+static void note_add(struct sweep *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note_add(struct sweep *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (s->note_len >= sizeof(s->note) - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(s->note + s->note_len, sizeof(s->note) - s->note_len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		s->note_len += (size_t)n;
+	if (s->note_len >= sizeof(s->note) - 1)
+		strcpy(s->note + sizeof(s->note) - 5, "...");
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static char *percent_decode(const char *s, size_t len)
+{
+	char *out = malloc(len + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '%' && i + 2 < len && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
+			*o++ = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+			i += 2;
+		} else if (s[i] == '%') {
+			free(out);
+			return NULL;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = '\0';
+	if (strlen(out) != (size_t)(o - out)) { /* an encoded NUL */
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Absolute, no empty, '.' or '..' component, no newline: a path trash-restore can use. */
+static bool path_clean(const char *p)
+{
+	if (p[0] != '/' || strchr(p, '\n') || strstr(p, "//"))
+		return false;
+	for (const char *c = p; *c;) {
+		const char *e;
+		size_t len;
+
+		c++;
+		e = strchrnul(c, '/');
+		len = (size_t)(e - c);
+		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (len == 0 && *e)
+			return false;
+		c = e;
+	}
+	return true;
+}
+
+/* The record RFD/INFO: the original path (only when it is clean and inside a trusted root)
+ * and the deletion date. */
+static void read_record(const struct sweep *s, int rfd, const char *info, char **ret_path,
+			char *date, size_t date_len)
+{
+	_cleanup_close_ int fd = openat(rfd, info, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	char buf[RECORD_MAX + 1];
+	struct stat st;
+	ssize_t n;
+	char *line, *save = NULL;
+
+	*ret_path = NULL;
+	date[0] = '\0';
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	n = read(fd, buf, RECORD_MAX);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, PATH_KEY, PATH_KEY_LEN) == 0 && !*ret_path) {
+			char *p = percent_decode(line + PATH_KEY_LEN, strlen(line + PATH_KEY_LEN));
+			bool trusted = false;
+
+			for (size_t i = 0; p && path_clean(p) && i < s->roots.n; i++)
+				trusted |= pdk_path_under(p, s->roots.v[i]);
+			if (trusted)
+				*ret_path = p;
+			else
+				free(p);
+		} else if (strncmp(line, DATE_KEY, DATE_KEY_LEN) == 0) {
+			snprintf(date, date_len, "%s", line + DATE_KEY_LEN);
+		}
+	}
+}
+
+static int list_dir(int fd, char ***ret, size_t *ret_n)
+{
+	int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+	struct dirent *e;
+	struct pdk_strv v = {0};
+	int r = 0;
+
+	if (dup_fd < 0)
+		return -errno;
+	d = fdopendir(dup_fd);
+	if (!d) {
+		close(dup_fd);
+		return -errno;
+	}
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if ((r = pdk_strv_push(&v, e->d_name)) < 0)
+			break;
+	}
+	closedir(d);
+	if (r < 0) {
+		pdk_strv_release(&v);
+		return r;
+	}
+	*ret = v.v;
+	*ret_n = v.n;
+	return 0;
+}
+
+/* DIRFD/NAME to the trash as ORIG (NULL: as where it is staged). */
+static void trash_one(struct sweep *s, int dirfd, const char *name, const char *orig,
+		      const char *date)
+{
+	_cleanup_free_ char *where = pdk_path_of_fd(dirfd);
+	_cleanup_free_ char *staged = where ? pdk_rmshim_join(where, name) : NULL;
+	struct pdk_error err = {0};
+	int r;
+
+	if (!staged) {
+		s->left++;
+		note_add(s, "%s%s (staged, place unknown)", s->left > 1 ? "; " : "", name);
+		return;
+	}
+	r = pdk_trash_put_as(dirfd, name, orig ? orig : staged, date[0] ? date : NULL, NULL, &err);
+	if (r == 0) {
+		s->moved++;
+	} else if (r != -ENOENT) {
+		s->left++;
+		note_add(s, "%s%s%s%s (%s)", s->left > 1 ? "; " : "", orig ? orig : "",
+			 orig ? " at " : "", staged, err.message[0] ? err.message : strerror(-r));
+	}
+}
+
+/* One item slot: RFD/NUM (a directory holding the staged file) and RFD/NUM.info. */
+static void sweep_slot(struct sweep *s, int rfd, const char *num, const char *area)
+{
+	_cleanup_close_ int nfd = openat(rfd, num, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_free_ char *orig = NULL, *where = NULL;
+	_cleanup_strv_ char **items = NULL;
+	char info[32], date[64];
+	size_t n = 0;
+
+	snprintf(info, sizeof(info), "%s.info", num);
+	if (nfd < 0) {
+		trash_one(s, rfd, num, NULL, "");
+		return;
+	}
+	/* Opened through no symlink, but a live process could have moved things around:
+	 * what is moved must still lie in the staging area. */
+	where = pdk_path_of_fd(nfd);
+	if (!where || !pdk_path_under(where, area)) {
+		s->left++;
+		note_add(s, "%s%s moved away while it was swept; left alone",
+			 s->left > 1 ? "; " : "", where ? where : num);
+		return;
+	}
+	read_record(s, rfd, info, &orig, date, sizeof(date));
+	if (list_dir(nfd, &items, &n) < 0) {
+		s->left++;
+		note_add(s, "%s%s: cannot be read", s->left > 1 ? "; " : "", where);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *slash = orig ? strrchr(orig, '/') : NULL;
+
+		/* The record speaks for the one file it was written for, by name. */
+		trash_one(s, nfd, items[i], slash && !strcmp(slash + 1, items[i]) ? orig : NULL,
+			  date);
+	}
+	if (unlinkat(rfd, num, AT_REMOVEDIR) == 0 || errno == ENOENT)
+		unlinkat(rfd, info, 0);
+}
+
+/* A run's registry entry is locked while its paddock lives. */
+static bool run_alive(const struct sweep *s, const char *id)
+{
+	_cleanup_free_ char *reg = NULL;
+	_cleanup_close_ int fd = -1;
+
+	if (s->shim && s->shim->run_id && !strcmp(id, s->shim->run_id))
+		return false;
+	for (size_t i = 0; i < s->n_dead; i++)
+		if (!strcmp(s->dead_names[i], id))
+			return false;
+	if (!s->runs_dir || !(reg = pdk_rmshim_join(s->runs_dir, id)))
+		return true; /* cannot tell: leave it for later */
+	fd = open(reg, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT;
+	return flock(fd, LOCK_SH | LOCK_NB) < 0;
+}
+
+static void sweep_run(struct sweep *s, int sfd, const char *id, const char *area)
+{
+	_cleanup_close_ int rfd = openat(sfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_strv_ char **names = NULL;
+	struct stat st;
+	size_t n = 0;
+
+	if (rfd < 0 || fstat(rfd, &st) < 0 || st.st_uid != getuid())
+		return;
+	if (list_dir(rfd, &names, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = names[i];
+		size_t len = strlen(nm);
+
+		if (pdk_rmshim_digits(nm, len)) {
+			sweep_slot(s, rfd, nm, area);
+		} else if (len > 5 && !strcmp(nm + len - 5, ".info") &&
+			   pdk_rmshim_digits(nm, len - 5)) {
+			continue; /* with its slot, below */
+		} else {
+			trash_one(s, rfd, nm, NULL, "");
+		}
+	}
+	/* Records whose slot is gone (a shim stopped before it moved anything). */
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+		char num[16];
+		struct stat ignored;
+
+		if (len <= 5 || len - 5 >= sizeof(num) || strcmp(names[i] + len - 5, ".info") ||
+		    !pdk_rmshim_digits(names[i], len - 5))
+			continue;
+		memcpy(num, names[i], len - 5);
+		num[len - 5] = '\0';
+		if (fstatat(rfd, num, &ignored, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+			unlinkat(rfd, names[i], 0);
+	}
+	unlinkat(sfd, id, AT_REMOVEDIR);
+}
+
+static void sweep_area(struct sweep *s, const char *base, const char *top)
+{
+	_cleanup_close_ int dfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int sfd = -1;
+	_cleanup_free_ char *area = pdk_rmshim_join(base, top);
+	_cleanup_strv_ char **names = NULL;
+	struct stat st;
+	size_t n = 0;
+	bool others = false;
+
+	if (dfd < 0 || !area)
+		return;
+	sfd = openat(dfd, top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0)
+		return;
+	if (fstat(sfd, &st) < 0 || st.st_uid != getuid())
+		return; /* not ours: someone else's name, or a trap */
+	if (list_dir(sfd, &names, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct stat est;
+
+		if (!strcmp(names[i], ".gitignore"))
+			continue;
+		if (pdk_rmshim_run_id_valid(names[i]) &&
+		    fstatat(sfd, names[i], &est, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(est.st_mode)) {
+			if (run_alive(s, names[i]))
+				others = true;
+			else
+				sweep_run(s, sfd, names[i], area);
+		} else {
+			trash_one(s, sfd, names[i], NULL, "");
+		}
+	}
+	if (others)
+		return;
+	/* Empty but for the .gitignore: remove it; a shim racing us makes it again. */
+	pdk_strvfreep(&names);
+	names = NULL;
+	if (list_dir(sfd, &names, &n) < 0)
+		return;
+	if (n == 0 || (n == 1 && !strcmp(names[0], ".gitignore"))) {
+		if (n == 1)
+			unlinkat(sfd, ".gitignore", 0);
+		unlinkat(dfd, top, AT_REMOVEDIR);
+	}
+}
+
+/* Mount points strictly below ROOT (where files on other filesystems were staged). */
+static void mounts_under(const char *root, struct pdk_strv *v)
+{
+#ifdef __linux__
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		char *save = NULL, *field = strtok_r(line, " ", &save);
+		char *mp = NULL, *o;
+
+		for (int i = 0; field && i < 4; i++) {
+			field = strtok_r(NULL, " ", &save);
+			if (i == 3)
+				mp = field;
+		}
+		if (!mp)
+			continue;
+		/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+		o = mp;
+		for (char *c = mp; *c; c++) {
+			if (c[0] == '\\' && c[1] >= '0' && c[1] <= '3' && c[2] >= '0' &&
+			    c[2] <= '7' && c[3] >= '0' && c[3] <= '7') {
+				*o++ = (char)((c[1] - '0') * 64 + (c[2] - '0') * 8 + (c[3] - '0'));
+				c += 3;
+			} else {
+				*o++ = *c;
+			}
+		}
+		*o = '\0';
+		if (strcmp(mp, root) != 0 && pdk_path_under(mp, root) &&
+		    !pdk_rmshim_strv_has(v, mp))
+			(void)pdk_strv_push(v, mp);
+	}
+	free(line);
+	fclose(f);
+#else
+	(void)root;
+	(void)v;
+#endif
+}
+
+/* Dead runs' registries: lock them (a later sweep must not race this one) and trust their
+ * roots, which paddock wrote outside the sandbox. */
+static void adopt_dead_runs(struct sweep *s)
+{
+	_cleanup_strv_ char **names = NULL;
+	_cleanup_close_ int dfd = -1;
+	size_t n = 0;
+
+	dfd = open(s->runs_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || list_dir(dfd, &names, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char buf[RECORD_MAX + 1], *tok, *save = NULL;
+		int fd, *nfds;
+		char **nnames;
+		ssize_t len;
+
+		if (!pdk_rmshim_run_id_valid(names[i]) ||
+		    (s->shim && s->shim->run_id && !strcmp(names[i], s->shim->run_id)))
+			continue;
+		fd = openat(dfd, names[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);
+			continue; /* alive */
+		}
+		nfds = realloc(s->dead_fds, (s->n_dead + 1) * sizeof(*nfds));
+		if (nfds)
+			s->dead_fds = nfds;
+		nnames = realloc(s->dead_names, (s->n_dead + 1) * sizeof(*nnames));
+		if (nnames)
+			s->dead_names = nnames;
+		if (!nfds || !nnames || !(s->dead_names[s->n_dead] = strdup(names[i]))) {
+			close(fd);
+			continue;
+		}
+		s->dead_fds[s->n_dead++] = fd;
+		len = read(fd, buf, RECORD_MAX);
+		buf[len > 0 ? len : 0] = '\0';
+		for (tok = strtok_r(buf, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save))
+			if (tok[0] == '/' && !pdk_rmshim_strv_has(&s->roots, tok))
+				(void)pdk_strv_push(&s->roots, tok);
+	}
+}
+
+int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_rmshim *shim,
+			   char **ret_note)
+{
+	_cleanup_free_ char *state = pdk_state_dir();
+	_cleanup_free_ char *top = NULL;
+	struct sweep s = {.shim = shim};
+	struct pdk_strv bases = {0};
+
+	if (!(top = pdk_rmshim_stage_name()))
+		return -ENOMEM;
+	for (size_t i = 0; i < n_roots; i++) {
+		char *real = roots[i] ? realpath(roots[i], NULL) : NULL;
+
+		if (real && !pdk_rmshim_strv_has(&s.roots, real))
+			(void)pdk_strv_push(&s.roots, real);
+		free(real);
+	}
+	if (state) {
+		_cleanup_free_ char *shimdir = pdk_rmshim_join(state, PDK_RMSHIM_DIR);
+
+		s.runs_dir = shimdir ? pdk_rmshim_join(shimdir, PDK_RMSHIM_RUNS) : NULL;
+	}
+	if (s.runs_dir)
+		adopt_dead_runs(&s);
+
+	for (size_t i = 0; i < s.roots.n; i++) {
+		if (!pdk_rmshim_strv_has(&bases, s.roots.v[i]))
+			(void)pdk_strv_push(&bases, s.roots.v[i]);
+		mounts_under(s.roots.v[i], &bases);
+	}
+	for (size_t i = 0; i < bases.n; i++)
+		sweep_area(&s, bases.v[i], top);
+
+	/* A registry entry goes once nothing of its run is left staged. */
+	for (size_t i = 0; i < s.n_dead; i++) {
+		if (s.left == 0) {
+			_cleanup_free_ char *reg = pdk_rmshim_join(s.runs_dir, s.dead_names[i]);
+
+			if (reg)
+				unlink(reg);
+		}
+		close(s.dead_fds[i]);
+		free(s.dead_names[i]);
+	}
+	if (shim && shim->registry && s.left == 0)
+		unlink(shim->registry);
+	free(s.dead_fds);
+	free(s.dead_names);
+	pdk_strv_release(&bases);
+	pdk_strv_release(&s.roots);
+	free(s.runs_dir);
+
+	if (ret_note) {
+		*ret_note = NULL;
+		if (s.left > 0 &&
+		    asprintf(ret_note,
+			     "rm: %d file%s could not be moved to the trash and stay%s staged, "
+			     "nothing deleted: %s",
+			     s.left, s.left == 1 ? "" : "s", s.left == 1 ? "s" : "", s.note) < 0)
+			*ret_note = NULL;
+	}
+	return s.moved;
+}
+
+int pdk_rmshim_sweep(const struct pdk_sandbox *sb, struct pdk_rmshim *shim, char **ret_note)
+{
+	return pdk_rmshim_sweep_roots(sb->policy.roots, sb->policy.n_roots, shim, ret_note);
+}
