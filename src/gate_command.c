@@ -15,6 +15,7 @@
 
 #include "gate_int.h"
 #include "path.h"
+#include "runner.h"
 #include "session.h"
 #include "store.h"
 #include "util.h"
@@ -42,21 +43,13 @@ void __attribute__((noreturn))
 pdk_gate_exec_child(const char *path, char *const argv[], char *const envp[], int in, int out,
 		    int report, bool own_group, long maxfd)
 {
-	struct sigaction dfl;
-	sigset_t none;
 	int e;
 
 	if (own_group)
 		setpgid(0, 0);
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 		goto fail;
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP)
-			sigaction(s, &dfl, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	pdk_reset_signals();
 #if defined(__linux__) && defined(SYS_close_range)
 	if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) < 0)
 #endif

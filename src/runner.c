@@ -200,14 +200,35 @@ int pdk_run_procs_note(const struct pdk_run_status *st, char *buf, size_t len)
 	return (size_t)n < len ? n : (int)len - 1;
 }
 
+void pdk_reset_signals(void)
+{
+	struct sigaction dfl;
+	sigset_t none;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			sigaction(s, &dfl, NULL);
+#ifdef __linux__
+	/* glibc's sigaction() refuses the signals it keeps for itself (32, 33),
+	 * so one ignored by paddock's parent would reach the command: reset
+	 * them with the raw call. All zeros is SIG_DFL, no flags, empty mask. */
+	for (int s = 32; s < SIGRTMIN; s++) {
+		unsigned long k[8] = {0};
+		syscall(SYS_rt_sigaction, s, k, NULL, (size_t)(_NSIG - 1) / 8);
+	}
+#endif
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 /* Async-signal-safe from here to exec: no allocation, no stdio, no locks. */
 static void __attribute__((noreturn))
 child(const struct pdk_run_spec *spec, const struct procs_plan *plan, int devnull, int outw,
       int errw, int report, pid_t parent, int maxfd)
 {
-	struct sigaction dfl;
 	struct child_report rep = {0, 0};
-	sigset_t none;
 
 #ifdef __linux__
 	/* Into the run's cgroup before anything can fork. */
@@ -230,22 +251,7 @@ child(const struct pdk_run_spec *spec, const struct procs_plan *plan, int devnul
 		rep = (struct child_report){errno, 4};
 		goto fail;
 	}
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP)
-			sigaction(s, &dfl, NULL);
-#ifdef __linux__
-	/* glibc's sigaction() refuses the signals it keeps for itself (32, 33),
-	 * so one ignored by paddock's parent would reach the command: reset
-	 * them with the raw call. All zeros is SIG_DFL, no flags, empty mask. */
-	for (int s = 32; s < SIGRTMIN; s++) {
-		unsigned long k[8] = {0};
-		syscall(SYS_rt_sigaction, s, k, NULL, (size_t)(_NSIG - 1) / 8);
-	}
-#endif
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	pdk_reset_signals();
 	/* No descriptor above 2 survives the exec; a backend may clear the
 	 * flag on the one it passes on. */
 #if defined(__linux__) && defined(SYS_close_range)

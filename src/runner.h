@@ -70,6 +70,10 @@ enum pdk_procs_how pdk_run_procs_probe(const char **ret_why);
  * to say. */
 int pdk_run_procs_note(const struct pdk_run_status *st, char *buf, size_t len);
 
+/* In a child before exec (async-signal-safe): every signal back to its
+ * default disposition, glibc's own included, and an empty mask. */
+void pdk_reset_signals(void);
+
 int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk_capture *err,
 	    struct pdk_run_status *ret);
 
