@@ -12,11 +12,14 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
+#include <linux/magic.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "path.h"
 #include "util.h"
 
 /* What pdk_cgroup_where() found, once per process. */
@@ -95,21 +98,22 @@ static bool has_token(const char *list, const char *word, const char *seps)
 	return false;
 }
 
-/* mountinfo escapes blanks and backslashes as \ooo. */
-static void unescape(char *s)
+/* The usual mount points, each taken as a mount of its hierarchy's root:
+ * reading mountinfo makes the kernel format every mount, which costs each
+ * run more than all the rest of finding its cgroup. */
+static void usual_mounts(char *v2, char *v2root, char *v1, char *v1root, size_t len)
 {
-	char *o = s;
+	struct statfs sf;
 
-	for (char *p = s; *p; p++) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
-		    p[3] >= '0' && p[3] <= '7') {
-			*o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
-			p += 3;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o = '\0';
+	v2[0] = v1[0] = '\0';
+	if (statfs("/sys/fs/cgroup", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
+		pathf(v2, len, "/sys/fs/cgroup");
+	else if (statfs("/sys/fs/cgroup/unified", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
+		pathf(v2, len, "/sys/fs/cgroup/unified");
+	if (statfs("/sys/fs/cgroup/pids", &sf) == 0 && sf.f_type == CGROUP_SUPER_MAGIC)
+		pathf(v1, len, "/sys/fs/cgroup/pids");
+	pathf(v2root, len, "/");
+	pathf(v1root, len, "/");
 }
 
 /* The cgroup2 mount and the cgroup v1 mount carrying pids, with their roots. */
@@ -138,8 +142,8 @@ static void find_mounts(char *v2, char *v2root, char *v1, char *v1root, size_t l
 			rest[i++] = t;
 		if (!fields[4] || !rest[2])
 			continue;
-		unescape(fields[3]);
-		unescape(fields[4]);
+		pdk_mountinfo_unescape(fields[3]);
+		pdk_mountinfo_unescape(fields[4]);
 		if (!strcmp(rest[0], "cgroup2") && !v2[0]) {
 			pathf(v2, len, "%s", fields[4]);
 			pathf(v2root, len, "%s", fields[3]);
@@ -258,10 +262,15 @@ int pdk_cgroup_where(int *ret_version, const char **ret_base, const char **ret_w
 	char v2[PATH_MAX], v2root[PATH_MAX], v1[PATH_MAX], v1root[PATH_MAX], rel[PATH_MAX];
 	char own[PATH_MAX], cpath[PATH_MAX], buf[512];
 
-	if (!where.done) {
-		where.done = true;
+	/* The usual mount points first; mountinfo when they do not lead to
+	 * this process's own cgroup (a container that mounts a subtree). */
+	for (int pass = 0; !where.done && pass < 2; pass++) {
+		where.version = 0;
 		where.result = -ENOENT;
-		find_mounts(v2, v2root, v1, v1root, PATH_MAX);
+		if (pass == 0)
+			usual_mounts(v2, v2root, v1, v1root, PATH_MAX);
+		else
+			find_mounts(v2, v2root, v1, v1root, PATH_MAX);
 		pathf(where.why, sizeof(where.why),
 		      "no pids controller: neither cgroup v2 with "
 		      "pids nor a cgroup v1 pids hierarchy is mounted");
@@ -290,6 +299,7 @@ int pdk_cgroup_where(int *ret_version, const char **ret_base, const char **ret_w
 		}
 		if (where.result == 0)
 			where.why[0] = '\0';
+		where.done = where.result == 0 || pass == 1;
 	}
 	if (ret_version)
 		*ret_version = where.version;

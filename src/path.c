@@ -134,6 +134,22 @@ char *pdk_path_of_fd(int fd)
 #endif
 }
 
+void pdk_mountinfo_unescape(char *s)
+{
+	char *o = s;
+
+	for (char *p = s; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+			p += 3;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+}
+
 int pdk_pipe_cloexec(int fds[2])
 {
 #ifdef HAVE_PIPE2

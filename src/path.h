@@ -21,6 +21,8 @@ int pdk_write_all(int fd, const void *buf, size_t len);
  * what gets checked, even if a component was swapped for a symlink after a
  * realpath(). A new string, or NULL. */
 char *pdk_path_of_fd(int fd);
+/* In place: /proc/self/mountinfo writes blanks and backslashes as \ooo. */
+void pdk_mountinfo_unescape(char *s);
 /* pipe(2) with both ends close-on-exec. 0 or -errno. */
 int pdk_pipe_cloexec(int fds[2]);
 

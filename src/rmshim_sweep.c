@@ -361,8 +361,9 @@ static void sweep_area(struct sweep *s, const char *base, const char *top)
 	}
 }
 
-/* Mount points strictly below ROOT (where files on other filesystems were staged). */
-static void mounts_under(const char *root, struct pdk_strv *v)
+/* Mount points strictly below any of ROOTS (where files on other filesystems were staged),
+ * from one pass over mountinfo. */
+static void mounts_under(const struct pdk_strv *roots, struct pdk_strv *v)
 {
 #ifdef __linux__
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -373,7 +374,7 @@ static void mounts_under(const char *root, struct pdk_strv *v)
 		return;
 	while (getline(&line, &cap, f) > 0) {
 		char *save = NULL, *field = strtok_r(line, " ", &save);
-		char *mp = NULL, *o;
+		char *mp = NULL;
 
 		for (int i = 0; field && i < 4; i++) {
 			field = strtok_r(NULL, " ", &save);
@@ -382,26 +383,16 @@ static void mounts_under(const char *root, struct pdk_strv *v)
 		}
 		if (!mp)
 			continue;
-		/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-		o = mp;
-		for (char *c = mp; *c; c++) {
-			if (c[0] == '\\' && c[1] >= '0' && c[1] <= '3' && c[2] >= '0' &&
-			    c[2] <= '7' && c[3] >= '0' && c[3] <= '7') {
-				*o++ = (char)((c[1] - '0') * 64 + (c[2] - '0') * 8 + (c[3] - '0'));
-				c += 3;
-			} else {
-				*o++ = *c;
-			}
-		}
-		*o = '\0';
-		if (strcmp(mp, root) != 0 && pdk_path_under(mp, root) &&
-		    !pdk_rmshim_strv_has(v, mp))
-			(void)pdk_strv_push(v, mp);
+		pdk_mountinfo_unescape(mp);
+		for (size_t i = 0; i < roots->n; i++)
+			if (strcmp(mp, roots->v[i]) != 0 && pdk_path_under(mp, roots->v[i]) &&
+			    !pdk_rmshim_strv_has(v, mp))
+				(void)pdk_strv_push(v, mp);
 	}
 	free(line);
 	fclose(f);
 #else
-	(void)root;
+	(void)roots;
 	(void)v;
 #endif
 }
@@ -477,11 +468,10 @@ int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_
 	if (s.runs_dir)
 		adopt_dead_runs(&s);
 
-	for (size_t i = 0; i < s.roots.n; i++) {
+	for (size_t i = 0; i < s.roots.n; i++)
 		if (!pdk_rmshim_strv_has(&bases, s.roots.v[i]))
 			(void)pdk_strv_push(&bases, s.roots.v[i]);
-		mounts_under(s.roots.v[i], &bases);
-	}
+	mounts_under(&s.roots, &bases);
 	for (size_t i = 0; i < bases.n; i++)
 		sweep_area(&s, bases.v[i], top);
 
