@@ -127,10 +127,10 @@ works)
 	elif printf '%s\n' "$bw$held" | grep -q "\\\$'"; then
 		note "bare bwrap: its argv needs \$'...' quoting, which sh lacks"
 	else
-		# Each line is one shell-quoted path: rmdir='PATH' is one word to eval.
+		# Each line is one shell-quoted path: rm='PATH' is one word to eval.
 		rmdirs=
 		while IFS= read -r d; do
-			[ -n "$d" ] && rmdirs="$rmdirs rmdir=$d"
+			[ -n "$d" ] && rmdirs="$rmdirs rm=$d"
 		done <<-EOF
 			$held
 		EOF

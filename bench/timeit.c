@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,10 +25,10 @@
 static const char usage[] =
 	"usage: timeit [-n ROUNDS] [-w WARMUP] [-s] [-t TITLE] CMD...\n"
 	"  CMD: :: LABEL [as=NAME] [vs=LABEL|NAME[@RATIO]]... [rss[@KIB]] [fd=N:FILE] [wfd=N:FILE]\n"
-	"         [rmdir=DIR]... -- ARGV [| ARGV]...\n"
+	"         [rm=PATH]... -- ARGV [| ARGV]...\n"
 	"Each round runs every command once, starting one command later than the round\n"
 	"before; stdout goes to /dev/null, stderr is inherited. fd=N:FILE opens FILE afresh\n"
-	"as fd N for each run (wfd=: for writing); rmdir=DIR is removed, if empty, after each run (untimed).\n"
+	"as fd N for each run (wfd=: for writing); rm=PATH, an empty file or directory, is removed after each run (untimed).\n"
 	"A ratio is this command's median over the other's, then (paired) the median of\n"
 	"the per-round ratios; @RATIO is the target, judged on the first. rss@KIB: peak RSS\n"
 	"target. -s: exit 2 when a target is missed.\n";
@@ -199,9 +200,17 @@ reaped:
 		close(extra);
 	if (wextra >= 0)
 		close(wextra);
-	/* Mount points a wrapper left behind; rmdir only removes them while empty. */
-	for (int i = 0; i < c->n_rmdir; i++)
-		(void)rmdir(c->rmdir[i]);
+	/* Mount points a wrapper left behind: removed only while empty. */
+	for (int i = 0; i < c->n_rmdir; i++) {
+		struct stat st;
+
+		if (lstat(c->rmdir[i], &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			(void)rmdir(c->rmdir[i]);
+		else if (S_ISREG(st.st_mode) && st.st_size == 0)
+			(void)unlink(c->rmdir[i]);
+	}
 	*ret_rss = rss;
 	return t1 - t0;
 }
@@ -301,10 +310,10 @@ static int parse_cmd(char **argv, int i, int argc)
 				if (*end || c->rss_target_kib <= 0)
 					die("%s: bad target in %s", c->label, o);
 			}
-		} else if (!strncmp(o, "rmdir=", 6)) {
+		} else if (!strncmp(o, "rm=", 3)) {
 			if (c->n_rmdir == MAX_RMDIR)
-				die("%s: more than %d rmdir=", c->label, MAX_RMDIR);
-			c->rmdir[c->n_rmdir++] = o + 6;
+				die("%s: more than %d rm=", c->label, MAX_RMDIR);
+			c->rmdir[c->n_rmdir++] = o + 3;
 		} else if (!strncmp(o, "fd=", 3)) {
 			c->fd_num = (int)strtol(o + 3, &end, 10);
 			if (*end != ':' || c->fd_num < 3 || c->fd_num >= 100)

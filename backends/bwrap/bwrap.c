@@ -328,9 +328,12 @@ static int cmp_len(const void *a, const void *b)
 }
 
 /* A protected path inside a root: re-bound read-only when it exists; held
- * by an empty read-only directory when it is missing but its parent is
- * there (creating it must fail too); left alone when even the parent is
- * missing, since holding the parent would forbid legitimate writes. */
+ * by a read-only /dev/null when it is missing but its parent is there, so
+ * that creating it fails too (as a file or as a directory: the name is
+ * taken); left alone when even the parent is missing, since holding the
+ * parent would forbid legitimate writes. bwrap makes the mount point, an
+ * empty file on the host while the run lasts: a file, not a directory,
+ * since removing a directory can cost a synchronous discard on ext4. */
 static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy, const char *p)
 {
 	struct stat st;
@@ -362,9 +365,7 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 	*slash = '\0';
 	if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
 		return strv_add(&s->unheld, &s->n_unheld, p);
-	r = push2(s, "--tmpfs", p);
-	if (r == 0)
-		r = push2(s, "--remount-ro", p);
+	r = push3(s, "--ro-bind", "/dev/null", p);
 	if (r == 0)
 		r = strv_add(&s->placeholders, &s->n_placeholders, p);
 	return r;
@@ -393,10 +394,14 @@ static void bwrap_release(void *state)
 
 	if (!s)
 		return;
-	/* Placeholder mount points are empty directories on the host once
-	 * the sandbox is gone; rmdir cannot remove anything that is not. */
-	for (size_t i = 0; i < s->n_placeholders; i++)
-		(void)rmdir(s->placeholders[i]);
+	/* Placeholder mount points are empty files on the host once the
+	 * sandbox is gone; anything else there is not ours to remove. */
+	for (size_t i = 0; i < s->n_placeholders; i++) {
+		struct stat st;
+
+		if (lstat(s->placeholders[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+			(void)unlink(s->placeholders[i]);
+	}
 	pdk_strvfreep(&s->placeholders);
 	pdk_strvfreep(&s->unheld);
 	pdk_strvfreep(&s->prefix);
@@ -697,7 +702,7 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 	}
 	fputc('\n', out);
 	if (s->n_placeholders) {
-		fputs("# missing protected paths, held by an empty read-only directory:\n", out);
+		fputs("# missing protected paths, held by a read-only /dev/null:\n", out);
 		for (size_t i = 0; i < s->n_placeholders; i++) {
 			fputs("#\t", out);
 			put_quoted(s->placeholders[i], out);
