@@ -158,5 +158,22 @@ else
 	echo "ok $((n = n + 1)) - # SKIP fallback: needs Landlock and unprivileged user namespaces"
 fi
 
+# Run as root, the same attacks once more as an unprivileged user (nobody), where that user can
+# reach the built binary and this script.
+if [ "$(id -u)" -eq 0 ] && [ -z "${PDK_CONFINE_UNPRIVILEGED:-}" ] && command -v setpriv >/dev/null; then
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		--bounding-set=-all "$@"; }
+	self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+	if as_nobody test -x "$P" -a -r "$self"; then
+		out=$(cd / && PDK_CONFINE_UNPRIVILEGED=1 as_nobody sh "$self" 2>&1)
+		rc=$?
+		printf '%s\n' "$out" | sed 's/^/# as nobody: /'
+		check "the same attacks as an unprivileged user (uid 65534) all fail ($(printf '%s\n' \
+			"$out" | grep -c '^ok') checks)" test "$rc" -eq 0
+	else
+		echo "ok $((n = n + 1)) - # SKIP unprivileged run: uid 65534 cannot reach $P or $self"
+	fi
+fi
+
 echo "1..$n"
 [ "$fails" -eq 0 ]
