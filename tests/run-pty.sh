@@ -21,13 +21,16 @@ printf 'set -g remain-on-exit on\nset -g default-shell /bin/sh\n' >"$T/tmux.conf
 tm() { tmux -L "$sock" -f "$T/tmux.conf" "$@"; }
 trap 'tm kill-server 2>/dev/null; lib_cleanup' EXIT
 
-# start NAME DIR: `paddock run -- rm -rf DIR` in tmux session NAME, in the project, this session.
+# start NAME DIR [OPTION...]: `paddock run OPTION... -- rm -rf DIR` in tmux session NAME, in the
+# project, in this session.
 start() {
 	cur=$1
+	dir=$2
+	shift 2
 	cat >"$T/$cur.sh" <<EOF
 cd '$T/proj' && export HOME='$HOME' XDG_STATE_HOME='$XDG_STATE_HOME' XDG_DATA_HOME='$XDG_DATA_HOME' \
 	XDG_CONFIG_HOME='$XDG_CONFIG_HOME' PADDOCK_SESSION=pty
-'$P' run -- rm -rf '$2' >'$T/$cur.out' 2>'$T/$cur.err'
+'$P' run $* -- rm -rf '$dir' >'$T/$cur.out' 2>'$T/$cur.err'
 echo rc=\$? >'$T/$cur.rc'
 EOF
 	tm new-session -d -s "$cur" -x 200 -y 50 "sh '$T/$cur.sh'"
@@ -82,6 +85,24 @@ check "a: ... and no question was shown" sh -c '! tmux -L "$0" capture-pane -p -
 	grep -q "Run it?"' "$sock"
 check "a: ... by the session's approval" grep -q 'by session approval for `rm \*`' "$T/$cur.out"
 check "a: ... the directory went to the trash" gone_to_trash d4
+
+# outside the sandbox, where the configuration allows it: asked every time, once only, even for
+# a program the session approved above; it runs unconfined and the result ends saying so.
+far=$(mktemp -d /var/tmp/pdk-run-pty.XXXXXX)
+mkdir -p "$far/d6/sub"
+printf '{ "commandPolicy": { "sandbox": { "allowOutsideSandbox": true } } }\n' >"$T/outside.json"
+start outside "$far/d6" --config "$T/outside.json" --outside-sandbox
+check "outside: the question appears, though rm was approved for the session" until_true asked
+check "outside: only yes-once and no are offered" sh -c 'tmux -L "$0" capture-pane -p -t outside |
+	grep -q "y = yes, this once; n = no"' "$sock"
+tm send-keys -t "$cur" y Enter
+check "outside: the run ends" until_true done_rc
+check "outside: exit 0" rc_is 0
+check "outside: it reached outside the writable roots" test ! -e "$far/d6"
+check "outside: the result ends with the sandbox line" sh -c \
+	'tail -n 1 "$0" | grep -qx "sandbox: ran outside the sandbox, as the person approved, this once"' \
+	"$T/$cur.out"
+rm -rf "$far"
 
 # nobody to ask: no terminal at all
 cd "$T/proj" || exit 99
