@@ -129,6 +129,27 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 	sleep 0.3
 	check "$b: a setsid daemon does not outlive the run" \
 		sh -c "! pgrep -f '^sleep ($d1|$d2)\$' >/dev/null"
+
+	# The configuration's writablePaths, protected_paths and env, each next to its twin.
+	mkdir -p "$T/cfgw-$b" "$T/proj/keep-$b"
+	cat >"$T/cfg-$b.json" <<-EOF
+		{ "commandPolicy": { "sandbox": { "writablePaths": ["$T/cfgw-$b"] } },
+		  "protected_paths": ["keep-$b"], "env": ["PDK_PRIVATE_*"] }
+	EOF
+	run --config "$T/cfg-$b.json" -- sh -c "echo x > '$T/cfgw-$b/w'" >/dev/null
+	check "$b: a configured writablePaths entry is writable" test -f "$T/cfgw-$b/w"
+	run -- sh -c "echo x > '$T/cfgw-$b/v'" >/dev/null
+	check "$b: ... and without that configuration it is not" absent "$T/cfgw-$b/v"
+	out=$(PDK_PRIVATE_X=hidden-$b PDK_PUBLIC_X=shown-$b run --config "$T/cfg-$b.json" -- env)
+	check "$b: a configured env pattern hides a variable, and only that one" sh -c \
+		'! echo "$0" | grep -q "hidden-$1" && echo "$0" | grep -q "shown-$1"' "$out" "$b"
+	if [ "$b" = bwrap ]; then
+		run --config "$T/cfg-$b.json" -- sh -c "echo x > keep-$b/f" >/dev/null
+		check "$b: a configured protected path stays read-only inside the root" \
+			absent "$T/proj/keep-$b/f"
+		run -- sh -c "echo x > keep-$b/g" >/dev/null
+		check "$b: ... and without that configuration it is writable" test -f "$T/proj/keep-$b/g"
+	fi
 done
 
 # Fallback: where bubblewrap cannot make namespaces, Landlock confines and
