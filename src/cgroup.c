@@ -1,5 +1,5 @@
 /* cgroup.c - a pids cgroup for each confined run: where paddock can make
- * one, the limit, joining it before exec, killing all of it, a guardian. */
+ * one, the limit, joining it before exec, killing all of it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -357,7 +357,7 @@ int pdk_cgroup_new(unsigned long limit, struct pdk_cgroup **ret, const char **re
 		return -ENOMEM;
 	cg->version = version;
 	cg->limit = limit;
-	cg->procs_fd = cg->guard_fd = cg->lock_fd = -1;
+	cg->procs_fd = cg->lock_fd = -1;
 	r = take_slot(cg, base);
 	if (r < 0) {
 		pathf(why, sizeof(why), "cannot make or take a cgroup in %s: %s", base,
@@ -498,96 +498,13 @@ int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms)
 	}
 }
 
-static const int ignored[] = {SIGHUP,  SIGINT,	SIGQUIT, SIGTERM, SIGPIPE, SIGUSR1,
-			      SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU};
-
-/* A dismissed guardian not yet reaped: waiting for its exit would cost each
- * run a context switch, so it is reaped one run later (or by init). */
-static pid_t stale_guardian;
-
-/* The guardian: async-signal-safe calls only, as between fork and exec. */
-static void __attribute__((noreturn)) guardian(const struct pdk_cgroup *cg, int sock, int devnull)
-{
-	struct sigaction ign;
-	sigset_t none;
-	char b = 0;
-	ssize_t n;
-
-	/* Its own session: a kill of paddock's process group, or the
-	 * terminal's ^C, does not take the guardian along; and the signals a
-	 * person or a supervisor sends to stop things leave it be. */
-	setsid();
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	for (size_t i = 0; i < PDK_ARRAY_SIZE(ignored); i++)
-		sigaction(ignored[i], &ign, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	dup2(devnull, 0);
-	dup2(devnull, 1);
-	dup2(devnull, 2);
-	/* Hold nothing of paddock's (its output pipes, its stdout) but the
-	 * socket and the slot's lock, which keeps the slot from the next run
-	 * until the guardian is done. */
-	int s_hi = fcntl(sock, F_DUPFD, 10), l_hi = fcntl(cg->lock_fd, F_DUPFD, 10);
-	if (s_hi < 0 || l_hi < 0 || dup2(s_hi, 3) < 0 || dup2(l_hi, 4) < 0)
-		_exit(1);
-#ifdef SYS_close_range
-	syscall(SYS_close_range, 5U, ~0U, 0U);
-#endif
-	sock = 3;
-	do
-		n = read(sock, &b, 1);
-	while (n < 0 && errno == EINTR);
-	if (n == 1 && b == 'd')
-		_exit(0);
-	/* paddock is gone and did not clean up: the run must not outlive it. */
-	_exit(pdk_cgroup_kill(cg, 10000) == 0 ? 0 : 1);
-}
-
-int pdk_cgroup_guard(struct pdk_cgroup *cg, int devnull)
-{
-	int sv[2];
-	pid_t pid;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(sv[0]);
-		close(sv[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		close(sv[0]);
-		guardian(cg, sv[1], devnull);
-	}
-	close(sv[1]);
-	cg->guard_fd = sv[0];
-	cg->guard_pid = pid;
-	return 0;
-}
-
 void pdk_cgroup_free(struct pdk_cgroup *cg)
 {
-	bool empty;
-
 	if (!cg)
 		return;
 	if (cg->procs_fd >= 0)
 		close(cg->procs_fd);
-	empty = pdk_cgroup_kill(cg, 1000) == 0;
-	if (cg->guard_fd >= 0) {
-		/* "done" only once the cgroup is empty; otherwise the guardian
-		 * sees EOF and keeps at it for longer. */
-		if (empty)
-			(void)!send(cg->guard_fd, "d", 1, MSG_NOSIGNAL);
-		close(cg->guard_fd);
-		if (stale_guardian > 0)
-			waitpid(stale_guardian, NULL, WNOHANG);
-		stale_guardian = waitpid(cg->guard_pid, NULL, WNOHANG) == 0 ? cg->guard_pid : 0;
-	}
+	pdk_cgroup_kill(cg, 1000);
 	close(cg->lock_fd);
 	free(cg);
 }

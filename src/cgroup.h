@@ -1,5 +1,5 @@
 /* cgroup.h - a pids cgroup for each confined run: where paddock can make
- * one, the limit, joining it before exec, killing all of it, a guardian. */
+ * one, the limit, joining it before exec, killing all of it. */
 #ifndef PDK_CGROUP_H
 #define PDK_CGROUP_H
 
@@ -8,25 +8,22 @@
 #include <sys/types.h>
 
 /*
- * One run's cgroup. Everything the child and the guardian touch is in this
- * struct as plain paths and fds, so that they need no allocation.
+ * One run's cgroup. Everything the child and the guardian (guard.h) touch is
+ * in this struct as plain paths and fds, so that they need no allocation.
  *
  * Lifecycle: pdk_cgroup_new() in the parent (takes a free slot, sets
- * pids.max, opens cgroup.procs); optionally pdk_cgroup_guard(); fork; the
- * child calls pdk_cgroup_enter() before anything else; after the run the
- * parent reads pdk_cgroup_limit_hits() and calls pdk_cgroup_free(), which
- * kills what is left, dismisses the guardian and frees the slot for the
- * next run (the directory stays: entering a cgroup is cheap only after the
- * first time).
+ * pids.max, opens cgroup.procs); fork; the child calls pdk_cgroup_enter()
+ * before anything else; after the run the parent reads
+ * pdk_cgroup_limit_hits() and calls pdk_cgroup_free(), which kills what is
+ * left and frees the slot for the next run (the directory stays: entering a
+ * cgroup is cheap only after the first time).
  */
 struct pdk_cgroup {
 	int version;	     /* 1 or 2 */
 	unsigned long limit; /* pids.max */
 	int procs_fd;	     /* the child writes "0" here: tasks (v1) or cgroup.procs (v2) */
-	int guard_fd;	     /* paddock's end of the guardian's socket, -1: none */
 	int lock_fd;	     /* the slot's directory, flock'ed while the run holds it */
 	long hits_before;    /* pids.events "max" when the run took the slot */
-	pid_t guard_pid;
 	char dir[PATH_MAX];	 /* the run's cgroup directory: BASE/paddock-UID-K */
 	char procs[PATH_MAX];	 /* dir/cgroup.procs */
 	char kill[PATH_MAX];	 /* dir/cgroup.kill (v2) */
@@ -57,22 +54,7 @@ long pdk_cgroup_limit_hits(const struct pdk_cgroup *cg);
  * empty, -ETIMEDOUT if not. Async-signal-safe. */
 int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms);
 
-/*
- * Fork a guardian: a small process, outside cg and in a session of its own,
- * that waits on a socket only paddock holds (close-on-exec). When paddock
- * dies without saying the run is done, it kills everything in cg, holding
- * the slot's lock until then. devnull becomes its stdin, stdout and stderr.
- */
-int pdk_cgroup_guard(struct pdk_cgroup *cg, int devnull);
-
-/* The guardian's pid, or 0: paddock's own reaping must leave it alone. */
-static inline pid_t pdk_cgroup_guardian(const struct pdk_cgroup *cg)
-{
-	return cg && cg->guard_fd >= 0 ? cg->guard_pid : 0;
-}
-
-/* Kill what is left, dismiss and reap the guardian (which takes the killing
- * over if the cgroup is not empty yet), free the slot. Accepts NULL. */
+/* Kill what is left, free the slot. Accepts NULL. */
 void pdk_cgroup_free(struct pdk_cgroup *cg);
 
 #endif

@@ -296,7 +296,7 @@ static cJSON *host_facts(void)
 					: how == PDK_PROCS_RLIMIT ? "rlimit"
 								  : "none");
 		cJSON_AddNumberToObject(o, "max_processes", PDK_MAX_PROCS_DEFAULT);
-		cJSON_AddBoolToObject(o, "guardian", how == PDK_PROCS_CGROUP);
+		cJSON_AddBoolToObject(o, "guardian", true);
 		if (how != PDK_PROCS_CGROUP)
 			cJSON_AddStringToObject(o, "why", pwhy ? pwhy : "");
 	}
@@ -345,8 +345,9 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 	add_str(arr, "protected paths inside the writable roots (.git/hooks, .git/config, shell "
 		     "start-up files...) stay writable");
 	if (!cgroup)
-		add_str(arr, "if paddock itself is SIGKILLed, what the command started with setsid "
-			     "or a double fork survives (a guardian needs a cgroup)");
+		add_str(arr, "if paddock itself is SIGKILLed, a process the command started that "
+			     "cleared its environment survives (without a cgroup, the guardian "
+			     "finds the run's processes by the PADDOCK_RUN variable)");
 #ifdef __linux__
 	if (tried > 0) {
 		char line[256] = "";
@@ -445,11 +446,14 @@ static void print_text(cJSON *d)
 			       "processes); a guardian kills the run if paddock is SIGKILLed\n",
 			       max);
 		else if (!strcmp(how, "rlimit"))
-			printf("process limit: RLIMIT_NPROC only (%s); no guardian\n", why);
+			printf("process limit: RLIMIT_NPROC only (%s); a guardian kills what carries "
+			       "the run's PADDOCK_RUN variable if paddock is SIGKILLed\n",
+			       why);
 		else
 			printf(
 			    "process limit: none can be set here (%s; RLIMIT_NPROC does not bind "
-			    "root); no guardian\n",
+			    "root); a guardian kills what carries the run's PADDOCK_RUN variable if "
+			    "paddock is SIGKILLed\n",
 			    why);
 	}
 	cJSON_ArrayForEach(o, cJSON_GetObjectItem(d, "backends"))

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,11 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 
 #include "cgroup.h"
+#include "guard.h"
 #endif
 
 #include "path.h"
@@ -104,7 +107,36 @@ static const char *stages[] = {"exec", "chdir", "sandbox", "setsid", "stdio", "c
 struct procs_plan {
 	const struct pdk_cgroup *cg; /* join this first, or */
 	rlim_t nproc;		     /* set RLIMIT_NPROC to this; 0: neither */
+	char *const *envp;	     /* spec->envp with the guardian's marker; NULL: none */
 };
+
+#ifdef __linux__
+/* envp and one more entry, PADDOCK_RUN=TOKEN (a random token, written into
+ * marker): what the guardian finds the run's processes by without a cgroup. */
+static int mark_env(char *const *envp, char *marker, size_t len, char ***ret)
+{
+	uint64_t token;
+	size_t n = 0;
+	char **v;
+
+	if (getrandom(&token, sizeof(token), 0) != sizeof(token))
+		return -EIO;
+	snprintf(marker, len, PDK_GUARD_MARKER "=%016llx", (unsigned long long)token);
+	while (envp && envp[n])
+		n++;
+	v = calloc(n + 2, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (strncmp(envp[i], PDK_GUARD_MARKER "=", sizeof(PDK_GUARD_MARKER)) != 0)
+			v[k++] = envp[i];
+	for (n = 0; v[n]; n++)
+		;
+	v[n] = marker;
+	*ret = v;
+	return 0;
+}
+#endif
 
 /* Real uid 0 of the initial user namespace: the kernel never holds it to
  * RLIMIT_NPROC, capabilities or not. */
@@ -275,7 +307,7 @@ child(const struct pdk_run_spec *spec, const struct procs_plan *plan, int devnul
 			goto fail;
 		}
 	}
-	execve(spec->path, spec->argv, spec->envp);
+	execve(spec->path, spec->argv, plan->envp ? plan->envp : spec->envp);
 	rep = (struct child_report){errno, 0};
 fail:
 	if (write(report, &rep, sizeof(rep)) < 0) {
@@ -370,10 +402,13 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	double start, deadline, kill_at = 0, drain_until = 0;
 	bool exited = false, term_sent = false, child_event = true;
 	char *buf = NULL;
-	pid_t pid, guardian = 0;
+	pid_t pid;
 	int r, wstatus = 0, maxfd;
 	ssize_t n;
 	struct procs_plan plan = {0};
+	struct pdk_guard guard = {.fd = -1};
+	_cleanup_free_ char **marked_envp = NULL;
+	char marker[64];
 	bool hits_read = false;
 #ifdef __linux__
 	struct pdk_cgroup *cg = NULL;
@@ -408,13 +443,17 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 			plan.cg = cg;
 			st.procs_how = PDK_PROCS_CGROUP;
 			st.procs_limit = spec->max_procs;
-			/* Nothing of the run may outlive paddock, even if it
-			 * is SIGKILLed: the guardian then empties the cgroup. */
-			if (!spec->tree_dies_with_parent) {
-				if ((r = pdk_cgroup_guard(cg, devnull)) < 0)
-					goto close_pipes;
-				guardian = pdk_cgroup_guardian(cg);
-			}
+		}
+		/* Nothing of the run may outlive paddock, even if it is
+		 * SIGKILLed: the guardian then empties the cgroup or, without
+		 * one, kills the processes that carry the run's marker. */
+		if (!spec->tree_dies_with_parent) {
+			if (!cg && (r = mark_env(spec->envp, marker, sizeof(marker),
+						 &marked_envp)) < 0)
+				goto close_pipes;
+			plan.envp = marked_envp;
+			if ((r = pdk_guard_start(&guard, cg, cg ? NULL : marker, devnull)) < 0)
+				goto close_pipes;
 		}
 #endif
 		if (st.procs_how == PDK_PROCS_CGROUP) {
@@ -554,7 +593,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 					pdk_cgroup_kill(cg, (int)(PDK_KILL_GRACE * 1000));
 				}
 #endif
-				kill_group(pid, guardian);
+				kill_group(pid, pdk_guard_pid(&guard));
 				exited = true;
 				drain_until = now() + PDK_DRAIN_LIMIT;
 			}
@@ -570,11 +609,12 @@ restore:
 	sig_pipe_w = -1;
 close_pipes:
 #ifdef __linux__
-	if (cg) {
-		if (!hits_read)
-			st.procs_limited = pdk_cgroup_limit_hits(cg) > 0;
-		pdk_cgroup_free(cg);
-	}
+	if (cg && !hits_read)
+		st.procs_limited = pdk_cgroup_limit_hits(cg) > 0;
+	/* "done" only once nothing is left; otherwise the guardian sees EOF
+	 * and keeps at it for longer. */
+	pdk_guard_stop(&guard, !cg || pdk_cgroup_kill(cg, 1000) == 0);
+	pdk_cgroup_free(cg);
 #endif
 	free(buf);
 	for (int i = 0; i < 2; i++) {

@@ -146,13 +146,6 @@ for b in bwrap landlock; do
 		slot=$(slot_of_mark)
 		check "$b: the run holds one of paddock's cgroups ($slot)" test -n "$slot"
 	fi
-	if [ "$b" = landlock ] && [ "$how" != cgroup ]; then
-		kill -9 "$pp"
-		wait "$pp" 2>/dev/null
-		skip "$b: no cgroup here: the daemon survives paddock's SIGKILL (no guardian)"
-		for p in $victims; do kill -9 "$p" 2>/dev/null; done
-		continue
-	fi
 	kill -9 "$pp"
 	wait "$pp" 2>/dev/null
 	# shellcheck disable=SC2086
@@ -202,6 +195,30 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
 	asnobody "$PADDOCK" doctor
 	check "rlimit: doctor says the limit is RLIMIT_NPROC only" \
 		grep -q '^process limit: RLIMIT_NPROC only' "$T/out"
+
+	# Without a cgroup the guardian finds the run's processes by their PADDOCK_RUN variable:
+	# paddock SIGKILLed, the setsid'd daemon that ignores SIGTERM goes too.
+	rm -f "$T/nobody/pid"
+	(cd "$T/nobody" && exec env HOME="$T/nobody" XDG_STATE_HOME="$T/nobody" \
+		XDG_CACHE_HOME="$T/nobody" TMPDIR="$T/nobody" setpriv --reuid=65534 --regid=65534 \
+		--clear-groups "$PADDOCK" run --backend landlock -t 60 -- \
+		"$T/daemon" start "$T/nobody/pid" "$MARK") >/dev/null 2>&1 </dev/null &
+	pp=$!
+	if wait_for_file "$T/nobody/pid"; then
+		sleep 0.2
+		victims=$(pgrep -f "$MARK")
+		check "guardian without a cgroup: the daemon is alive before paddock is killed" \
+			test -n "$victims"
+		kill -9 "$pp"
+		wait "$pp" 2>/dev/null
+		# shellcheck disable=SC2086
+		check "guardian without a cgroup: after paddock's SIGKILL the daemon is gone" \
+			gone $victims
+		check "guardian without a cgroup: no process of the command remains" none_left
+	else
+		kill -9 "$pp" 2>/dev/null
+		not_ok "guardian without a cgroup: the daemon started"
+	fi
 else
 	skip "rlimit: needs root (to become another user) and setpriv"
 fi
