@@ -140,7 +140,7 @@ static int cd_main(struct pdk_cli_call *c, struct pdk_capture *out, struct pdk_c
 	char *const *argv = c->o.argv;
 	_cleanup_free_ char *joined = NULL, *real = NULL;
 	char line[4200];
-	struct stat st;
+	struct stat st = {0};
 	int r;
 
 	if (!argv[1] || argv[2]) {
@@ -156,9 +156,11 @@ static int cd_main(struct pdk_cli_call *c, struct pdk_capture *out, struct pdk_c
 		return -ENOMEM;
 	real = realpath(joined, NULL);
 	if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || access(real, X_OK) < 0) {
-		const char *why = !real || errno == ENOENT ? "no such directory"
-				  : !S_ISDIR(st.st_mode)   ? "not a directory"
-							   : strerror(errno);
+		int e = errno;
+		const char *why = real && S_ISDIR(st.st_mode) ? strerror(e)
+				  : real			 ? "not a directory"
+				  : e == ENOENT			 ? "no such directory"
+								 : strerror(e);
 		snprintf(line, sizeof(line), "cd: %s: %s; still in %s\n", argv[1], why, c->cwd);
 		pdk_capture_feed(err, line, strlen(line));
 		return 1;

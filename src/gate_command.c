@@ -201,6 +201,31 @@ static ssize_t write_nopipe(int fd, const char *p, size_t len)
 	return n;
 }
 
+/* Read what the command printed so far (the first COMMAND_OUTPUT_MAX bytes
+ * are kept); at its end, close the pipe. */
+static void read_output(int *fd, struct command_run *cr)
+{
+	while (*fd >= 0) {
+		char buf[4096];
+		ssize_t n = read(*fd, buf, sizeof(buf));
+
+		if (n > 0) {
+			size_t keep = COMMAND_OUTPUT_MAX - cr->out_len;
+
+			if (keep > (size_t)n)
+				keep = (size_t)n;
+			memcpy(cr->out + cr->out_len, buf, keep);
+			cr->out_len += keep;
+			continue;
+		}
+		if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+			close(*fd);
+			*fd = -1;
+		}
+		break;
+	}
+}
+
 static int run_command(const char *path, const char *json, double timeout, struct command_run *cr)
 {
 	char *argv[] = {(char *)path, NULL};
@@ -281,28 +306,12 @@ static int run_command(const char *path, const char *json, double timeout, struc
 				in[1] = -1;
 			}
 		}
-		while (out[0] >= 0) {
-			char buf[4096];
-			ssize_t n = read(out[0], buf, sizeof(buf));
-
-			if (n > 0) {
-				size_t keep = COMMAND_OUTPUT_MAX - cr->out_len;
-
-				if (keep > (size_t)n)
-					keep = (size_t)n;
-				memcpy(cr->out + cr->out_len, buf, keep);
-				cr->out_len += keep;
-				continue;
-			}
-			if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-				close(out[0]);
-				out[0] = -1;
-			}
-			break;
-		}
+		read_output(&out[0], cr);
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			exited = true;
 	}
+	/* What it wrote just before it exited is still in the pipe. */
+	read_output(&out[0], cr);
 	/* Whatever it left running in its group goes with it. */
 	kill(-pid, SIGKILL);
 	if (WIFEXITED(status)) {

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/auxv.h>
+#endif
 
 #include "cli.h"
 #include "rmshim.h"
@@ -18,10 +21,15 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
-	const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
-
-	/* Started as `rm` from the shim directory on a confined command's PATH. */
-	base = base ? base + 1 : argc > 0 ? argv[0] : "";
+	/* Started as `rm` from the shim directory on a command's PATH: told by
+	 * the file executed, which `exec -a NAME` cannot change, else argv[0]. */
+	const char *file = argc > 0 ? argv[0] : "";
+#ifdef __linux__
+	const char *execfn = (const char *)getauxval(AT_EXECFN);
+	if (execfn)
+		file = execfn;
+#endif
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	if (strcmp(base, "rm") == 0) {
 		/* Out through _exit: inside a sandbox ptrace is denied, and exit
 		 * handlers such as a leak checker's may need it. */

@@ -320,6 +320,84 @@ static int judge_shell(struct ctx *x, const struct origin *o, const struct pdk_p
 		    i >= n && (o->stdin_redirected || o->piped_in) ? PDK_PCMD_STDIN_SCRIPT : 0);
 }
 
+/* Is w exactly a steering variable's name, or NAME[...]? */
+static bool steering_word(const char *w)
+{
+	size_t l = strcspn(w, "[");
+
+	return (w[l] == '\0' || w[l] == '[') && pdk_policy_is_assignment_name(w, l) &&
+	       pdk_policy_steering_name(w, l);
+}
+
+/* Builtins that set or drop a variable named by a word, not by NAME=: read,
+ * mapfile, readarray, getopts and unset; printf -v; export, declare, typeset
+ * and local with -n (unexport, or a name reference). Returns the word that
+ * names a steering variable, or NULL. */
+static const char *sets_steering(const char *prog, const struct pdk_pword *w, size_t n)
+{
+	static const char *const by_name[] = {"read", "mapfile", "readarray", "getopts", "unset",
+					      NULL};
+	static const char *const with_n[] = {"export", "declare", "typeset", "local", NULL};
+	bool named = false, opt_n = false;
+
+	for (const char *const *p = by_name; *p && !named; p++)
+		named = !strcmp(prog, *p);
+	if (!strcmp(prog, "printf")) {
+		for (size_t i = 1; i < n; i++) {
+			const char *a = w[i].s;
+			if (!strcmp(a, "-v") && i + 1 < n && steering_word(w[i + 1].s))
+				return w[i + 1].s;
+			if (!strncmp(a, "-v", 2) && a[2] && steering_word(a + 2))
+				return a;
+		}
+		return NULL;
+	}
+	for (const char *const *p = with_n; *p && !named; p++)
+		if (!strcmp(prog, *p))
+			for (size_t i = 1; i < n && !opt_n; i++)
+				opt_n = w[i].s[0] == '-' && strchr(w[i].s, 'n');
+	if (!named && !opt_n)
+		return NULL;
+	for (size_t i = 1; i < n; i++) {
+		const char *a = w[i].s, *eq = strchr(a, '=');
+
+		if (steering_word(a) || (opt_n && eq && steering_word(eq + 1)))
+			return a;
+	}
+	return NULL;
+}
+
+/* A for or select loop whose variable steers lookup (`for PATH in /bin`): the
+ * parser keeps no loop variables, so the script's text is looked at. */
+static const char *loop_steering(const char *s, size_t len, size_t *ret_len)
+{
+	static const char *const kw[] = {"for", "select"};
+
+	for (size_t i = 0; i < len; i++) {
+		if (i && !strchr(" \t\n;&|(){!", s[i - 1]))
+			continue;
+		for (size_t k = 0; k < 2; k++) {
+			size_t kl = strlen(kw[k]), j = i + kl, v;
+
+			if (len - i <= kl || strncmp(s + i, kw[k], kl) || !strchr(" \t", s[j]))
+				continue;
+			while (j < len && strchr(" \t", s[j]))
+				j++;
+			for (v = j; v < len && (s[v] == '_' || (s[v] >= 'A' && s[v] <= 'Z') ||
+						(s[v] >= 'a' && s[v] <= 'z') ||
+						(v > j && s[v] >= '0' && s[v] <= '9'));
+			     v++)
+				;
+			if (v > j && (v == len || strchr(" \t\n;", s[v])) &&
+			    pdk_policy_steering_name(s + j, v - j)) {
+				*ret_len = v - j;
+				return s + j;
+			}
+		}
+	}
+	return NULL;
+}
+
 static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *w, size_t n)
 {
 	struct origin cur = *o;
@@ -344,6 +422,11 @@ static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *
 		if (!*name)
 			return refuse(x, &cur, w, "bare-name",
 				      "the program name is empty: write the program's bare name");
+		if (name[0] == '=' && cur.script)
+			return refuse(x, &cur, w, "bare-name",
+				      "`%.200s` has zsh look a program up by its full path: write the "
+				      "program's bare name",
+				      name);
 		prog = base_name(name);
 		if (strchr(name, '/') && (cur.script || !strcmp(prog, "rm")))
 			return refuse(
@@ -370,6 +453,14 @@ static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *
 				if (pdk_policy_steering_assignment(w[i].s))
 					return refuse_steering(x, &cur, w[i].s);
 		}
+		const char *setter = sets_steering(prog, w, n);
+		if (setter)
+			return refuse(x, &cur, w, "env-steering",
+				      "`%.200s` sets or drops `%.*s` by name, which changes what a "
+				      "bare name runs, past paddock's check: leave it as it is and "
+				      "call programs by their bare names",
+				      cur.text, (int)strcspn(setter + (setter[0] == '-' ? 2 : 0), "=["),
+				      setter + (setter[0] == '-' ? 2 : 0));
 		if ((kind & PDK_PK_INDIRECT) &&
 		    ((!strcmp(prog, "alias") && n > 1 && strchr(w[n - 1].s, '=')) ||
 		     (!strcmp(prog, "enable") && n > 1 && !strncmp(w[1].s, "-f", 2)) ||
@@ -379,12 +470,17 @@ static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *
 			    "`%.200s` makes a name run something paddock cannot check: call "
 			    "programs by their bare names and write functions out",
 			    cur.text);
-		if ((kind & PDK_PK_INDIRECT) && !strcmp(prog, "trap") && n > 2 &&
-		    w[1].s[0] != '-' && *w[1].s) {
+		if ((kind & PDK_PK_INDIRECT) && !strcmp(prog, "trap") && n > 2) {
+			/* trap [--] ACTION SIGNAL...; -l and -p only list. */
+			size_t a = !strcmp(w[1].s, "--") ? 2 : 1;
 			struct pdk_pword sh[3] = {{"sh", 0}, {"-c", 0}, {"", 0}};
 
-			sh[2] = w[1];
-			return judge_shell(x, &cur, sh, 3);
+			if (a == 1 && w[1].s[0] == '-' && strcmp(w[1].s, "-"))
+				return emit(x, &cur, w, n, 0);
+			if (a < n && *w[a].s && strcmp(w[a].s, "-")) {
+				sh[2] = w[a];
+				return judge_shell(x, &cur, sh, 3);
+			}
 		}
 		if (kind & PDK_PK_SHELL)
 			return judge_shell(x, &cur, w, n);
@@ -395,6 +491,12 @@ static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *
 		if (!(wr = pdk_policy_wrapper(prog)))
 			return emit(x, &cur, w, n, 0);
 		k = pdk_policy_wrapper_skip(wr, w, n, seen, &optarg_at);
+		if ((!strcmp(prog, "busybox") || !strcmp(prog, "toybox")) && k < n &&
+		    !strcmp(base_name(w[k].s), "rm"))
+			return refuse(x, &cur, w, "bare-name",
+				      "%s's own rm deletes for good: call rm by its bare name, which "
+				      "moves files to the trash",
+				      prog);
 		if (!strcmp(prog, "env") && env_clears_path(w, k))
 			return refuse(x, &cur, w, "env-steering",
 				      "`env -i` or `env -u PATH` leaves a bare name to a default "
@@ -579,6 +681,15 @@ static int parse_script(struct ctx *x, const char *script, size_t len, unsigned 
 			      "cannot parse the sh -c script at %d:%d: %s: fix the script "
 			      "(quotes, here-document ends) and try again",
 			      err.line, err.column, err.message);
+	}
+	size_t vlen;
+	const char *var = loop_steering(script, len, &vlen);
+	if (var) {
+		pdk_sh_script_free(sc);
+		return refuse(x, outer, NULL, "env-steering",
+			      "a loop over `%.*s` changes what a bare name runs, past paddock's "
+			      "check: name the loop variable something else",
+			      (int)vlen, var);
 	}
 	n = pdk_sh_ncommands(sc);
 	next = malloc((n + 1) * sizeof(*next));

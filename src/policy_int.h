@@ -78,6 +78,8 @@ size_t pdk_policy_wrapper_skip(const struct pdk_wrapper *wr, const struct pdk_pw
 bool pdk_policy_is_assignment(const char *s);
 /* PATH=, LD_PRELOAD=, BASH_ENV=...: changes what a bare name runs. */
 bool pdk_policy_steering_assignment(const char *s);
+bool pdk_policy_steering_name(const char *s, size_t len);
+bool pdk_policy_is_assignment_name(const char *s, size_t len);
 
 /* policy_argv.c: argv first. Returns 1 with *ret_msg (one line, with the
  * ["sh","-c",...] that was meant) and *ret_rule when a shell was expected, 0

@@ -14,21 +14,40 @@ bool pdk_policy_is_assignment(const char *s)
 	return *s == '=';
 }
 
-/* Variables that change which program a bare name runs, or what a shell runs first. */
-bool pdk_policy_steering_assignment(const char *s)
+/* Is the name (len bytes) a variable that changes which program a bare name
+ * runs, or what a shell runs first? */
+bool pdk_policy_steering_name(const char *s, size_t l)
 {
 	static const char *const names[] = {
-	    "PATH",	"BASH_ENV",  "ENV",	 "LD_PRELOAD", "LD_LIBRARY_PATH",
-	    "LD_AUDIT", "SHELLOPTS", "BASHOPTS", "PS4",	       "PROMPT_COMMAND",
-	    NULL};
-	size_t l = strcspn(s, "+=");
+	    "PATH",	"BASH_ENV",	  "ENV",	  "LD_PRELOAD", "LD_LIBRARY_PATH",
+	    "LD_AUDIT", "SHELLOPTS",	  "BASHOPTS",	  "PS4",	"PROMPT_COMMAND",
+	    "BASH_CMDS", "BASH_ALIASES", NULL};
 
-	if (!pdk_policy_is_assignment(s) && !(s[l] == '+' && s[l + 1] == '='))
-		return false;
 	for (const char *const *n = names; *n; n++)
 		if (strlen(*n) == l && !strncmp(s, *n, l))
 			return true;
-	return !strncmp(s, "BASH_FUNC_", 10);
+	return l >= 10 && !strncmp(s, "BASH_FUNC_", 10);
+}
+
+/* NAME=, NAME+=, NAME[...]= and NAME=(...) of such a variable. */
+bool pdk_policy_steering_assignment(const char *s)
+{
+	size_t l = strcspn(s, "+=[");
+
+	if (!s[l] || !pdk_policy_is_assignment_name(s, l))
+		return false;
+	return pdk_policy_steering_name(s, l);
+}
+
+bool pdk_policy_is_assignment_name(const char *s, size_t l)
+{
+	if (!l || !(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')))
+		return false;
+	for (size_t i = 1; i < l; i++)
+		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	return true;
 }
 
 static const char *const env_long[] = {"unset", "chdir", "split-string", NULL};
@@ -48,6 +67,9 @@ static const char *const parallel_long[] = {"jobs",   "sshlogin", "arg-file",	  
 
 static const struct pdk_wrapper wrappers[] = {
     {"env", "uCS", env_long, 0, PDK_W_ENV},
+    /* Multi-call binaries: the applet is the next word. */
+    {"busybox", "", NULL, 0, 0},
+    {"toybox", "", NULL, 0, 0},
     {"nice", "n", nice_long, 0, 0},
     {"ionice", "cnP", ionice_long, 0, PDK_W_PID},
     {"nohup", "", NULL, 0, 0},

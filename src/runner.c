@@ -245,8 +245,10 @@ void pdk_reset_signals(void)
 #ifdef __linux__
 	/* glibc's sigaction() refuses the signals it keeps for itself (32, 33),
 	 * so one ignored by paddock's parent would reach the command: reset
-	 * them with the raw call. All zeros is SIG_DFL, no flags, empty mask. */
-	for (int s = 32; s < SIGRTMIN; s++) {
+	 * them, and the real-time ones with them, with the raw call (SIGRTMIN
+	 * is a libc call, not on the async-signal-safe list). All zeros is
+	 * SIG_DFL, no flags, empty mask. */
+	for (int s = 32; s < _NSIG; s++) {
 		unsigned long k[8] = {0};
 		syscall(SYS_rt_sigaction, s, k, NULL, (size_t)(_NSIG - 1) / 8);
 	}

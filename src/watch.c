@@ -130,10 +130,57 @@ static char *oneshot_of(const char *prog, char *const *argv, size_t argc)
 }
 
 /* A watcher on its own (not through a package script)? */
+/* Options of npm, pnpm, yarn and bun that take the next word as their value. */
+static bool takes_value(const char *opt)
+{
+	static const char *const with_value[] = {"--prefix", "-C",	  "--workspace", "-w",
+						 "--userconfig", "--cache", "--registry", "--filter",
+						 "-F",		"--cwd",   "--dir",	  "--loglevel",
+						 NULL};
+
+	return listed(opt, with_value);
+}
+
+/* The first word after the options at argv[i...] (the option values skipped). */
+static size_t past_options(char *const *argv, size_t argc, size_t i)
+{
+	while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"))
+		i += takes_value(argv[i]) && !strchr(argv[i], '=') ? 2 : 1;
+	if (i < argc && !strcmp(argv[i], "--"))
+		i++;
+	return i;
+}
+
+/* npx, pnpx and bunx, `npm exec`, `npm x`, `pnpm exec`, `pnpm dlx`, `yarn exec`,
+ * `yarn dlx` and `bun x` launch the program that follows: where it starts, or 0. */
+static size_t launched(char *const *argv, size_t argc)
+{
+	static const char *const launchers[] = {"npx", "pnpx", "bunx", NULL};
+	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	size_t i = past_options(argv, argc, 1);
+
+	if (listed(prog, launchers))
+		;
+	else if (i < argc &&
+		 (((!strcmp(prog, "npm")) && (!strcmp(argv[i], "exec") || !strcmp(argv[i], "x"))) ||
+		  ((!strcmp(prog, "pnpm") || !strcmp(prog, "yarn")) &&
+		   (!strcmp(argv[i], "exec") || !strcmp(argv[i], "dlx"))) ||
+		  (!strcmp(prog, "bun") && !strcmp(argv[i], "x"))))
+		i = past_options(argv, argc, i + 1);
+	else
+		return 0;
+	return i < argc ? i : 0;
+}
+
 static int direct(char *const *argv, size_t argc, struct found *f)
 {
-	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	size_t off = launched(argv, argc);
+	const char *prog;
 	bool flag = false;
+
+	argv += off;
+	argc -= off;
+	prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 
 	for (size_t i = 1; i < argc; i++)
 		flag |= watch_flag(argv[i]);
@@ -201,10 +248,8 @@ static const char *script_text(const struct pkg *p, const char *name)
 static const char *run_target(char *const *argv, size_t argc, const struct pkg *p)
 {
 	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-	size_t i = 1;
+	size_t i = past_options(argv, argc, 1);
 
-	while (i < argc && argv[i][0] == '-')
-		i++;
 	if (i >= argc)
 		return NULL;
 	if (!strcmp(prog, "npm")) {
@@ -215,17 +260,14 @@ static const char *run_target(char *const *argv, size_t argc, const struct pkg *
 		if (strcmp(argv[i], "run") && strcmp(argv[i], "run-script") &&
 		    strcmp(argv[i], "rum") && strcmp(argv[i], "urn"))
 			return NULL;
-	} else if (!strcmp(prog, "pnpm") || !strcmp(prog, "yarn")) {
+	} else if (!strcmp(prog, "pnpm") || !strcmp(prog, "yarn") || !strcmp(prog, "bun")) {
+		/* These run a script by its bare name too (`bun dev`). */
 		if (strcmp(argv[i], "run"))
 			return p && script_text(p, argv[i]) ? argv[i] : NULL;
-	} else if (!strcmp(prog, "bun")) {
-		if (strcmp(argv[i], "run"))
-			return NULL;
 	} else {
 		return NULL;
 	}
-	for (i++; i < argc && argv[i][0] == '-'; i++)
-		;
+	i = past_options(argv, argc, i + 1);
 	return i < argc ? argv[i] : NULL;
 }
 
