@@ -127,12 +127,22 @@ static const struct rule rules[] = {
 	{ .syscall = "sendto", .err = EPERM, .when = NET_OFF, .n_args = 1,
 	  .arg = { ARG(4, SCMP_CMP_NE, 0, 0) }, .why = "sendto() to an address" },
 	/* sendmsg() keeps its address in memory the filter cannot read, so a
-	 * unix datagram socket of its own could still reach an outside one
-	 * (a log socket, a notify socket): none is made. A socketpair()
-	 * of datagrams needs no address and stays usable. */
+	 * unix datagram socket of the command's own could still reach an
+	 * outside one (a log socket, a notify socket), and so could one end of
+	 * a datagram socketpair(): none is made. SOCK_RAW is a datagram socket
+	 * for AF_UNIX. Stream and seqpacket pairs ignore an address. */
 	{ .syscall = "socket", .err = EPERM, .when = NET_OFF, .n_args = 2,
 	  .arg = { ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM) },
 	  .why = "unix datagram sockets (sendmsg() could address an outside one)" },
+	{ .syscall = "socket", .err = EPERM, .when = NET_OFF, .n_args = 2,
+	  .arg = { ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW) },
+	  .why = "unix raw sockets (datagram sockets by another name)" },
+	{ .syscall = "socketpair", .err = EPERM, .when = NET_OFF, .n_args = 2,
+	  .arg = { ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM) },
+	  .why = "unix datagram socketpairs (an end can still sendmsg() to an address)" },
+	{ .syscall = "socketpair", .err = EPERM, .when = NET_OFF, .n_args = 2,
+	  .arg = { ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW) },
+	  .why = "unix raw socketpairs" },
 };
 
 /* Syscalls from 424 on share one number on every architecture but alpha. */

@@ -267,6 +267,28 @@ static int do_socketpair_dgram(void)
 	return c[0] == 'a' && c[1] == 'b' ? 0 : 98;
 }
 
+static int do_socket_unix_raw(void)
+{
+	int fd = socket(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int do_socketpair_seqpacket(void)
+{
+	int sv[2];
+	char c = 0;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0)
+		return errno;
+	if (send(sv[0], "q", 1, 0) != 1 || recv(sv[1], &c, 1, 0) != 1)
+		return 99;
+	return c == 'q' ? 0 : 98;
+}
+
 /* sendto() with no address on a connected stream socket. */
 static int do_sendto_connected(void)
 {
@@ -376,8 +398,12 @@ START_TEST(test_network_off)
 	ASSERT_ERRNO(false, do_sendto_unix, EPERM);
 	ASSERT_ERRNO(false, do_socket_unix, 0);
 	ASSERT_ERRNO(false, do_socket_unix_dgram, EPERM);
+	ASSERT_ERRNO(false, do_socket_unix_raw, EPERM);
 	ASSERT_ERRNO(false, do_socketpair, 0);
-	ASSERT_ERRNO(false, do_socketpair_dgram, 0);
+	ASSERT_ERRNO(false, do_socketpair_seqpacket, 0);
+	/* An end of a datagram pair can sendmsg() to any named socket. */
+	ASSERT_ERRNO(false, do_socketpair_dgram, EPERM);
+	ASSERT_ERRNO(true, do_socketpair_dgram, 0);
 	ASSERT_ERRNO(false, do_sendto_connected, 0);
 }
 END_TEST

@@ -55,6 +55,12 @@ dgram() { # dgram WORD: sendto() WORD to the datagram socket, by its address
 dgram_msg() { # dgram_msg WORD: sendmsg() WORD to the datagram socket, by its address
 	echo "import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendmsg([b'$1'], [], 0, '$T/dgram.sock')"
 }
+dgram_raw() { # dgram_raw WORD: the same through AF_UNIX SOCK_RAW, a datagram socket too
+	echo "import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_RAW); s.sendmsg([b'$1'], [], 0, '$T/dgram.sock')"
+}
+dgram_pair() { # dgram_pair WORD: the same from one end of a datagram socketpair
+	echo "import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendmsg([b'$1'], [], 0, '$T/dgram.sock')"
+}
 connect() { # connect WORD: send WORD to the listener
 	echo "import socket; s=socket.create_connection(('127.0.0.1', $PORT), 2); s.sendall(b'$1')"
 }
@@ -111,10 +117,19 @@ assert not any("refused a write" in n for n in r["notes"]), r' "$out" "$T/outsid
 	run --yes -n -- python3 -c "$(dgram_msg "dm-allowed-$b")" >/dev/null 2>&1
 	sleep 0.2
 	check "$b: with --network the same sendmsg() datagram arrives" grep -q "dm-allowed-$b" "$T/dgot"
+	for kind in raw pair; do
+		run -- python3 -c "$(dgram_$kind "d$kind-denied-$b")" >/dev/null 2>&1
+		sleep 0.2
+		check "$b: with network off a datagram ($kind) addressed by sendmsg() does not arrive" \
+			sh -c "! grep -q d$kind-denied-$b '$T/dgot' 2>/dev/null"
+		run --yes -n -- python3 -c "$(dgram_$kind "d$kind-allowed-$b")" >/dev/null 2>&1
+		sleep 0.2
+		check "$b: with --network the same ($kind) arrives" grep -q "d$kind-allowed-$b" "$T/dgot"
+	done
 	out=$(run -- python3 -c 'import socket
-a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+a, b = socket.socketpair()
 a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
-	check "$b: with network off a datagram socketpair still works" \
+	check "$b: with network off a stream socketpair still works" \
 		sh -c 'echo "$0" | grep -q "^pair$"' "$out"
 	out=$(run -- sh -c 'ls /proc/self/fd | tr "\n" " "; readlink /proc/self/fd/0')
 	check "$b: only fds 0-2 (and ls's own) reach the command, stdin is /dev/null" \
