@@ -36,6 +36,8 @@ struct pdk_backend {
 	/* Its helper takes the whole tree down when paddock dies (bwrap:
 	 * --die-with-parent and a pid namespace), so no guardian is needed. */
 	bool tree_dies_with_parent;
+	/* It keeps the protected paths read-only inside the roots. */
+	bool enforces_protect;
 	/* 0 when usable here, else -errno; writes a one-line reason to why.
 	 * May run the helper (a trivial command of its own): for doctor. */
 	int (*probe)(char *why, size_t why_len);

@@ -214,6 +214,21 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 	return 0;
 }
 
+/* paddock's own directories, resolved: its state and the user's configuration. */
+static void own_dirs(char *ret[2])
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	_cleanup_free_ char *state = pdk_state_dir(), *config = NULL;
+
+	if (xdg && xdg[0] == '/' && asprintf(&config, "%s/paddock", xdg) < 0)
+		config = NULL;
+	else if ((!xdg || xdg[0] != '/') && home && home[0] == '/' &&
+		 asprintf(&config, "%s/.config/paddock", home) < 0)
+		config = NULL;
+	ret[0] = state ? pdk_path_resolve(state) : NULL;
+	ret[1] = config ? pdk_path_resolve(config) : NULL;
+}
+
 static int build_policy(const struct pdk_request *req, const struct pdk_config *cfg,
 			struct pdk_sandbox *sb, char *why, size_t why_len)
 {
@@ -263,12 +278,16 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 		if ((r = add_protected(sb, &np, named, cfg->protected_paths.v[i])) < 0)
 			return r;
 	/* Nothing paddock keeps for itself may be writable from inside, even
-	 * when a root holds it (paddock started in $HOME). */
+	 * when a root holds it (paddock started in $HOME): its state (the
+	 * session's approvals, the rm shim) and its configuration. */
 	{
-		_cleanup_free_ char *state = pdk_state_dir();
-		char *real = state ? pdk_path_resolve(state) : NULL;
-		if (real && (r = strv_push(&sb->protect, &np, real)) < 0)
-			return r;
+		char *own[2] = {NULL, NULL};
+
+		own_dirs(own);
+		sb->own_first = np;
+		for (size_t i = 0; i < 2; i++)
+			if (own[i] && (r = strv_push(&sb->protect, &np, own[i])) < 0)
+				return r;
 	}
 	sb->policy.roots = (const char *const *)sb->roots;
 	sb->policy.n_roots = n;
@@ -338,6 +357,21 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
 		sb->backend = NULL;
 		return r;
 	}
+	/* A backend that cannot keep paths read-only inside a root must not
+	 * get a root that holds paddock's own state or configuration: the
+	 * command could approve itself, or plant a program on paddock's PATH. */
+	for (size_t i = sb->own_first; !sb->backend->enforces_protect && i < sb->policy.n_protect;
+	     i++)
+		for (size_t k = 0; k < sb->policy.n_roots; k++)
+			if (pdk_path_under(sb->protect[i], sb->policy.roots[k])) {
+				snprintf(why, why_len,
+					 "the %s backend cannot keep paddock's own %s read-only "
+					 "inside the writable root %s; run from a project directory "
+					 "or give --root DIR, or use a backend that can (bwrap)",
+					 sb->backend->name, sb->protect[i], sb->policy.roots[k]);
+				sb->backend = NULL;
+				return -EPERM;
+			}
 	snprintf(sb->fallback_note, sizeof(sb->fallback_note), "%s", fallback ? fallback : "");
 	collect_notes(sb);
 	return 0;

@@ -34,6 +34,7 @@ struct pdk_sandbox {
 	char note_buf[PDK_SANDBOX_NOTES - 1][600];
 	size_t n_note_buf;
 	char why[600];                 /* why pdk_sandbox_run failed, when it did */
+	size_t own_first;              /* protect[own_first...]: paddock's own directories */
 };
 
 /* Variables whose names match these (fnmatch, any case) never reach a

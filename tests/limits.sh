@@ -97,6 +97,10 @@ esac
 EOF
 chmod 755 "$T/daemon"
 
+# The main shell goes on to print main-done when a fork of its own gets a place under the limit;
+# while the bomb keeps the limit full (other suites share the CPUs under make -j) it may not, so
+# what is asserted is that the run ends, with a result, before its timeout.
+ended_in_time() { grep -q '^exit status: ' "$T/out" && ! grep -q '^timed out' "$T/out"; }
 BOMB='b(){ b|b& }; b; sleep 3; echo main-done'
 for b in bwrap landlock; do
 	if ! "$PADDOCK" doctor 2>/dev/null | grep -q "^$b: works here"; then
@@ -107,8 +111,8 @@ for b in bwrap landlock; do
 
 	# Fork bomb: stopped at the limit, reported, and the machine is back to normal after.
 	before=$(nprocs)
-	guarded "$PADDOCK" run --backend "$b" -t 20 -- sh -c "$BOMB" "$MARK"
-	check "$b: a fork bomb is stopped and the command goes on (main-done)" has_line main-done
+	guarded "$PADDOCK" run --backend "$b" -t 20 -- bash -c "$BOMB" "$MARK"
+	check "$b: a fork bomb is stopped: the run ends before its timeout" ended_in_time
 	check "$b: the bomb's forks failed" grep -q -i -e 'fork' -e 'resource temporarily' "$T/out"
 	if [ "$how" = cgroup ]; then
 		check "$b: the result says the limit of 1024 processes was hit" \
@@ -173,18 +177,21 @@ done
 # Without a cgroup: RLIMIT_NPROC as another user, who cannot write the cgroups.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
 	"$PADDOCK" doctor 2>/dev/null | grep -q "^landlock: works here"; then
-	mkdir -p "$T/nobody"
-	chown 65534:65534 "$T/nobody"
+	# Its state apart from the writable roots (the project, temp and cache directories): the
+	# landlock backend refuses a root that holds paddock's own directories.
+	mkdir -p "$T/nobody/proj" "$T/nobody/tmp" "$T/nobody/cache" "$T/nobody/state"
+	chown -R 65534:65534 "$T/nobody"
 	chmod 755 "$T"
 	asnobody() {
-		(cd "$T/nobody" && guarded env HOME="$T/nobody" XDG_STATE_HOME="$T/nobody" \
-			XDG_CACHE_HOME="$T/nobody" TMPDIR="$T/nobody" setpriv --reuid=65534 \
+		(cd "$T/nobody/proj" && guarded env HOME="$T/nobody" XDG_STATE_HOME="$T/nobody/state" \
+			XDG_CACHE_HOME="$T/nobody/cache" TMPDIR="$T/nobody/tmp" setpriv --reuid=65534 \
 			--regid=65534 --clear-groups "$@")
 	}
 	# prlimit cannot guard root's own processes; the outer cgroup does, if any.
 	before=$(nprocs)
-	asnobody "$PADDOCK" run --backend landlock -t 20 -- sh -c "$BOMB" "$MARK"
-	check "rlimit: as another user the bomb is stopped (main-done)" has_line main-done
+	asnobody "$PADDOCK" run --backend landlock -t 20 -- bash -c "$BOMB" "$MARK"
+	check "rlimit: as another user the bomb is stopped: the run ends before its timeout" \
+		ended_in_time
 	check "rlimit: its forks failed" grep -q -i -e 'fork' -e 'resource temporarily' "$T/out"
 	check "rlimit: the result claims no hit it cannot see" \
 		sh -c '! grep -q "^process limit: the command hit" "$0"' "$T/out"
@@ -198,13 +205,13 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
 
 	# Without a cgroup the guardian finds the run's processes by their PADDOCK_RUN variable:
 	# paddock SIGKILLed, the setsid'd daemon that ignores SIGTERM goes too.
-	rm -f "$T/nobody/pid"
-	(cd "$T/nobody" && exec env HOME="$T/nobody" XDG_STATE_HOME="$T/nobody" \
-		XDG_CACHE_HOME="$T/nobody" TMPDIR="$T/nobody" setpriv --reuid=65534 --regid=65534 \
+	rm -f "$T/nobody/proj/pid"
+	(cd "$T/nobody/proj" && exec env HOME="$T/nobody" XDG_STATE_HOME="$T/nobody/state" \
+		XDG_CACHE_HOME="$T/nobody/cache" TMPDIR="$T/nobody/tmp" setpriv --reuid=65534 --regid=65534 \
 		--clear-groups "$PADDOCK" run --backend landlock -t 60 -- \
-		"$T/daemon" start "$T/nobody/pid" "$MARK") >/dev/null 2>&1 </dev/null &
+		"$T/daemon" start "$T/nobody/proj/pid" "$MARK") >/dev/null 2>&1 </dev/null &
 	pp=$!
-	if wait_for_file "$T/nobody/pid"; then
+	if wait_for_file "$T/nobody/proj/pid"; then
 		sleep 0.2
 		victims=$(pgrep -f "$MARK")
 		check "guardian without a cgroup: the daemon is alive before paddock is killed" \

@@ -739,6 +739,7 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 
 const struct pdk_backend pdk_backend_bwrap = {
 	.name = "bwrap",
+	.enforces_protect = true,
 	.tree_dies_with_parent = true,
 	.probe = bwrap_probe,
 	.available = bwrap_available,

@@ -535,6 +535,7 @@ static int seatbelt_probe(char *why, size_t why_len)
 
 const struct pdk_backend pdk_backend_seatbelt = {
 	.name = "seatbelt",
+	.enforces_protect = true,
 	.probe = seatbelt_probe,
 	.prepare = seatbelt_prepare,
 	.wrap_argv = seatbelt_wrap_argv,
