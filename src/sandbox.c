@@ -496,6 +496,19 @@ static int capture_reset(struct pdk_capture *c)
 	return pdk_capture_init(c, stream, cap, store);
 }
 
+/* A wrapper's error line that says the host cannot make its sandbox. */
+static bool host_cannot(const char *line)
+{
+	static const char *const signs[] = {"namespace", "uid map", "gid map", "setgroups",
+					    "make / slave", "mount proc", "Operation not permitted",
+					    "Permission denied", NULL};
+
+	for (const char *const *p = signs; *p; p++)
+		if (strstr(line, *p))
+			return true;
+	return false;
+}
+
 int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_capture *err,
 		    struct pdk_run_status *st)
 {
@@ -524,6 +537,16 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	 * the helper printed it. */
 	if (strstr(line, "execvp "))
 		return 0;
+	/* Only a host that cannot make the sandbox at all (no user namespaces,
+	 * no mounts in them) sends the run to another backend; any other
+	 * failure of this one run is reported, never a reason to confine it
+	 * less (Landlock does not keep protected paths). */
+	if (!host_cannot(line)) {
+		snprintf(sb->why, sizeof(sb->why), "%s could not set up the sandbox: %s; run the "
+						   "command again",
+			 sb->backend->name, line);
+		return -EIO;
+	}
 	pdk_backend_mark_broken(sb->backend, line);
 	if (sb->named) {
 		snprintf(sb->why, sizeof(sb->why), "backend %s does not work here: %s; 'paddock "

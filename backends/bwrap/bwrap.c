@@ -343,8 +343,10 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 
 	if (!inside_a_root(policy, p))
 		return 0; /* read-only already through --ro-bind / / */
+	/* -try: a path another run removes before this bwrap binds it is no
+	 * failure of the sandbox. */
 	if (stat(p, &st) == 0)
-		return push3(s, "--ro-bind", p, p);
+		return push3(s, "--ro-bind-try", p, p);
 	/* Inside another protected path that exists: read-only already, and
 	 * bwrap could not make a mount point there. */
 	for (size_t i = 0; i < policy->n_protect; i++)
