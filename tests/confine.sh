@@ -145,6 +145,23 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 	check "$b: a setsid daemon does not outlive the run" \
 		sh -c "! pgrep -f '^sleep ($d1|$d2)\$' >/dev/null"
 
+	# Placeholders for missing protected paths: gone after a run, and after paddock's SIGKILL
+	# the next run removes what the killed one left.
+	if [ "$b" = bwrap ]; then
+		mkdir -p "$T/ph-$b"
+		(cd "$T/ph-$b" && exec "$P" run --backend bwrap -- sleep 30) >/dev/null 2>&1 &
+		pk=$!
+		i=0
+		while [ ! -e "$T/ph-$b/.vscode" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		check "$b: while a run lasts, a missing .vscode is held" test -e "$T/ph-$b/.vscode"
+		kill -9 "$pk"
+		wait "$pk" 2>/dev/null
+		check "$b: ... and stays behind when paddock is SIGKILLed" test -e "$T/ph-$b/.vscode"
+		(cd "$T/ph-$b" && "$P" run --backend bwrap -- true) >/dev/null 2>&1
+		check "$b: the next run removes what the killed one left" sh -c \
+			'! ls -A "$0" | grep -q .' "$T/ph-$b"
+	fi
+
 	# The configuration's writablePaths, protected_paths and env, each next to its twin.
 	mkdir -p "$T/cfgw-$b" "$T/proj/keep-$b"
 	cat >"$T/cfg-$b.json" <<-EOF

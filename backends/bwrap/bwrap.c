@@ -3,6 +3,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@
 #include "../../src/confine.h"
 #include "../../src/path.h"
 #include "../../src/seccomp.h"
+#include "../../src/store.h"
 #include "../../src/util.h"
 
 extern char **environ;
@@ -45,6 +48,10 @@ struct bwrap_state {
 	 * legitimate writes, e.g. the .git of a `git init`). */
 	char **placeholders;
 	size_t n_placeholders;
+	/* This run's list of them under the state directory, flock'ed while it
+	 * lives, so that a run after a SIGKILLed one removes what it left. */
+	char *held_list;
+	int held_fd;
 	char **unheld;
 	size_t n_unheld;
 };
@@ -390,20 +397,106 @@ static int copy_strv(char ***ret, const char *const *v, size_t n)
 	return 0;
 }
 
+/* A placeholder mount point is an empty file on the host once its sandbox
+ * is gone; anything else there is not paddock's to remove. */
+static void remove_placeholder(const char *p)
+{
+	struct stat st;
+
+	if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		(void)unlink(p);
+}
+
+/* The lists of placeholders runs keep: $STATE/bwrap-held/PID-RANDOM. */
+static char *held_dir(void)
+{
+	_cleanup_free_ char *state = pdk_state_dir();
+	char *dir = NULL;
+
+	if (state && asprintf(&dir, "%s/bwrap-held", state) < 0)
+		dir = NULL;
+	return dir;
+}
+
+/* Remove what runs that died (their list no longer locked) left behind. */
+static void sweep_held(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char buf[16384];
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && (n = read(fd, buf, sizeof(buf) - 1)) >= 0) {
+			buf[n] = '\0';
+			for (char *line = buf, *nl; *line; line = nl + 1) {
+				if (!(nl = strchr(line, '\n')))
+					break;
+				*nl = '\0';
+				if (line[0] == '/')
+					remove_placeholder(line);
+			}
+			(void)unlinkat(dirfd(d), e->d_name, 0);
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* Record this run's placeholders before bwrap makes them. */
+static int hold_placeholders(struct bwrap_state *s)
+{
+	_cleanup_free_ char *dir = held_dir();
+	unsigned int rnd = 0;
+	int r;
+
+	/* Best effort: without a state directory, a SIGKILLed run's
+	 * placeholders stay where they are. */
+	if (!dir)
+		return 0;
+	sweep_held(dir);
+	if (!s->n_placeholders || pdk_mkdir_p(dir, 0700) < 0)
+		return 0;
+	if (getentropy(&rnd, sizeof(rnd)) < 0)
+		rnd = (unsigned int)getpid() * 2654435761u;
+	if (asprintf(&s->held_list, "%s/%ld-%08x", dir, (long)getpid(), rnd) < 0) {
+		s->held_list = NULL;
+		return -ENOMEM;
+	}
+	s->held_fd = open(s->held_list, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->held_fd < 0 || flock(s->held_fd, LOCK_EX) < 0)
+		return -errno;
+	for (size_t i = 0; i < s->n_placeholders; i++)
+		if ((r = pdk_write_all(s->held_fd, s->placeholders[i],
+				       strlen(s->placeholders[i]))) < 0 ||
+		    (r = pdk_write_all(s->held_fd, "\n", 1)) < 0)
+			return r;
+	return 0;
+}
+
 static void bwrap_release(void *state)
 {
 	struct bwrap_state *s = state;
 
 	if (!s)
 		return;
-	/* Placeholder mount points are empty files on the host once the
-	 * sandbox is gone; anything else there is not ours to remove. */
-	for (size_t i = 0; i < s->n_placeholders; i++) {
-		struct stat st;
-
-		if (lstat(s->placeholders[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
-			(void)unlink(s->placeholders[i]);
+	for (size_t i = 0; i < s->n_placeholders; i++)
+		remove_placeholder(s->placeholders[i]);
+	if (s->held_list) {
+		(void)unlink(s->held_list);
+		free(s->held_list);
 	}
+	if (s->held_fd >= 0)
+		close(s->held_fd);
 	pdk_strvfreep(&s->placeholders);
 	pdk_strvfreep(&s->unheld);
 	pdk_strvfreep(&s->prefix);
@@ -500,7 +593,7 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->seccomp_fd = s->status_rd = s->status_wr = -1;
+	s->seccomp_fd = s->status_rd = s->status_wr = s->held_fd = -1;
 	s->network = policy->network;
 	s->max_procs = policy->max_procs;
 	s->n_roots = policy->n_roots;
@@ -532,6 +625,8 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 		r = -errno;
 	if (r == 0)
 		r = build_prefix(s, policy);
+	if (r == 0)
+		r = hold_placeholders(s);
 	if (r < 0)
 		goto fail;
 	*ret_state = s;
