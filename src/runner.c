@@ -23,9 +23,9 @@
 #include <sys/syscall.h>
 
 #include "cgroup.h"
-#include "guard.h"
 #endif
 
+#include "guard.h"
 #include "path.h"
 #include "runner.h"
 #include "util.h"
@@ -324,38 +324,44 @@ fail:
  * still found here. */
 static bool kill_children(pid_t spare)
 {
-	bool any = false;
-
 	char path[64], buf[4096];
-	int fd;
+	bool any = false;
+	long pid = -1;
 	ssize_t n;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	for (char *p = buf, *end; *p; p = end) {
-		long pid = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		if (pid > 0 && pid != spare) {
-			kill((pid_t)pid, SIGKILL);
-			any = true;
+	/* Read to the end, a pid at a time across reads: a number cut at the
+	 * end of one read must not be taken for another process's pid. */
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9') {
+				pid = (pid < 0 ? 0 : pid * 10) + (buf[i] - '0');
+				continue;
+			}
+			if (pid > 0 && pid != spare) {
+				kill((pid_t)pid, SIGKILL);
+				any = true;
+			}
+			pid = -1;
 		}
 	}
+	if (pid > 0 && pid != spare) {
+		kill((pid_t)pid, SIGKILL);
+		any = true;
+	}
+	close(fd);
 	return any;
 }
 #endif
 
 /* SIGKILL the group, and every process the run left behind, until none is
- * left, for up to PDK_KILL_GRACE seconds. spare (the guardian) is no part of
- * the run. */
-static void kill_group(pid_t pgid, pid_t spare)
+ * left, for up to PDK_KILL_GRACE seconds; false if some are left then. spare
+ * (the guardian) is no part of the run. */
+static bool kill_group(pid_t pgid, pid_t spare)
 {
 	double until = now() + PDK_KILL_GRACE;
 	long nap_ns = 20 * 1000;
@@ -373,8 +379,10 @@ static void kill_group(pid_t pgid, pid_t spare)
 		if (children && spare && !signalled)
 			children = kill_children(spare);
 #endif
-		if ((!group && !children) || now() >= until)
-			break;
+		if (!group && !children)
+			return true;
+		if (now() >= until)
+			return false;
 		/* A killed process is gone within microseconds, unless it is
 		 * busy in the kernel: look again soon, then less often. */
 		struct timespec ts = {0, nap_ns};
@@ -409,8 +417,11 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	ssize_t n;
 	struct procs_plan plan = {0};
 	struct pdk_guard guard = {.fd = -1};
+	bool cleared = true; /* nothing of the run was left after the last kill */
+#ifdef __linux__
 	_cleanup_free_ char **marked_envp = NULL;
 	char marker[64];
+#endif
 	bool hits_read = false;
 #ifdef __linux__
 	struct pdk_cgroup *cg = NULL;
@@ -595,7 +606,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 					pdk_cgroup_kill(cg, (int)(PDK_KILL_GRACE * 1000));
 				}
 #endif
-				kill_group(pid, pdk_guard_pid(&guard));
+				cleared = kill_group(pid, pdk_guard_pid(&guard));
 				exited = true;
 				drain_until = now() + PDK_DRAIN_LIMIT;
 			}
@@ -615,8 +626,10 @@ close_pipes:
 		st.procs_limited = pdk_cgroup_limit_hits(cg) > 0;
 	/* "done" only once nothing is left; otherwise the guardian sees EOF
 	 * and keeps at it for longer. */
-	pdk_guard_stop(&guard, !cg || pdk_cgroup_kill(cg, 1000) == 0);
+	pdk_guard_stop(&guard, cg ? pdk_cgroup_kill(cg, 1000) == 0 : cleared);
 	pdk_cgroup_free(cg);
+#else
+	(void)cleared;
 #endif
 	free(buf);
 	for (int i = 0; i < 2; i++) {
