@@ -437,17 +437,17 @@ static void nap(long ns)
 	nanosleep(&ts, NULL);
 }
 
-/* SIGKILL every pid listed in cgroup.procs; how many there were, or -errno.
- * Parses by hand across reads: no stdio here. */
-static int kill_listed(const char *procs)
+int pdk_kill_listed(const char *path, pid_t spare)
 {
 	char buf[4096];
-	int fd = open(procs, O_RDONLY | O_CLOEXEC), count = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), count = 0;
 	long pid = -1;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
+	/* A pid at a time across reads: one cut at the end of a read must not
+	 * be taken for another process's. */
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
@@ -457,15 +457,16 @@ static int kill_listed(const char *procs)
 		for (ssize_t i = 0; i < n; i++) {
 			if (buf[i] >= '0' && buf[i] <= '9') {
 				pid = (pid < 0 ? 0 : pid * 10) + (buf[i] - '0');
-			} else if (pid >= 0) {
-				if (pid > 0)
-					kill((pid_t)pid, SIGKILL);
-				count++;
-				pid = -1;
+				continue;
 			}
+			if (pid > 0 && pid != spare) {
+				kill((pid_t)pid, SIGKILL);
+				count++;
+			}
+			pid = -1;
 		}
 	}
-	if (pid > 0) {
+	if (pid > 0 && pid != spare) {
 		kill((pid_t)pid, SIGKILL);
 		count++;
 	}
@@ -477,7 +478,7 @@ int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms)
 {
 	long until = ms_now() + timeout_ms;
 	bool killed = false;
-	int n = kill_listed(cg->procs);
+	int n = pdk_kill_listed(cg->procs, 0);
 
 	if (n == 0 || n == -ENOENT)
 		return 0;
@@ -489,7 +490,7 @@ int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms)
 	if (!killed)
 		write_file(cg->pids_max, "0");
 	for (long ns = 20 * 1000;; ns = ns < 1000 * 1000 ? ns * 2 : ns) {
-		n = kill_listed(cg->procs);
+		n = pdk_kill_listed(cg->procs, 0);
 		if (n == 0 || n == -ENOENT)
 			return 0;
 		if (ms_now() >= until)

@@ -50,6 +50,10 @@ int pdk_cgroup_enter(const struct pdk_cgroup *cg);
  * since pdk_cgroup_new), or -errno. */
 long pdk_cgroup_limit_hits(const struct pdk_cgroup *cg);
 
+/* SIGKILL every pid listed in the file at path (cgroup.procs, a /proc
+ * children list) but spare; how many, or -errno. Async-signal-safe. */
+int pdk_kill_listed(const char *path, pid_t spare);
+
 /* SIGKILL everything in cg until it is empty, for up to timeout_ms; 0 once
  * empty, -ETIMEDOUT if not. Async-signal-safe. */
 int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms);

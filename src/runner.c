@@ -324,37 +324,10 @@ fail:
  * still found here. */
 static bool kill_children(pid_t spare)
 {
-	char path[64], buf[4096];
-	bool any = false;
-	long pid = -1;
-	ssize_t n;
-	int fd;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	/* Read to the end, a pid at a time across reads: a number cut at the
-	 * end of one read must not be taken for another process's pid. */
-	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] >= '0' && buf[i] <= '9') {
-				pid = (pid < 0 ? 0 : pid * 10) + (buf[i] - '0');
-				continue;
-			}
-			if (pid > 0 && pid != spare) {
-				kill((pid_t)pid, SIGKILL);
-				any = true;
-			}
-			pid = -1;
-		}
-	}
-	if (pid > 0 && pid != spare) {
-		kill((pid_t)pid, SIGKILL);
-		any = true;
-	}
-	close(fd);
-	return any;
+	return pdk_kill_listed(path, spare) > 0;
 }
 #endif
 
