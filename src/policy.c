@@ -126,8 +126,30 @@ static const char *sensitive_arg(const struct pdk_config *cfg, const struct pdk_
 			snprintf(tilde, sizeof(tilde), "~/%s", strchr(a, '/') + 1);
 			a = tilde;
 		}
-		if (strchr(a, '$'))
+		/* Only known when it runs: its literal components still tell
+		 * (`$h/.ssh/id_rsa`), by name. */
+		if (strchr(a, '$')) {
+			char lit[4096];
+			size_t k = 0;
+
+			for (const char *p = a; *p && k + 1 < sizeof(lit);) {
+				size_t l = strcspn(p, "/");
+				if (!memchr(p, '$', l) && k + l + 1 < sizeof(lit)) {
+					memcpy(lit + k, p, l);
+					k += l;
+					lit[k++] = '/';
+				}
+				p += l;
+				while (*p == '/')
+					p++;
+			}
+			lit[k] = '\0';
+			if ((r = pdk_policy_sensitive_name(lit))) {
+				*ret_arg = i < c->argc ? c->argv[i] : c->paths[i - c->argc];
+				return r;
+			}
 			continue;
+		}
 		if (cwd_plain && a[0] != '/' && a[0] != '~' && !strstr(a, "..")) {
 			r = pdk_policy_sensitive_name(a);
 		} else {

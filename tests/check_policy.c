@@ -299,6 +299,10 @@ static const struct row rows[] = {
     /* read-only and sensitive paths */
     {A("cat", "notes.txt"), RUN, "read_only_command: cat"},
     {S("cat ~/.ssh/id_rsa"), ASK, "sensitive-path: ~/.ssh"},
+    /* behind a variable, the literal components still tell */
+    {S("h=$HOME; cat $h/.ssh/id_rsa"), ASK, "sensitive-path: id_rsa"},
+    {S("cat $d/.env"), ASK, "sensitive-path: .env"},
+    {S("cat $d/notes.txt"), RUN, "default"},
     {A("cat", "@HOME@/.aws/credentials"), ASK, "sensitive-path: ~/.aws"},
     {A("cat", ".env"), ASK, "sensitive-path: .env"},
     {A("cat", "config/.env.local"), ASK, "sensitive-path: .env.*"},
