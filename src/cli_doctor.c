@@ -374,8 +374,8 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 	if (abi < 4)
 		add_str(arr, "TCP is denied by seccomp alone (Landlock ABI < 4)");
 	if (abi < 6)
-		add_str(arr, "signals to outside processes and abstract unix sockets are not "
-			     "scoped (Landlock ABI < 6)");
+		add_str(arr, "signals to outside processes (paddock and the guardian among them) "
+			     "and abstract unix sockets are not scoped (Landlock ABI < 6)");
 #endif
 }
 
