@@ -374,7 +374,7 @@ static const char *loop_steering(const char *s, size_t len, size_t *ret_len)
 	static const char *const kw[] = {"for", "select"};
 
 	for (size_t i = 0; i < len; i++) {
-		if (i && !strchr(" \t\n;&|(){!", s[i - 1]))
+		if ((s[i] != 'f' && s[i] != 's') || (i && !strchr(" \t\n;&|(){!", s[i - 1])))
 			continue;
 		for (size_t k = 0; k < 2; k++) {
 			size_t kl = strlen(kw[k]), j = i + kl, v;
@@ -453,7 +453,7 @@ static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *
 				if (pdk_policy_steering_assignment(w[i].s))
 					return refuse_steering(x, &cur, w[i].s);
 		}
-		const char *setter = sets_steering(prog, w, n);
+		const char *setter = kind & PDK_PK_SETVAR ? sets_steering(prog, w, n) : NULL;
 		if (setter)
 			return refuse(x, &cur, w, "env-steering",
 				      "`%.200s` sets or drops `%.*s` by name, which changes what a "

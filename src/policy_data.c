@@ -112,6 +112,9 @@ static const struct {
        "watchify", "cargo-watch", "cargo", "npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx"),
      PDK_PK_WATCHER},
     {P("export", "declare", "typeset", "local", "readonly", "env"), PDK_PK_DECLARE},
+    {P("read", "mapfile", "readarray", "getopts", "unset", "printf", "export", "declare",
+       "typeset", "local"),
+     PDK_PK_SETVAR},
     {P("alias", "enable", "hash", "trap"), PDK_PK_INDIRECT},
 };
 static void init_classes(void);

@@ -138,6 +138,7 @@ enum {
 	PDK_PK_RO_SINGLE = 1u << 12, /* the name alone is on the shipped read-only list */
 	PDK_PK_RO_MULTI = 1u << 13,  /* "name word..." entries are on it */
 	PDK_PK_RO_TRIPLE = 1u << 14, /* "name word word" entries are on it */
+	PDK_PK_SETVAR = 1u << 15,    /* read, unset, printf -v...: sets a variable by name */
 };
 struct pdk_prog_class {
 	const char *name; /* static; the program is its first len bytes */
