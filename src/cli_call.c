@@ -124,11 +124,19 @@ int pdk_cli_call_decide(struct pdk_cli_call *c)
 	/* Deny and allow rules apply to an outside run as to any; then the switch. */
 	if (c->d.verdict != PDK_VERDICT_REFUSE && pc.outside_sandbox &&
 	    !c->cfg.allow_outside_sandbox) {
-		c->refusal = strdup("command denied by policy: running outside the sandbox is "
-				    "turned off here (commandPolicy.sandbox.allowOutsideSandbox is "
-				    "false); run it in the sandbox, with --write PATH for what it "
-				    "must write, or ask the person to run it themselves");
-		return c->refusal ? 0 : -ENOMEM;
+		/* The decision says so too, for check and --json alike. */
+		free(c->d.message);
+		free(c->d.rule);
+		c->d.message = strdup("command denied by policy: running outside the sandbox is "
+				      "turned off here (commandPolicy.sandbox.allowOutsideSandbox "
+				      "is false); run it in the sandbox, with --write PATH for what "
+				      "it must write, or ask the person to run it themselves");
+		c->d.rule = strdup("commandPolicy.sandbox.allowOutsideSandbox");
+		c->d.verdict = PDK_VERDICT_REFUSE;
+		free(c->d.ask);
+		c->d.ask = NULL;
+		if (!c->d.message || !c->d.rule)
+			return -ENOMEM;
 	}
 	if (c->d.verdict == PDK_VERDICT_REFUSE) {
 		c->refusal = strdup(c->d.message ? c->d.message : "command denied by policy");

@@ -43,9 +43,6 @@ int pdk_cli_check_main(int argc, char **argv)
 						  cJSON_CreateString(c.refusal ? "refuse"
 								     : asks    ? "ask"
 									       : "run"));
-			if (c.refusal)
-				cJSON_ReplaceItemInObject(o, "message",
-							  cJSON_CreateString(c.refusal));
 			text = cJSON_PrintUnformatted(o);
 		}
 		cJSON_Delete(o);
@@ -63,9 +60,7 @@ int pdk_cli_check_main(int argc, char **argv)
 	for (size_t i = 0; i < c.password.n; i++)
 		printf("password: writes %s, outside $HOME: a yes must be backed by the "
 		       "person's password\n", c.password.v[i]);
-	if (c.refusal && c.d.verdict != PDK_VERDICT_REFUSE)
-		printf("refused: %s\n", c.refusal);
-	else if (outside && !c.refusal)
+	if (outside && !c.refusal)
 		printf("outside the sandbox: a person is asked every time, for this one run\n");
 out:
 	pdk_cli_call_release(&c);

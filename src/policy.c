@@ -555,6 +555,17 @@ const char *pdk_verdict_name(enum pdk_verdict v)
 	return v == PDK_VERDICT_RUN ? "run" : v == PDK_VERDICT_ASK ? "ask" : "refuse";
 }
 
+/* Was step i the one refused? A refusal ends the steps with the refused
+ * one; a refusal of the whole call (running outside the sandbox) has a rule
+ * of its own and refuses no step. */
+static bool step_refused(const struct pdk_decision *d, size_t i)
+{
+	const struct pdk_policy_step *st = &d->steps[i];
+
+	return d->verdict == PDK_VERDICT_REFUSE && i + 1 == d->n_steps &&
+	       (!d->rule || !st->rule || !strcmp(d->rule, st->rule));
+}
+
 int pdk_decision_print(const struct pdk_decision *d, FILE *out)
 {
 	fprintf(out, "verdict: %s\n", pdk_verdict_name(d->verdict));
@@ -584,7 +595,7 @@ int pdk_decision_print(const struct pdk_decision *d, FILE *out)
 			fprintf(out, " (nested sh -c, depth %u)", st->depth);
 		fprintf(out, ": `%s`: runs %s: %s, %s\n", st->text,
 			st->program && *st->program ? st->program : "-",
-			d->verdict == PDK_VERDICT_REFUSE && i + 1 == d->n_steps ? "refused"
+			step_refused(d, i)					? "refused"
 			: st->read_only						? "read-only"
 					: pdk_risk_name(st->risk),
 			st->rule ? st->rule : "default");
@@ -631,9 +642,7 @@ cJSON *pdk_decision_json(const struct pdk_decision *d)
 		ok &= cJSON_AddNumberToObject(s, "column", st->column) != NULL;
 		ok &= cJSON_AddNumberToObject(s, "depth", st->depth) != NULL;
 		ok &= cJSON_AddBoolToObject(s, "readOnly", st->read_only) != NULL;
-		ok &= cJSON_AddBoolToObject(s, "refused",
-					    d->verdict == PDK_VERDICT_REFUSE &&
-						i + 1 == d->n_steps) != NULL;
+		ok &= cJSON_AddBoolToObject(s, "refused", step_refused(d, i)) != NULL;
 		ok &= cJSON_AddStringToObject(s, "risk", pdk_risk_name(st->risk)) != NULL;
 		ok &= cJSON_AddStringToObject(s, "rule", st->rule ? st->rule : "default") != NULL;
 		if (st->why)
