@@ -251,7 +251,7 @@ int pdk_rmshim_env(struct pdk_rmshim *shim, char *const *envp, char ***ret_envp)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		if (!env_is(envp[i], "PATH") && !env_is(envp[i], PDK_RMSHIM_ENV_STAGE) &&
-		    !env_is(envp[i], PDK_RMSHIM_ENV_ROOTS))
+		    !env_is(envp[i], PDK_RMSHIM_ENV_ROOTS) && !env_is(envp[i], PDK_RMSHIM_ENV_DIRECT))
 			v[k++] = envp[i];
 	v[k++] = shim->path_env;
 	v[k++] = shim->env[0];

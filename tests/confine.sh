@@ -157,9 +157,11 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 		kill -9 "$pk"
 		wait "$pk" 2>/dev/null
 		check "$b: ... and stays behind when paddock is SIGKILLed" test -e "$T/ph-$b/.vscode"
-		(cd "$T/ph-$b" && "$P" run --backend bwrap -- true) >/dev/null 2>&1
+		(cd "$T/ph-$b" && "$P" run --backend bwrap -- mkdir -p .vscode/x) >/dev/null 2>&1
 		check "$b: the next run removes what the killed one left" sh -c \
 			'! ls -A "$0" | grep -q .' "$T/ph-$b"
+		check "$b: ... and still holds the missing path itself (no .vscode/x made)" \
+			absent "$T/ph-$b/.vscode/x"
 	fi
 
 	# The configuration's writablePaths, protected_paths and env, each next to its twin.

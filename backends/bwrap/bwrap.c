@@ -257,21 +257,6 @@ static int bwrap_available(char *why, size_t why_len)
 	return r;
 }
 
-/* One probe per process: the answer cannot change while paddock runs. */
-static int bwrap_probe(char *why, size_t why_len)
-{
-	static int probed, result;
-	static char reason[512];
-
-	if (!probed) {
-		reason[0] = '\0';
-		result = probe_once(reason, sizeof(reason));
-		probed = 1;
-	}
-	if (result < 0)
-		set_why(why, why_len, reason);
-	return result;
-}
 
 static int push(struct bwrap_state *s, const char *arg)
 {
@@ -461,10 +446,7 @@ static int hold_placeholders(struct bwrap_state *s)
 
 	/* Best effort: without a state directory, a SIGKILLed run's
 	 * placeholders stay where they are. */
-	if (!dir)
-		return 0;
-	sweep_held(dir);
-	if (!s->n_placeholders || pdk_mkdir_p(dir, 0700) < 0)
+	if (!dir || !s->n_placeholders || pdk_mkdir_p(dir, 0700) < 0)
 		return 0;
 	if (getentropy(&rnd, sizeof(rnd)) < 0)
 		rnd = (unsigned int)getpid() * 2654435761u;
@@ -590,6 +572,13 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	r = locate_bwrap();
 	if (r < 0)
 		return r;
+	/* Before the protected paths are looked at: a placeholder a killed run
+	 * left must be gone, so that this run holds the path as missing. */
+	{
+		_cleanup_free_ char *dir = held_dir();
+		if (dir)
+			sweep_held(dir);
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -838,7 +827,7 @@ const struct pdk_backend pdk_backend_bwrap = {
 	.name = "bwrap",
 	.enforces_protect = true,
 	.tree_dies_with_parent = true,
-	.probe = bwrap_probe,
+	.probe = probe_once, /* backend.c keeps the verdict for the process */
 	.available = bwrap_available,
 	.prepare = bwrap_prepare,
 	.wrap_argv = bwrap_wrap_argv,
