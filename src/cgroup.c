@@ -355,8 +355,6 @@ int pdk_cgroup_new(unsigned long limit, struct pdk_cgroup **ret, const char **re
 	_cleanup_free_ struct pdk_cgroup *cg = calloc(1, sizeof(*cg));
 	if (!cg)
 		return -ENOMEM;
-	cg->version = version;
-	cg->limit = limit;
 	cg->procs_fd = cg->lock_fd = -1;
 	r = take_slot(cg, base);
 	if (r < 0) {
@@ -505,7 +503,6 @@ void pdk_cgroup_free(struct pdk_cgroup *cg)
 		return;
 	if (cg->procs_fd >= 0)
 		close(cg->procs_fd);
-	pdk_cgroup_kill(cg, 1000);
 	close(cg->lock_fd);
 	free(cg);
 }

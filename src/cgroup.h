@@ -14,13 +14,11 @@
  * Lifecycle: pdk_cgroup_new() in the parent (takes a free slot, sets
  * pids.max, opens cgroup.procs); fork; the child calls pdk_cgroup_enter()
  * before anything else; after the run the parent reads
- * pdk_cgroup_limit_hits() and calls pdk_cgroup_free(), which kills what is
- * left and frees the slot for the next run (the directory stays: entering a
- * cgroup is cheap only after the first time).
+ * pdk_cgroup_limit_hits(), empties it with pdk_cgroup_kill() and calls
+ * pdk_cgroup_free(), which frees the slot for the next run (the directory
+ * stays: entering a cgroup is cheap only after the first time).
  */
 struct pdk_cgroup {
-	int version;	     /* 1 or 2 */
-	unsigned long limit; /* pids.max */
 	int procs_fd;	     /* the child writes "0" here: tasks (v1) or cgroup.procs (v2) */
 	int lock_fd;	     /* the slot's directory, flock'ed while the run holds it */
 	long hits_before;    /* pids.events "max" when the run took the slot */
@@ -58,7 +56,8 @@ int pdk_kill_listed(const char *path, pid_t spare);
  * empty, -ETIMEDOUT if not. Async-signal-safe. */
 int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms);
 
-/* Kill what is left, free the slot. Accepts NULL. */
+/* Free the slot for the next run, which the caller has emptied with
+ * pdk_cgroup_kill(). Accepts NULL. */
 void pdk_cgroup_free(struct pdk_cgroup *cg);
 
 #endif

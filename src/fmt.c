@@ -128,3 +128,15 @@ void pdk_fput_shell_word(FILE *out, const char *w)
 	}
 	fputc('\'', out);
 }
+
+char *pdk_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}

@@ -28,6 +28,9 @@ void pdk_buf_add(struct pdk_buf *b, const void *p, size_t n);
 void pdk_buf_puts(struct pdk_buf *b, const char *s);
 void pdk_buf_printf(struct pdk_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pdk_buf_free(struct pdk_buf *b);
+/* vasprintf into a new string, or NULL when out of memory. */
+char *pdk_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* One word of a POSIX shell command line, quoted only when it needs it, so
  * the printed line can be pasted into a shell and runs the same argv. */
 void pdk_fput_shell_word(FILE *out, const char *w);

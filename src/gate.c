@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "gate_int.h"
 #include "session.h"
 #include "util.h"
@@ -141,7 +142,7 @@ int pdk_gate_decide(const struct pdk_config *cfg, bool yes, const struct pdk_gat
 	if (remember && session_covers(rq)) {
 		_cleanup_free_ char *heads = pdk_gate_program_heads(rq->d);
 		_cleanup_free_ char *by =
-		    heads ? pdk_gate_asprintf("session approval for %s", heads) : NULL;
+		    heads ? pdk_asprintf("session approval for %s", heads) : NULL;
 
 		if (!by)
 			return -ENOMEM;
@@ -188,7 +189,7 @@ int pdk_gate_decide(const struct pdk_config *cfg, bool yes, const struct pdk_gat
 			r = refuse_password(&res, rq, nobody);
 		else {
 			_cleanup_free_ char *reason =
-			    pdk_gate_asprintf("no one can be asked here (%s)", nobody);
+			    pdk_asprintf("no one can be asked here (%s)", nobody);
 
 			r = reason ? pdk_gate_refuse(&res, rq, reason, PDK_GATE_INSTEAD_NOBODY)
 				   : -ENOMEM;

@@ -13,6 +13,7 @@
 
 #include <cJSON.h>
 
+#include "fmt.h"
 #include "gate_int.h"
 #include "path.h"
 #include "runner.h"
@@ -369,7 +370,7 @@ int pdk_gate_ask_command(const struct pdk_config *cfg, const struct pdk_gate_req
 				       "absolute path",
 				       PDK_GATE_INSTEAD_NOBODY);
 	json = pdk_gate_request_json(cfg, rq);
-	by = pdk_gate_asprintf("approval command %s", path);
+	by = pdk_asprintf("approval command %s", path);
 	cr = malloc(sizeof(*cr));
 	if (!json || !by || !cr)
 		return -ENOMEM;

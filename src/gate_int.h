@@ -23,7 +23,6 @@ int pdk_gate_refuse(struct pdk_gate_result *ret, const struct pdk_gate_request *
 		    const char *reason, const char *instead);
 
 /* gate_text.c */
-char *pdk_gate_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pdk_gate_put_shown(struct pdk_buf *b, const char *text);
 char *pdk_gate_utf8_clean(const char *text);
 char *pdk_gate_program_heads(const struct pdk_decision *d);

@@ -7,18 +7,6 @@
 
 #include "gate_int.h"
 
-char *pdk_gate_asprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	return n < 0 ? NULL : s;
-}
-
 /* One UTF-8 character at s (len bytes left): its code point and length, or -1
  * for a byte that does not start a valid, shortest-form character. */
 static long utf8_next(const unsigned char *s, size_t len, size_t *ret_n)

@@ -5,32 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "policy_int.h"
-
-static char *__attribute__((format(printf, 1, 2))) fmt(const char *f, ...)
-{
-	char *s = NULL;
-	va_list ap;
-
-	va_start(ap, f);
-	if (vasprintf(&s, f, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
-/* prefix + s, for rule names: cheaper than a format. */
-static char *cat2(const char *prefix, const char *s)
-{
-	size_t a = strlen(prefix), b = strlen(s);
-	char *r = malloc(a + b + 1);
-
-	if (r) {
-		memcpy(r, prefix, a);
-		memcpy(r + a, s, b + 1);
-	}
-	return r;
-}
 
 /* The program's words joined, the program by its bare name: what rules match. */
 static char *plain_text(const struct pdk_pcmd *c)
@@ -215,36 +191,38 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	     listed_prefix(c, 1, 3, in_strv, &cfg->denied_command, key, sizeof(key)))) {
 		bool builtin = kind & PDK_PK_DENIED;
 
-		*ret_msg = fmt(
+		*ret_msg = pdk_asprintf(
 		    "command denied by policy: `%.300s` runs %s, which is on denied_command "
 		    "(%s): do this another way, or ask the person to change the "
 		    "configuration",
 		    st->text, builtin ? st->program : key, builtin ? "built-in" : "configuration");
-		st->rule = fmt("denied_command: %s", builtin ? st->program : key);
+		st->rule = pdk_asprintf("denied_command: %s", builtin ? st->program : key);
 		goto refused;
 	}
 	if (cfg->n_deny && (p = match_any(cfg->deny, cfg->n_deny, st->text, plain))) {
-		*ret_msg =
-		    fmt("command denied by policy: `%.300s` matches %s (%s): do this another "
-			"way, or ask the person to change commandPolicy.deny",
-			st->text, p->source, p->where);
-		st->rule = fmt("deny: %s", p->source);
+		*ret_msg = pdk_asprintf(
+		    "command denied by policy: `%.300s` matches %s (%s): do this another "
+		    "way, or ask the person to change commandPolicy.deny",
+		    st->text, p->source, p->where);
+		st->rule = pdk_asprintf("deny: %s", p->source);
 		goto refused;
 	}
 	/* 2. privileges */
 	if (kind & PDK_PK_PRIVILEGE) {
-		*ret_msg = fmt("command denied by policy: `%.300s` uses %s, which cannot gain "
-			       "privileges here: drop %s and ask for the paths it must write with "
-			       "--write PATH instead (a person confirms those)",
-			       st->text, st->program, st->program);
-		st->rule = fmt("privilege: %s", st->program);
+		*ret_msg = pdk_asprintf(
+		    "command denied by policy: `%.300s` uses %s, which cannot gain "
+		    "privileges here: drop %s and ask for the paths it must write with "
+		    "--write PATH instead (a person confirms those)",
+		    st->text, st->program, st->program);
+		st->rule = pdk_asprintf("privilege: %s", st->program);
 		goto refused;
 	}
 	if ((c->flags & PDK_PCMD_STDIN_SCRIPT) && !(c->flags & PDK_PCMD_FED_BY_DOWNLOADER)) {
-		*ret_msg = fmt("`%.300s` reads its commands from a pipe or here-document, which "
-			       "paddock cannot check: pass them as %s -c 'SCRIPT' or write them "
-			       "into the script itself",
-			       st->text, st->program);
+		*ret_msg =
+		    pdk_asprintf("`%.300s` reads its commands from a pipe or here-document, which "
+				 "paddock cannot check: pass them as %s -c 'SCRIPT' or write them "
+				 "into the script itself",
+				 st->text, st->program);
 		st->rule = strdup("sh-stdin");
 		goto refused;
 	}
@@ -268,7 +246,7 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	sens = sensitive_arg(cfg, j->call, j->cwd_plain, c, &sens_arg);
 	if (cfg->n_allow && (p = match_any(cfg->allow, cfg->n_allow, st->text, plain))) {
 		st->read_only = !sens;
-		st->rule = cat2("allow: ", p->source);
+		st->rule = pdk_asprintf("allow: %s", p->source);
 	} else if (((kind & PDK_PK_RO_TRIPLE) && c->argc > 2 &&
 		    listed_prefix(c, 3, 3, in_shipped, NULL, key, sizeof(key))) ||
 		   ((kind & PDK_PK_RO_MULTI) && c->argc > 1 &&
@@ -280,7 +258,7 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 		st->read_only = !sens && !(c->flags & (PDK_PCMD_WRITES | PDK_PCMD_COMPUTED)) &&
 				!pdk_policy_writes_by_options(key, st->argv, c->argc);
 		if (st->read_only)
-			st->rule = cat2("read_only_command: ", key);
+			st->rule = pdk_asprintf("read_only_command: %s", key);
 	}
 	if (st->read_only)
 		return st->rule ? 0 : -ENOMEM;
@@ -299,7 +277,7 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 			free(st->rule);
 			free(st->why);
 			st->risk = rr->risk;
-			st->rule = cat2("risk: ", rr->name);
+			st->rule = pdk_asprintf("risk: %s", rr->name);
 			st->why = rr->why ? strdup(rr->why) : NULL;
 		}
 	}
@@ -313,7 +291,7 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 		free(st->rule);
 		free(st->why);
 		st->risk = sr->risk;
-		st->rule = cat2("risk: ", sr->name);
+		st->rule = pdk_asprintf("risk: %s", sr->name);
 		st->why = strdup(sr->why);
 	}
 	if ((c->flags & PDK_PCMD_FED_BY_DOWNLOADER) && st->risk < PDK_RISK_DANGEROUS) {
@@ -327,8 +305,8 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 		free(st->rule);
 		free(st->why);
 		st->risk = PDK_RISK_MODERATE;
-		st->rule = fmt("sensitive-path: %s", sens);
-		st->why = fmt("touches %s, a sensitive path", sens_arg);
+		st->rule = pdk_asprintf("sensitive-path: %s", sens);
+		st->why = pdk_asprintf("touches %s, a sensitive path", sens_arg);
 	}
 	if (!st->rule)
 		st->rule = strdup("default");
@@ -431,8 +409,9 @@ static int conclude(const struct pdk_config *cfg, const struct pdk_policy_call *
 
 	if (d->verdict == PDK_VERDICT_RUN) {
 		if (d->read_only)
-			d->rule = d->n_steps == 1 ? strdup(d->steps[0].rule)
-						  : fmt("read-only: all %zu commands", d->n_steps);
+			d->rule = d->n_steps == 1
+				      ? strdup(d->steps[0].rule)
+				      : pdk_asprintf("read-only: all %zu commands", d->n_steps);
 		else
 			d->rule = strdup(top && top->risk == d->risk ? top->rule : "default");
 		return d->rule ? 0 : -ENOMEM;
@@ -470,7 +449,7 @@ static int conclude(const struct pdk_config *cfg, const struct pdk_policy_call *
 	else if (top && top->risk >= cfg->threshold && top->risk > PDK_RISK_SAFE)
 		d->rule = strdup(top->rule);
 	else
-		d->rule = fmt("raise: %s", d->raises.n ? d->raises.v[0] : "threshold");
+		d->rule = pdk_asprintf("raise: %s", d->raises.n ? d->raises.v[0] : "threshold");
 	return d->rule ? 0 : -ENOMEM;
 }
 

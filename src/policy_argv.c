@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "policy_int.h"
 
 static const char *base_name(const char *s)
@@ -161,15 +162,12 @@ static char *suggest_shell(char *const *argv)
 			    ((has_glob(a) || a[0] == '~') &&
 			     strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 				       "0123456789_@%+=:,./-*?[]~") == strlen(a));
-		char *q = bare ? strdup(a) : pdk_policy_sh_quote(a);
-
-		if (!q) {
-			fclose(f);
-			free(script);
-			return NULL;
-		}
-		fprintf(f, "%s%s", i ? " " : "", q);
-		free(q);
+		if (i)
+			fputc(' ', f);
+		if (bare)
+			fputs(a, f);
+		else
+			pdk_fput_shell_word(f, a);
 	}
 	if (fclose(f) != 0)
 		return NULL;

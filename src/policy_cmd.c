@@ -31,7 +31,6 @@ struct origin {
 	char **paths;
 	size_t npaths;
 	unsigned script_id;
-	size_t cmd_index;
 };
 
 static int parse_script(struct ctx *x, const char *script, size_t len, unsigned depth,
@@ -47,32 +46,6 @@ static const char *base_name(const char *s)
 	const char *b = strrchr(s, '/');
 
 	return b && b[1] ? b + 1 : s;
-}
-
-char *pdk_policy_sh_quote(const char *s)
-{
-	size_t n = 3;
-	char *r, *o;
-
-	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-			    "_@%+=:,./-") == strlen(s))
-		return strdup(s);
-	for (const char *p = s; *p; p++)
-		n += *p == '\'' ? 4 : 1;
-	if (!(o = r = malloc(n)))
-		return NULL;
-	*o++ = '\'';
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o++ = '\'';
-	*o = '\0';
-	return r;
 }
 
 static struct pdk_pcmd *push(struct ctx *x, const struct origin *o)
@@ -106,7 +79,6 @@ static struct pdk_pcmd *push(struct ctx *x, const struct origin *o)
 	c->depth = o->depth;
 	c->flags = o->flags;
 	c->script_id = o->script_id;
-	c->cmd_index = o->cmd_index;
 	l->n++;
 	return c;
 fail:
@@ -568,7 +540,7 @@ static int refuse_steering(struct ctx *x, const struct origin *o, const char *a)
 }
 
 /* Redirections of a script command: files it writes and paths to check. */
-static int scan_redirs(const struct pdk_sh_command *c, struct origin *o, const char *home)
+static int scan_redirs(const struct pdk_sh_command *c, struct origin *o)
 {
 	if (!c->nredirs)
 		return 0;
@@ -603,7 +575,6 @@ static int scan_redirs(const struct pdk_sh_command *c, struct origin *o, const c
 			o->flags |= PDK_PCMD_WRITES;
 		o->paths[o->npaths++] = (char *)t;
 	}
-	(void)home;
 	return 0;
 }
 
@@ -727,7 +698,6 @@ static int parse_script(struct ctx *x, const char *script, size_t len, unsigned 
 		    .script = true,
 		    .piped_in = piped[i],
 		    .script_id = id,
-		    .cmd_index = i,
 		};
 
 		first[i] = end[i] = x->out->n;
@@ -748,7 +718,7 @@ static int parse_script(struct ctx *x, const char *script, size_t len, unsigned 
 			continue;
 		if (c->nwords > PDK_ARRAY_SIZE(stack))
 			w = heap = malloc(c->nwords * sizeof(*w));
-		if (!w || scan_redirs(c, &o, NULL) < 0 || glob_words(c, x->call->cwd, &globs) < 0) {
+		if (!w || scan_redirs(c, &o) < 0 || glob_words(c, x->call->cwd, &globs) < 0) {
 			free(o.paths);
 			pdk_strv_release(&globs);
 			pdk_sh_script_free(sc);

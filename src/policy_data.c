@@ -426,16 +426,6 @@ static bool kind_of(const char *prog, unsigned kind)
 	return c && (c->kind & kind);
 }
 
-bool pdk_policy_denied_builtin(const char *prog)
-{
-	return kind_of(prog, PDK_PK_DENIED);
-}
-
-bool pdk_policy_is_privilege(const char *prog)
-{
-	return kind_of(prog, PDK_PK_PRIVILEGE);
-}
-
 bool pdk_policy_is_downloader(const char *prog)
 {
 	return kind_of(prog, PDK_PK_DOWNLOADER);

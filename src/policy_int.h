@@ -35,7 +35,6 @@ struct pdk_pcmd {
 	char *refuse_rule;
 	/* where it came from, to link pipelines */
 	unsigned script_id;
-	size_t cmd_index;
 };
 
 struct pdk_pcmd_list {
@@ -106,8 +105,6 @@ void pdk_policy_match_data_free(void *md);
 bool pdk_policy_read_only_lookup(const char *key);
 /* Options that make a read-only program write (sed -i, sort -o, find -delete...). */
 bool pdk_policy_writes_by_options(const char *entry, char *const *argv, size_t argc);
-bool pdk_policy_denied_builtin(const char *prog);
-bool pdk_policy_is_privilege(const char *prog);
 bool pdk_policy_is_downloader(const char *prog);
 bool pdk_policy_is_interpreter(const char *prog);
 /* Is abs (absolute, normalized) a sensitive path, or does it lie under one?
@@ -154,8 +151,5 @@ const struct pdk_prog_class *pdk_policy_classify(const char *prog);
  * *ret_rule, 0 when it is not, -ENOMEM. */
 int pdk_watch_check(char *const *argv, size_t argc, const char *cwd, char **ret_msg,
 		    char **ret_rule);
-
-/* Single-quote s for sh when it needs quoting; a new string or NULL. */
-char *pdk_policy_sh_quote(const char *s);
 
 #endif

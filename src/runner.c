@@ -395,7 +395,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	_cleanup_free_ char **marked_envp = NULL;
 	char marker[64];
 #endif
-	bool hits_read = false;
+	bool emptied = false; /* the cgroup was emptied, and its limit read, at the exit */
 #ifdef __linux__
 	struct pdk_cgroup *cg = NULL;
 #endif
@@ -533,6 +533,10 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 				n = read(*fd, buf, READ_CHUNK);
 				if (n > 0) {
 					pdk_capture_feed(i == 0 ? out : err, buf, (size_t)n);
+					/* A short read emptied the pipe: poll, not
+					 * one more read that finds nothing. */
+					if (n < READ_CHUNK)
+						break;
 					continue;
 				}
 				if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
@@ -575,11 +579,12 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 				 * to 0 and counts refusals of its own. */
 				if (cg) {
 					st.procs_limited = pdk_cgroup_limit_hits(cg) > 0;
-					hits_read = true;
-					pdk_cgroup_kill(cg, (int)(PDK_KILL_GRACE * 1000));
+					emptied = true;
+					cleared =
+					    pdk_cgroup_kill(cg, (int)(PDK_KILL_GRACE * 1000)) == 0;
 				}
 #endif
-				cleared = kill_group(pid, pdk_guard_pid(&guard));
+				cleared = kill_group(pid, pdk_guard_pid(&guard)) && cleared;
 				exited = true;
 				drain_until = now() + PDK_DRAIN_LIMIT;
 			}
@@ -595,11 +600,14 @@ restore:
 	sig_pipe_w = -1;
 close_pipes:
 #ifdef __linux__
-	if (cg && !hits_read)
+	/* Not emptied yet when the run ended before its main process did. */
+	if (cg && !emptied) {
 		st.procs_limited = pdk_cgroup_limit_hits(cg) > 0;
+		cleared = pdk_cgroup_kill(cg, 1000) == 0;
+	}
 	/* "done" only once nothing is left; otherwise the guardian sees EOF
 	 * and keeps at it for longer. */
-	pdk_guard_stop(&guard, cg ? pdk_cgroup_kill(cg, 1000) == 0 : cleared);
+	pdk_guard_stop(&guard, cleared);
 	pdk_cgroup_free(cg);
 #else
 	(void)cleared;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fmt.h"
 #include "policy_int.h"
 #include "shparse.h"
 
@@ -23,7 +24,6 @@ struct pkg {
 struct found {
 	char *what;    /* the watcher command as written */
 	char *oneshot; /* the same without watching, or NULL */
-	char *chain;   /* "scripts.dev -> scripts.watch" */
 	char *rule;
 };
 
@@ -56,14 +56,11 @@ static char *join(char *const *argv, size_t from, size_t to, bool skip_watch)
 	if (!f)
 		return NULL;
 	for (size_t i = from; i < to; i++) {
-		char *q;
-
 		if (skip_watch && watch_flag(argv[i]))
 			continue;
-		if (!(q = pdk_policy_sh_quote(argv[i])))
-			continue;
-		fprintf(f, "%s%s", first ? "" : " ", q);
-		free(q);
+		if (!first)
+			fputc(' ', f);
+		pdk_fput_shell_word(f, argv[i]);
 		first = false;
 	}
 	if (fclose(f) != 0)
@@ -401,7 +398,6 @@ int pdk_watch_check(char *const *argv, size_t argc, const char *cwd, char **ret_
 				instead = runner_build(prog);
 			free(bf.what);
 			free(bf.oneshot);
-			free(bf.chain);
 			free(bf.rule);
 			pdk_strv_release(&bc);
 		}
@@ -450,7 +446,6 @@ int pdk_watch_check(char *const *argv, size_t argc, const char *cwd, char **ret_
 out:
 	free(f.what);
 	free(f.oneshot);
-	free(f.chain);
 	free(f.rule);
 	pdk_strv_release(&chain);
 	cJSON_Delete(p.json);
