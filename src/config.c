@@ -11,6 +11,9 @@
 #include <cjson/cJSON.h>
 
 #include "config_int.h"
+#include "render.h"
+#include "runner.h"
+#include "store.h"
 #include "util.h"
 
 #ifndef PDK_SYSTEM_CONFIG
@@ -141,10 +144,10 @@ void pdk_config_init(struct pdk_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->sandbox_enabled = true;
-	cfg->timeout_default = 120;
-	cfg->timeout_cap = 1800;
-	cfg->bound = 16384;
-	cfg->store_cap = 16u << 20;
+	cfg->timeout_default = PDK_TIMEOUT_DEFAULT;
+	cfg->timeout_cap = PDK_TIMEOUT_CAP;
+	cfg->bound = PDK_BOUND_DEFAULT;
+	cfg->store_cap = PDK_STORE_CAP_DEFAULT;
 	cfg->approval_mode = PDK_APPROVAL_AUTO;
 	cfg->threshold = PDK_RISK_MODERATE;
 }

@@ -10,12 +10,13 @@
 #include <cjson/cJSON.h>
 
 #include "config_int.h"
+#include "render.h"
 #include "util.h"
 
 #define MAX_TIMEOUT   31536000.0
 #define MAX_PROCS     4194304.0 /* the kernel's PID_MAX_LIMIT */
-#define MIN_BOUND     1024.0
-#define MAX_BOUND     1048576.0
+#define MIN_BOUND     ((double)PDK_BOUND_MIN)
+#define MAX_BOUND     ((double)PDK_BOUND_MAX)
 #define MAX_STORE_CAP 1099511627776.0
 
 /* What a key's value is: how it is read, what it is stored as, how null resets it. */

@@ -150,6 +150,16 @@ struct judge_ctx {
 	bool cwd_plain;
 };
 
+/* The class a rule gave the step, with the rule's name and why (taken over). */
+static void set_risk(struct pdk_policy_step *st, enum pdk_risk risk, char *rule, char *why)
+{
+	free(st->rule);
+	free(st->why);
+	st->risk = risk;
+	st->rule = rule;
+	st->why = why;
+}
+
 /* One program: fills st; returns 1 with *ret_msg when it is refused. */
 static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_policy_step *st,
 		      char **ret_msg)
@@ -265,49 +275,32 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	free(st->rule);
 	st->rule = NULL;
 	/* 5. risk: the highest class of every rule that matches */
+	/* plain is made only when some rule needs it */
+	size_t tlen = strlen(st->text), plen = plain ? strlen(plain) : 0;
+
 	for (size_t i = 0; i < cfg->n_risk_rules; i++) {
 		const struct pdk_risk_rule *rr = &cfg->risk_rules[i];
 
-		if (rr->risk > st->risk || !st->rule) {
-			if (!pdk_pattern_match(&rr->match, st->text, strlen(st->text)) &&
-			    !pdk_pattern_match(&rr->match, plain, strlen(plain)))
-				continue;
-			if (st->rule && rr->risk <= st->risk)
-				continue;
-			free(st->rule);
-			free(st->why);
-			st->risk = rr->risk;
-			st->rule = pdk_asprintf("risk: %s", rr->name);
-			st->why = rr->why ? strdup(rr->why) : NULL;
-		}
+		if ((rr->risk > st->risk || !st->rule) &&
+		    (pdk_pattern_match(&rr->match, st->text, tlen) ||
+		     pdk_pattern_match(&rr->match, plain, plen)))
+			set_risk(st, rr->risk, pdk_asprintf("risk: %s", rr->name),
+				 rr->why ? strdup(rr->why) : NULL);
 	}
 	for (size_t i = 0; cls && i < j->n_rules; i++) {
 		const struct pdk_shipped_rule *sr = &j->rules[i];
 
 		if (!(cls->rules & (1ull << i)) || (st->rule && sr->risk <= st->risk))
 			continue;
-		if (!pdk_policy_shipped_match(i, plain, strlen(plain), j->md))
-			continue;
-		free(st->rule);
-		free(st->why);
-		st->risk = sr->risk;
-		st->rule = pdk_asprintf("risk: %s", sr->name);
-		st->why = strdup(sr->why);
+		if (pdk_policy_shipped_match(i, plain, plen, j->md))
+			set_risk(st, sr->risk, pdk_asprintf("risk: %s", sr->name), strdup(sr->why));
 	}
-	if ((c->flags & PDK_PCMD_FED_BY_DOWNLOADER) && st->risk < PDK_RISK_DANGEROUS) {
-		free(st->rule);
-		free(st->why);
-		st->risk = PDK_RISK_DANGEROUS;
-		st->rule = strdup("risk: download-to-shell");
-		st->why = strdup("runs a script fetched from the network, unread");
-	}
-	if (sens && st->risk < PDK_RISK_MODERATE) {
-		free(st->rule);
-		free(st->why);
-		st->risk = PDK_RISK_MODERATE;
-		st->rule = pdk_asprintf("sensitive-path: %s", sens);
-		st->why = pdk_asprintf("touches %s, a sensitive path", sens_arg);
-	}
+	if ((c->flags & PDK_PCMD_FED_BY_DOWNLOADER) && st->risk < PDK_RISK_DANGEROUS)
+		set_risk(st, PDK_RISK_DANGEROUS, strdup("risk: download-to-shell"),
+			 strdup("runs a script fetched from the network, unread"));
+	if (sens && st->risk < PDK_RISK_MODERATE)
+		set_risk(st, PDK_RISK_MODERATE, pdk_asprintf("sensitive-path: %s", sens),
+			 pdk_asprintf("touches %s, a sensitive path", sens_arg));
 	if (!st->rule)
 		st->rule = strdup("default");
 	return st->rule ? 0 : -ENOMEM;

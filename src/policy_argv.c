@@ -7,28 +7,13 @@
 #include "fmt.h"
 #include "policy_int.h"
 
-static const char *base_name(const char *s)
-{
-	const char *b = strrchr(s, '/');
-
-	return b && b[1] ? b + 1 : s;
-}
-
-static bool in_list(const char *s, const char *const *list)
-{
-	for (; list && *list; list++)
-		if (!strcmp(s, *list))
-			return true;
-	return false;
-}
-
 /* argv-first: an argument that only a shell would act on. */
 static bool is_operator(const char *s)
 {
 	static const char *const ops[] = {"|", "||", "&&", ";", "&", "|&", ";;", NULL};
 	const char *p = s;
 
-	if (in_list(s, ops))
+	if (pdk_policy_in_list(s, ops))
 		return true;
 	while (*p >= '0' && *p <= '9')
 		p++;
@@ -97,7 +82,7 @@ static size_t pattern_position(char *const *argv, size_t argc)
 			return i + 1 < argc ? i + 1 : 0;
 		if (a[0] != '-')
 			return i;
-		if (in_list(a, valued))
+		if (pdk_policy_in_list(a, valued))
 			i++;
 	}
 	return 0;
@@ -111,15 +96,15 @@ static bool literal_pattern_arg(char *const *argv, size_t i, size_t pattern_pos)
 	static const char *const opts[] = {"-g",	"--glob",	 "--iglob",
 					   "-e",	"--regexp",	 "--include",
 					   "--exclude", "--exclude-dir", NULL};
-	const char *prog = base_name(argv[0]);
+	const char *prog = pdk_policy_base_name(argv[0]);
 
 	if (!strcmp(prog, "git") || argv[i][0] == '-')
 		return true;
-	if (in_list(argv[i - 1], opts))
+	if (pdk_policy_in_list(argv[i - 1], opts))
 		return true;
 	if (!strcmp(prog, "find") && pdk_policy_find_takes_pattern(argv[i - 1]))
 		return true;
-	return in_list(prog, greps) && pattern_pos == i;
+	return pdk_policy_in_list(prog, greps) && pattern_pos == i;
 }
 
 static char *json_str(const char *s)

@@ -41,13 +41,6 @@ bool pdk_policy_is_shell(const char *p)
 	return !strcmp(p, "sh") || !strcmp(p, "bash") || !strcmp(p, "dash") || !strcmp(p, "zsh");
 }
 
-static const char *base_name(const char *s)
-{
-	const char *b = strrchr(s, '/');
-
-	return b && b[1] ? b + 1 : s;
-}
-
 static struct pdk_pcmd *push(struct ctx *x, const struct origin *o)
 {
 	struct pdk_pcmd_list *l = x->out;
@@ -95,7 +88,7 @@ static int emit(struct ctx *x, const struct origin *o, const struct pdk_pword *w
 {
 	struct pdk_pcmd *c = push(x, o);
 	size_t len = 1, ptrs = (n + 1) * sizeof(char *);
-	const char *prog = n ? base_name(w[0].s) : "";
+	const char *prog = n ? pdk_policy_base_name(w[0].s) : "";
 	char *p;
 
 	if (!c)
@@ -141,14 +134,6 @@ refuse(struct ctx *x, const struct origin *o, const struct pdk_pword *w, const c
 	return (c->refuse_rule = strdup(rule)) ? 0 : -ENOMEM;
 }
 
-static bool in_list(const char *s, const char *const *list)
-{
-	for (; list && *list; list++)
-		if (!strcmp(s, *list))
-			return true;
-	return false;
-}
-
 /* env's options in w[1..k): do they clear PATH (-i, -, -u PATH)? */
 static bool env_clears_path(const struct pdk_pword *w, size_t k)
 {
@@ -186,7 +171,7 @@ bool pdk_policy_find_takes_pattern(const char *s)
 
 	if (s[0] != '-' || !s[1] || s[1] == 'e' || s[1] == 'o' || s[1] == 'd')
 		return false; /* -exec, -ok, -delete, -o: none take a pattern */
-	return in_list(s, preds) || !strncmp(s, "-newer", 6);
+	return pdk_policy_in_list(s, preds) || !strncmp(s, "-newer", 6);
 }
 
 static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *w, size_t n);
@@ -310,10 +295,8 @@ static const char *sets_steering(const char *prog, const struct pdk_pword *w, si
 	static const char *const by_name[] = {"read", "mapfile", "readarray", "getopts", "unset",
 					      NULL};
 	static const char *const with_n[] = {"export", "declare", "typeset", "local", NULL};
-	bool named = false, opt_n = false;
+	bool named = pdk_policy_in_list(prog, by_name), opt_n = false;
 
-	for (const char *const *p = by_name; *p && !named; p++)
-		named = !strcmp(prog, *p);
 	if (!strcmp(prog, "printf")) {
 		for (size_t i = 1; i < n; i++) {
 			const char *a = w[i].s;
@@ -324,10 +307,9 @@ static const char *sets_steering(const char *prog, const struct pdk_pword *w, si
 		}
 		return NULL;
 	}
-	for (const char *const *p = with_n; *p && !named; p++)
-		if (!strcmp(prog, *p))
-			for (size_t i = 1; i < n && !opt_n; i++)
-				opt_n = w[i].s[0] == '-' && strchr(w[i].s, 'n');
+	if (!named && pdk_policy_in_list(prog, with_n))
+		for (size_t i = 1; i < n && !opt_n; i++)
+			opt_n = w[i].s[0] == '-' && strchr(w[i].s, 'n');
 	if (!named && !opt_n)
 		return NULL;
 	for (size_t i = 1; i < n; i++) {
@@ -399,7 +381,7 @@ static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *
 				      "`%.200s` has zsh look a program up by its full path: write the "
 				      "program's bare name",
 				      name);
-		prog = base_name(name);
+		prog = pdk_policy_base_name(name);
 		if (strchr(name, '/') && (cur.script || !strcmp(prog, "rm")))
 			return refuse(
 			    x, &cur, w, "bare-name",
@@ -464,7 +446,7 @@ static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *
 			return emit(x, &cur, w, n, 0);
 		k = pdk_policy_wrapper_skip(wr, w, n, seen, &optarg_at);
 		if ((!strcmp(prog, "busybox") || !strcmp(prog, "toybox")) && k < n &&
-		    !strcmp(base_name(w[k].s), "rm"))
+		    !strcmp(pdk_policy_base_name(w[k].s), "rm"))
 			return refuse(x, &cur, w, "bare-name",
 				      "%s's own rm deletes for good: call rm by its bare name, which "
 				      "moves files to the trash",
@@ -792,7 +774,7 @@ int pdk_policy_collect(const struct pdk_policy_call *call, struct pdk_pcmd_list 
 	if (!argc)
 		return refuse(&x, &o, NULL, "empty",
 			      "the command is empty: pass the program and its arguments as argv");
-	if (pdk_policy_is_shell(base_name(call->argv[0]))) {
+	if (pdk_policy_is_shell(pdk_policy_base_name(call->argv[0]))) {
 		for (size_t i = 1; i < argc && call->argv[i][0] == '-'; i++)
 			if (call->argv[i][1] != '-' && strchr(call->argv[i], 'c'))
 				*ret_shell = true;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "config.h"
 #include "policy.h"
@@ -19,6 +20,23 @@ enum {
 	PDK_PCMD_STDIN_SCRIPT = 1u << 2,      /* a shell reads its commands from a pipe/here-doc */
 	PDK_PCMD_FED_BY_DOWNLOADER = 1u << 3, /* ... and a downloader feeds that pipe */
 };
+
+/* The program's base name: "/usr/bin/rm" is rm (a trailing slash keeps it whole). */
+static inline const char *pdk_policy_base_name(const char *s)
+{
+	const char *b = strrchr(s, '/');
+
+	return b && b[1] ? b + 1 : s;
+}
+
+/* Is s one of the NULL-terminated list? */
+static inline bool pdk_policy_in_list(const char *s, const char *const *list)
+{
+	for (; list && *list; list++)
+		if (!strcmp(s, *list))
+			return true;
+	return false;
+}
 
 /* One program a simple command runs, after looking through wrappers. */
 struct pdk_pcmd {

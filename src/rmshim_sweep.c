@@ -64,17 +64,6 @@ static void note_add(struct sweep *s, const char *fmt, ...)
 		strcpy(s->note + sizeof(s->note) - 5, "...");
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static char *percent_decode(const char *s, size_t len)
 {
 	char *out = malloc(len + 1), *o = out;
@@ -82,8 +71,9 @@ static char *percent_decode(const char *s, size_t len)
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '%' && i + 2 < len && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
-			*o++ = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+		if (s[i] == '%' && i + 2 < len && pdk_hexval(s[i + 1]) >= 0 &&
+		    pdk_hexval(s[i + 2]) >= 0) {
+			*o++ = (char)(pdk_hexval(s[i + 1]) * 16 + pdk_hexval(s[i + 2]));
 			i += 2;
 		} else if (s[i] == '%') {
 			free(out);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "util.h"
 
 #ifndef CLONE_NEWTIME
@@ -349,21 +350,15 @@ int pdk_seccomp_memfd(const struct pdk_bpf *bpf, int *ret_fd)
 {
 	_cleanup_close_ int fd = -1;
 	size_t size = (size_t)bpf->len * sizeof(struct sock_filter);
-	size_t done = 0;
+	int r;
 
 	/* CLOEXEC: the backend that hands it to bwrap clears the flag in
 	 * its child, so it reaches nothing else. */
 	fd = memfd_create("paddock-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	while (done < size) {
-		ssize_t n = write(fd, (const char *)bpf->filter + done, size - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += n;
-	}
+	if ((r = pdk_write_all(fd, bpf->filter, size)) < 0)
+		return r;
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		return -errno;
 	/* bwrap reads from the current offset to the end. */

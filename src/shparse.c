@@ -568,17 +568,6 @@ static int put_utf8(struct wbuf *w, unsigned long cp)
 	return wb_putn(w, b, n);
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* $'...': bash's ANSI-C quoting, decoded, so $'\x72m' is "rm". */
 static int lex_ansi_c(struct parser *p, struct lexer *lx, struct wbuf *w)
 {
@@ -624,8 +613,11 @@ static int lex_ansi_c(struct parser *p, struct lexer *lx, struct wbuf *w)
 			case 'x':
 			case 'u':
 			case 'U':
-				for (k = 0; k < (e == 'x' ? 2 : e == 'u' ? 4 : 8) && i < lx->len &&
-					    (d = hexval((unsigned char)s[i])) >= 0;
+				for (k = 0;
+				     k < (e == 'x'   ? 2
+					  : e == 'u' ? 4
+						     : 8) &&
+				     i < lx->len && (d = pdk_hexval((unsigned char)s[i])) >= 0;
 				     k++, i++)
 					v = v * 16 + d;
 				if (k == 0) {

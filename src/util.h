@@ -56,4 +56,16 @@ struct pdk_error {
 	char message[256];
 };
 
+/* The value of one hex digit, or -1. */
+static inline int pdk_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif

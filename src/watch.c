@@ -32,14 +32,6 @@ static const char *const watcher_programs[] = {
     "tsc-watch", "watchify", "cargo-watch", "chokidar-cli", NULL,
 };
 
-static bool listed(const char *s, const char *const *l)
-{
-	for (; *l; l++)
-		if (!strcmp(s, *l))
-			return true;
-	return false;
-}
-
 static bool watch_flag(const char *a)
 {
 	return !strcmp(a, "--watch") || !strncmp(a, "--watch=", 8) || !strcmp(a, "--watchAll") ||
@@ -135,7 +127,7 @@ static bool takes_value(const char *opt)
 						 "-F",		"--cwd",   "--dir",	  "--loglevel",
 						 NULL};
 
-	return listed(opt, with_value);
+	return pdk_policy_in_list(opt, with_value);
 }
 
 /* The first word after the options at argv[i...] (the option values skipped). */
@@ -153,10 +145,10 @@ static size_t past_options(char *const *argv, size_t argc, size_t i)
 static size_t launched(char *const *argv, size_t argc)
 {
 	static const char *const launchers[] = {"npx", "pnpx", "bunx", NULL};
-	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	const char *prog = pdk_policy_base_name(argv[0]);
 	size_t i = past_options(argv, argc, 1);
 
-	if (listed(prog, launchers))
+	if (pdk_policy_in_list(prog, launchers))
 		;
 	else if (i < argc &&
 		 (((!strcmp(prog, "npm")) && (!strcmp(argv[i], "exec") || !strcmp(argv[i], "x"))) ||
@@ -177,11 +169,11 @@ static int direct(char *const *argv, size_t argc, struct found *f)
 
 	argv += off;
 	argc -= off;
-	prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	prog = pdk_policy_base_name(argv[0]);
 
 	for (size_t i = 1; i < argc; i++)
 		flag |= watch_flag(argv[i]);
-	if (listed(prog, watcher_programs) ||
+	if (pdk_policy_in_list(prog, watcher_programs) ||
 	    (!strcmp(prog, "cargo") && argc > 1 && !strcmp(argv[1], "watch"))) {
 		f->oneshot = oneshot_of(prog, argv, argc);
 		if (asprintf(&f->rule, "watcher: %s", prog) < 0)
@@ -244,7 +236,7 @@ static const char *script_text(const struct pkg *p, const char *name)
 /* `npm run X`, `pnpm X`, `yarn run X`, `bun run X`: the script name, or NULL. */
 static const char *run_target(char *const *argv, size_t argc, const struct pkg *p)
 {
-	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	const char *prog = pdk_policy_base_name(argv[0]);
 	size_t i = past_options(argv, argc, 1);
 
 	if (i >= argc)
@@ -281,7 +273,7 @@ static int scan_words(const struct pkg *p, char **argv, size_t argc, unsigned le
 	int r;
 
 	/* look through launchers and NAME=VALUE */
-	while (argc && (listed(argv[0], pass) || strchr(argv[0], '='))) {
+	while (argc && (pdk_policy_in_list(argv[0], pass) || strchr(argv[0], '='))) {
 		argv++;
 		argc--;
 		while (argc && argv[0][0] == '-' && strcmp(argv[0], "--")) {
@@ -381,7 +373,7 @@ int pdk_watch_check(char *const *argv, size_t argc, const char *cwd, char **ret_
 	*ret_msg = *ret_rule = NULL;
 	if (!argc)
 		return 0;
-	prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	prog = pdk_policy_base_name(argv[0]);
 	r = direct(argv, argc, &f);
 	if (r == 0 && (!strcmp(prog, "npm") || !strcmp(prog, "pnpm") || !strcmp(prog, "yarn") ||
 		       !strcmp(prog, "bun"))) {

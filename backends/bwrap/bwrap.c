@@ -545,6 +545,7 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
  * fd is closed. */
 static int keep_high(int fd, int *ret_fd)
 {
+	/* Every fd it is given is close-on-exec already. */
 	if (fd < 3) {
 		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		int e = errno;
@@ -553,11 +554,6 @@ static int keep_high(int fd, int *ret_fd)
 		if (hi < 0)
 			return -e;
 		fd = hi;
-	} else if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
 	}
 	*ret_fd = fd;
 	return 0;

@@ -9,7 +9,7 @@ libpaddock_a_SOURCES += src/seccomp.c src/seccomp.h
 # rules of src/seccomp.c through libseccomp for this build's native ABI and writes
 # them out as C. Built on demand (EXTRA_PROGRAMS), never installed nor shipped.
 EXTRA_PROGRAMS = src/seccomp-gen
-src_seccomp_gen_SOURCES = src/seccomp-gen.c src/seccomp.c src/seccomp.h
+src_seccomp_gen_SOURCES = src/seccomp-gen.c src/seccomp.c src/seccomp.h src/path.c src/path.h
 src_seccomp_gen_CPPFLAGS = $(AM_CPPFLAGS) -DPDK_SECCOMP_GEN
 src_seccomp_gen_LDADD = $(SECCOMP_LIBS)
 nodist_libpaddock_a_SOURCES = src/seccomp-programs.c
