@@ -22,6 +22,9 @@
 #endif
 
 #include "backend.h"
+#ifdef HAVE_BWRAP
+#include "../backends/bwrap/bwrap.h"
+#endif
 #include "cli.h"
 #include "runner.h"
 #include "util.h"
@@ -60,36 +63,6 @@ static void add_num_file(cJSON *o, const char *key, const char *path)
 		cJSON_AddNumberToObject(o, key, strtod(buf, NULL));
 	else
 		cJSON_AddNullToObject(o, key);
-}
-
-static bool is_exec_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
-/* Where the bwrap backend looks: the configured path, /usr/bin, then PATH. */
-static bool find_bwrap(char *out, size_t len)
-{
-	const char *path = getenv("PATH");
-
-#ifdef PDK_BWRAP_PATH
-	if (is_exec_file(PDK_BWRAP_PATH))
-		return snprintf(out, len, "%s", PDK_BWRAP_PATH) > 0;
-#endif
-	if (is_exec_file("/usr/bin/bwrap"))
-		return snprintf(out, len, "%s", "/usr/bin/bwrap") > 0;
-	while (path && *path) {
-		const char *end = strchr(path, ':');
-		int n = end ? (int)(end - path) : (int)strlen(path);
-
-		if (n > 0 && path[0] == '/' &&
-		    snprintf(out, len, "%.*s/bwrap", n, path) < (int)len && is_exec_file(out))
-			return true;
-		path += n + (end ? 1 : 0);
-	}
-	return false;
 }
 
 /* `bwrap --version`, first line. */
@@ -239,11 +212,17 @@ static cJSON *host_facts(void)
 {
 	cJSON *d = cJSON_CreateObject(), *o;
 	char buf[PATH_MAX], ver[256];
+#ifdef HAVE_BWRAP
+	/* Where the bwrap backend looks: the configured path, /usr/bin, then PATH. */
+	const char *bwrap = pdk_bwrap_locate();
+#else
+	const char *bwrap = NULL;
+#endif
 
 	o = cJSON_AddObjectToObject(d, "bwrap");
-	if (find_bwrap(buf, sizeof(buf))) {
-		cJSON_AddStringToObject(o, "path", buf);
-		if (bwrap_version(buf, ver, sizeof(ver)))
+	if (bwrap) {
+		cJSON_AddStringToObject(o, "path", bwrap);
+		if (bwrap_version(bwrap, ver, sizeof(ver)))
 			cJSON_AddStringToObject(o, "version", ver);
 		else
 			cJSON_AddNullToObject(o, "version");

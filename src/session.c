@@ -2,6 +2,7 @@
  * "approvals" (one program per line) and "cwd" (the directory `cd` set). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,9 @@ static int session_resolve(const char *session, const char **ret)
 	return 0;
 }
 
-int pdk_session_dir(const char *session, char **ret)
+/* The session's directory; made when make, else -ENOENT when it is not
+ * there (a reader finds nothing stored, and leaves nothing behind). */
+static int session_dir(const char *session, bool make, char **ret)
 {
 	_cleanup_free_ char *state = NULL, *dir = NULL;
 	const char *name;
@@ -49,8 +52,7 @@ int pdk_session_dir(const char *session, char **ret)
 		dir = NULL;
 		return -ENOMEM;
 	}
-	r = pdk_mkdir_p(dir, 0700);
-	if (r < 0)
+	if (make && (r = pdk_mkdir_p(dir, 0700)) < 0)
 		return r;
 	/* Approvals are trusted on sight: only our own private directory will do,
 	 * never a symlink someone left in its place. */
@@ -58,10 +60,15 @@ int pdk_session_dir(const char *session, char **ret)
 		return -errno;
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
 		return -ENOTDIR;
-	if ((st.st_mode & 077) && chmod(dir, 0700) < 0)
+	if (make && (st.st_mode & 077) && chmod(dir, 0700) < 0)
 		return -errno;
 	*ret = steal_pointer(&dir);
 	return 0;
+}
+
+int pdk_session_dir(const char *session, char **ret)
+{
+	return session_dir(session, true, ret);
 }
 
 /* The whole of dir/name into a new NUL-terminated string; -ENOENT when missing. */
@@ -181,7 +188,9 @@ int pdk_session_approved(const char *session, const char *program)
 
 	if (!pdk_session_program_valid(program))
 		return 0;
-	r = pdk_session_dir(session, &dir);
+	r = session_dir(session, false, &dir);
+	if (r == -ENOENT)
+		return 0;
 	if (r < 0)
 		return r;
 	r = read_state(dir, "approvals", &text, NULL);
@@ -239,7 +248,7 @@ int pdk_session_cwd_get(const char *session, char **ret)
 	size_t len;
 	int r;
 
-	r = pdk_session_dir(session, &dir);
+	r = session_dir(session, false, &dir);
 	if (r < 0)
 		return r;
 	r = read_state(dir, "cwd", &text, &len);

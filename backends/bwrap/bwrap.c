@@ -127,6 +127,11 @@ static int locate_bwrap(void)
 	return bwrap_located;
 }
 
+const char *pdk_bwrap_locate(void)
+{
+	return locate_bwrap() == 0 ? bwrap_path : NULL;
+}
+
 static void not_found(char *why, size_t why_len)
 {
 	if (!why || !why_len)

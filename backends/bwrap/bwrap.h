@@ -9,4 +9,8 @@
  * a relative path or one too long. */
 int pdk_bwrap_set_path(const char *path);
 
+/* The bwrap binary the backend runs (the configured one, the built-in path,
+ * /usr/bin/bwrap, then PATH), or NULL when there is none. */
+const char *pdk_bwrap_locate(void);
+
 #endif
