@@ -402,8 +402,9 @@ static const char *errname(int e)
 	}
 }
 
-int pdk_seccomp_describe(const struct pdk_confine *policy, FILE *out)
+int pdk_seccomp_describe(bool network, FILE *out)
 {
+	const struct pdk_confine on = {.network = network}, *policy = &on;
 	const char *arch = seccomp_arch_resolve_name("x86_64") == seccomp_arch_native() ?
 				   "x86_64" : "the native architecture";
 

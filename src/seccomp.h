@@ -44,6 +44,6 @@ int pdk_seccomp_memfd(const struct pdk_bpf *bpf, int *ret_fd);
 int pdk_seccomp_load(const struct pdk_bpf *bpf);
 void pdk_bpf_release(struct pdk_bpf *bpf);
 /* The rules in words, for --print-profile and doctor. */
-int pdk_seccomp_describe(const struct pdk_confine *policy, FILE *out);
+int pdk_seccomp_describe(bool network, FILE *out);
 
 #endif

@@ -526,7 +526,7 @@ START_TEST(test_describe)
 	FILE *f;
 
 	f = open_memstream(&text, &len);
-	ck_assert_int_eq(pdk_seccomp_describe(&off, f), 0);
+	ck_assert_int_eq(pdk_seccomp_describe(off.network, f), 0);
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(text, "deny connect"));
 	ck_assert_ptr_nonnull(strstr(text, "deny io_uring_setup"));
@@ -537,7 +537,7 @@ START_TEST(test_describe)
 	free(text);
 
 	f = open_memstream(&text, &len);
-	ck_assert_int_eq(pdk_seccomp_describe(&on, f), 0);
+	ck_assert_int_eq(pdk_seccomp_describe(on.network, f), 0);
 	fclose(f);
 	ck_assert_ptr_null(strstr(text, "deny connect"));
 	ck_assert_ptr_nonnull(strstr(text, "deny ptrace"));

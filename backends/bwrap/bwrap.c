@@ -36,12 +36,6 @@ struct bwrap_state {
 	 * namespaces, and "exit-code" only when the command was executed. */
 	int status_rd, status_wr;
 	bool network;
-	/* A copy of the policy, for describe() and pdk_seccomp_describe(). */
-	char **roots;
-	char **protect;
-	size_t n_roots;
-	size_t n_protect;
-	char *cwd;
 	unsigned long max_procs;
 	/* Missing protected paths held by a placeholder, and those that
 	 * cannot be held (parent missing: holding the parent would forbid
@@ -370,23 +364,6 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 	return r;
 }
 
-static int copy_strv(char ***ret, const char *const *v, size_t n)
-{
-	char **out = calloc(n + 1, sizeof(*out));
-
-	if (!out)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		out[i] = strdup(v[i]);
-		if (!out[i]) {
-			pdk_strvfreep(&out);
-			return -ENOMEM;
-		}
-	}
-	*ret = out;
-	return 0;
-}
-
 /* A placeholder mount point is an empty file on the host once its sandbox
  * is gone; anything else there is not paddock's to remove. */
 static void remove_placeholder(const char *p)
@@ -487,9 +464,6 @@ static void bwrap_release(void *state)
 	pdk_strvfreep(&s->placeholders);
 	pdk_strvfreep(&s->unheld);
 	pdk_strvfreep(&s->prefix);
-	pdk_strvfreep(&s->roots);
-	pdk_strvfreep(&s->protect);
-	free(s->cwd);
 	if (s->seccomp_fd >= 0)
 		close(s->seccomp_fd);
 	if (s->status_rd >= 0)
@@ -586,15 +560,7 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	s->seccomp_fd = s->status_rd = s->status_wr = s->held_fd = -1;
 	s->network = policy->network;
 	s->max_procs = policy->max_procs;
-	s->n_roots = policy->n_roots;
-	s->n_protect = policy->n_protect;
-	r = copy_strv(&s->roots, policy->roots, policy->n_roots);
-	if (r == 0)
-		r = copy_strv(&s->protect, policy->protect, policy->n_protect);
-	if (r == 0 && policy->cwd && !(s->cwd = strdup(policy->cwd)))
-		r = -ENOMEM;
-	if (r == 0)
-		r = pdk_seccomp_compile(policy, &bpf);
+	r = pdk_seccomp_compile(policy, &bpf);
 	if (r == 0) {
 		r = pdk_seccomp_memfd(&bpf, &fd);
 		pdk_bpf_release(&bpf);
@@ -763,7 +729,6 @@ static bool is_wrapped(const struct bwrap_state *s, char *const *argv)
 static int bwrap_describe(void *state, char *const *argv, FILE *out)
 {
 	struct bwrap_state *s = state;
-	struct pdk_confine policy;
 
 	if (!s)
 		return -EINVAL;
@@ -810,18 +775,9 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 		fprintf(out, "# at most %lu processes at once (set by paddock's runner)\n",
 			s->max_procs);
 	fprintf(out, "# seccomp program passed as fd %d:\n", s->seccomp_fd);
-	policy = (struct pdk_confine){
-		.roots = (const char *const *)s->roots,
-		.n_roots = s->n_roots,
-		.protect = (const char *const *)s->protect,
-		.n_protect = s->n_protect,
-		.network = s->network,
-		.cwd = s->cwd,
-		.max_procs = s->max_procs,
-	};
 	if (fflush(out) == EOF || ferror(out))
 		return -EIO;
-	return pdk_seccomp_describe(&policy, out);
+	return pdk_seccomp_describe(s->network, out);
 }
 
 const struct pdk_backend pdk_backend_bwrap = {

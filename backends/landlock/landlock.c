@@ -89,7 +89,7 @@ struct ll_state {
 	char **notes; /* what the rules could not express, for describe */
 	size_t n_notes;
 	struct pdk_bpf bpf;
-	struct pdk_confine policy; /* borrowed during prepare; network only after */
+	bool network;
 	unsigned long max_procs;
 	int cap_last;
 };
@@ -253,7 +253,7 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 	if (!st)
 		return -ENOMEM;
 	st->ruleset_fd = -1;
-	st->policy = *policy;
+	st->network = policy->network;
 	st->max_procs = policy->max_procs;
 	st->cap_last = read_cap_last();
 
@@ -301,10 +301,6 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 	r = pdk_seccomp_compile(policy, &st->bpf);
 	if (r < 0)
 		return r;
-	/* The caller's strings need not outlive prepare. */
-	st->policy.roots = st->policy.protect = NULL;
-	st->policy.n_roots = st->policy.n_protect = 0;
-	st->policy.cwd = NULL;
 	*ret_state = steal_pointer(&st);
 	return 0;
 }
@@ -395,7 +391,7 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 		fprintf(out, "landlock: %s\n", st->notes[i]);
 	if (st->attr.handled_access_net)
 		fprintf(out, "landlock: TCP bind and connect denied (no rule)\n");
-	else if (st->policy.network)
+	else if (st->network)
 		fprintf(out, "landlock: network on: TCP not restricted\n");
 	else
 		fprintf(out, "landlock: ABI %d has no TCP control: seccomp alone denies sockets\n",
@@ -414,7 +410,7 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 	if (st->max_procs)
 		fprintf(out, "process: at most %lu processes at once (set by paddock's runner)\n",
 			st->max_procs);
-	if (pdk_seccomp_describe(&st->policy, out) < 0)
+	if (pdk_seccomp_describe(st->network, out) < 0)
 		return -EIO;
 	if (argv) {
 		fprintf(out, "exec:");
