@@ -69,6 +69,18 @@ bool pdk_path_under(const char *path, const char *root)
 	return strncmp(path, root, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
+char *pdk_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	char *s;
+
+	while (la > 0 && a[la - 1] == '/')
+		la--;
+	if (asprintf(&s, "%.*s/%s", (int)la, a, b) < 0)
+		return NULL;
+	return s;
+}
+
 int pdk_mkdir_p(const char *path, mode_t mode)
 {
 	/* Mostly it is all there already: one call says so. */

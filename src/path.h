@@ -13,6 +13,8 @@ char *pdk_path_resolve(const char *path);
 /* path is root itself or lies below it ("/" holds every absolute path);
  * trailing slashes on root do not matter. */
 bool pdk_path_under(const char *path, const char *root);
+/* "a/b" as a new string (trailing slashes of a dropped), or NULL. */
+char *pdk_path_join(const char *a, const char *b);
 /* mkdir -p; each directory made is given mode. Returns 0 or -errno. */
 int pdk_mkdir_p(const char *path, mode_t mode);
 /* write(2) until done, across short writes and EINTR. 0 or -errno. */

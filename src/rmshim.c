@@ -65,7 +65,7 @@ static int random_hex(char *buf, size_t n_bytes)
  * the shim missing while another paddock refreshes it. */
 static int ensure_link(const char *dir, const char *exe)
 {
-	_cleanup_free_ char *link = pdk_rmshim_join(dir, "rm");
+	_cleanup_free_ char *link = pdk_path_join(dir, "rm");
 	_cleanup_free_ char *tmp = NULL;
 	char cur[PATH_MAX], rnd[17];
 	ssize_t n;
@@ -115,8 +115,8 @@ int pdk_rmshim_install(char **ret_dir)
 	if (!exe)
 		return errno ? -errno : -ENOENT;
 	made_state = lstat(state, &st) < 0;
-	dir = pdk_rmshim_join(state, PDK_RMSHIM_DIR);
-	runs = dir ? pdk_rmshim_join(dir, PDK_RMSHIM_RUNS) : NULL;
+	dir = pdk_path_join(state, PDK_RMSHIM_DIR);
+	runs = dir ? pdk_path_join(dir, PDK_RMSHIM_RUNS) : NULL;
 	if (!runs)
 		return -ENOMEM;
 	if ((r = pdk_mkdir_p(runs, 0700)) < 0)
@@ -147,7 +147,7 @@ static int prepare(const char *const *roots, size_t n_roots, struct pdk_rmshim *
 	if ((r = pdk_rmshim_install(&ret->dir)) < 0)
 		return r;
 	ret->made_state = r == 1;
-	runs = pdk_rmshim_join(ret->dir, PDK_RMSHIM_RUNS);
+	runs = pdk_path_join(ret->dir, PDK_RMSHIM_RUNS);
 	if (!runs)
 		return -ENOMEM;
 
@@ -178,7 +178,7 @@ static int prepare(const char *const *roots, size_t n_roots, struct pdk_rmshim *
 	ret->stage_name = pdk_rmshim_stage_name();
 	if (!ret->stage_name)
 		return -ENOMEM;
-	ret->registry = pdk_rmshim_join(runs, id);
+	ret->registry = pdk_path_join(runs, id);
 	if (!ret->run_id || !ret->registry)
 		return -ENOMEM;
 	/* The registry names the roots to sweep should this process die before its sweep; its

@@ -42,8 +42,6 @@
 
 /* rmshim_layout.c */
 
-/* A "/" B, trailing slashes of A dropped. NULL on ENOMEM. */
-char *pdk_rmshim_join(const char *a, const char *b);
 /* ".paddock-rm-UID" for this user. NULL on ENOMEM. */
 char *pdk_rmshim_stage_name(void);
 /* S is a run id: exactly PDK_RMSHIM_RUN_ID_LEN lowercase hex digits. */

@@ -10,18 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-char *pdk_rmshim_join(const char *a, const char *b)
-{
-	size_t la = strlen(a);
-	char *s;
-
-	while (la > 0 && a[la - 1] == '/')
-		la--;
-	if (asprintf(&s, "%.*s/%s", (int)la, a, b) < 0)
-		return NULL;
-	return s;
-}
-
 char *pdk_rmshim_stage_name(void)
 {
 	char *s;

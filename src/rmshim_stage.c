@@ -183,7 +183,7 @@ static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error
 	if (!root)
 		return fail(err, -EPERM, "outside the writable roots (%s); left in place",
 			    c->roots_text);
-	orig = pdk_rmshim_join(real, base);
+	orig = pdk_path_join(real, base);
 	if (!orig)
 		return fail(err, -ENOMEM, "%s", strerror(ENOMEM));
 	if (fstatat(parent_fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -195,7 +195,7 @@ static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error
 
 	if ((r = stage_base(root, real, &at)) < 0)
 		return fail(err, r, "cannot find where to stage it: %s", strerror(-r));
-	area = pdk_rmshim_join(at, c->top);
+	area = pdk_path_join(at, c->top);
 	if (!area)
 		return fail(err, -ENOMEM, "%s", strerror(ENOMEM));
 	if (pdk_path_under(orig, area))

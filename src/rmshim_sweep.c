@@ -183,7 +183,7 @@ static void trash_one(struct sweep *s, int dirfd, const char *name, const char *
 		      const char *date)
 {
 	_cleanup_free_ char *where = pdk_path_of_fd(dirfd);
-	_cleanup_free_ char *staged = where ? pdk_rmshim_join(where, name) : NULL;
+	_cleanup_free_ char *staged = where ? pdk_path_join(where, name) : NULL;
 	struct pdk_error err = {0};
 	int r;
 
@@ -253,7 +253,7 @@ static bool run_alive(const struct sweep *s, const char *id)
 	for (size_t i = 0; i < s->n_dead; i++)
 		if (!strcmp(s->dead_names[i], id))
 			return false;
-	if (!s->runs_dir || !(reg = pdk_rmshim_join(s->runs_dir, id)))
+	if (!s->runs_dir || !(reg = pdk_path_join(s->runs_dir, id)))
 		return true; /* cannot tell: leave it for later */
 	fd = open(reg, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -306,7 +306,7 @@ static void sweep_area(struct sweep *s, const char *base, const char *top)
 {
 	_cleanup_close_ int dfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_close_ int sfd = -1;
-	_cleanup_free_ char *area = pdk_rmshim_join(base, top);
+	_cleanup_free_ char *area = pdk_path_join(base, top);
 	_cleanup_strv_ char **names = NULL;
 	struct stat st;
 	size_t n = 0;
@@ -451,9 +451,9 @@ int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_
 		free(real);
 	}
 	if (state) {
-		_cleanup_free_ char *shimdir = pdk_rmshim_join(state, PDK_RMSHIM_DIR);
+		_cleanup_free_ char *shimdir = pdk_path_join(state, PDK_RMSHIM_DIR);
 
-		s.runs_dir = shimdir ? pdk_rmshim_join(shimdir, PDK_RMSHIM_RUNS) : NULL;
+		s.runs_dir = shimdir ? pdk_path_join(shimdir, PDK_RMSHIM_RUNS) : NULL;
 	}
 	if (s.runs_dir)
 		adopt_dead_runs(&s);
@@ -468,7 +468,7 @@ int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_
 	/* A registry entry goes once nothing of its run is left staged. */
 	for (size_t i = 0; i < s.n_dead; i++) {
 		if (s.left == 0) {
-			_cleanup_free_ char *reg = pdk_rmshim_join(s.runs_dir, s.dead_names[i]);
+			_cleanup_free_ char *reg = pdk_path_join(s.runs_dir, s.dead_names[i]);
 
 			if (reg)
 				unlink(reg);

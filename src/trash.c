@@ -50,18 +50,6 @@ static int fail(struct pdk_error *err, int r, const char *fmt, ...)
 	return r;
 }
 
-static char *path_join(const char *a, const char *b)
-{
-	size_t la = strlen(a);
-	char *s;
-
-	if (la > 0 && a[la - 1] == '/')
-		la--;
-	if (asprintf(&s, "%.*s/%s", (int)la, a, b) < 0)
-		return NULL;
-	return s;
-}
-
 /* Split PATH into the directory holding it and its last component, ignoring trailing
  * slashes, so that "dir/" names the directory itself and "link/" the link. */
 int pdk_trash_split_path(const char *path, char **ret_dir, char **ret_base)
@@ -202,7 +190,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 		return fail(err, -errno, "%s", strerror(errno));
 	if (!home)
 		return fail(err, -ENOENT, "cannot find the home directory for the trash");
-	trash = path_join(home, ".Trash");
+	trash = pdk_path_join(home, ".Trash");
 	if (!trash)
 		return fail(err, -ENOMEM, "out of memory");
 	if (mkdir(trash, 0700) < 0 && errno != EEXIST)
@@ -216,7 +204,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 			    trash);
 	for (unsigned n = 1; n < TRASH_MAX_TRIES; n++) {
 		_cleanup_free_ char *name = mac_candidate(base, n);
-		_cleanup_free_ char *as = name ? path_join(trash, name) : NULL;
+		_cleanup_free_ char *as = name ? pdk_path_join(trash, name) : NULL;
 
 		if (!as)
 			return fail(err, -ENOMEM, "out of memory");
@@ -241,12 +229,12 @@ static char *home_trash_path(void)
 	_cleanup_free_ char *data = NULL;
 
 	if (xdg && xdg[0] == '/')
-		return path_join(xdg, "Trash");
+		return pdk_path_join(xdg, "Trash");
 	home = home_dir();
 	if (!home)
 		return NULL;
-	data = path_join(home, ".local/share");
-	return data ? path_join(data, "Trash") : NULL;
+	data = pdk_path_join(home, ".local/share");
+	return data ? pdk_path_join(data, "Trash") : NULL;
 }
 
 /* The mount of PATH, or of its nearest existing ancestor when it does not exist yet: the
@@ -319,7 +307,7 @@ static int find_topdir(const char *dir, const struct pdk_mount_ident *want, char
 static int topdir_trash(const char *topdir, const struct pdk_mount_ident *want, char **ret,
 			struct pdk_error *err)
 {
-	_cleanup_free_ char *shared = path_join(topdir, ".Trash");
+	_cleanup_free_ char *shared = pdk_path_join(topdir, ".Trash");
 	_cleanup_free_ char *own = NULL;
 	char uidname[32];
 	struct pdk_mount_ident id;
@@ -329,7 +317,7 @@ static int topdir_trash(const char *topdir, const struct pdk_mount_ident *want, 
 		return -ENOMEM;
 	snprintf(uidname, sizeof(uidname), "%u", (unsigned)getuid());
 	if (lstat(shared, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX)) {
-		_cleanup_free_ char *mine = path_join(shared, uidname);
+		_cleanup_free_ char *mine = pdk_path_join(shared, uidname);
 
 		if (!mine)
 			return -ENOMEM;
@@ -341,7 +329,7 @@ static int topdir_trash(const char *topdir, const struct pdk_mount_ident *want, 
 		}
 	}
 	snprintf(uidname, sizeof(uidname), ".Trash-%u", (unsigned)getuid());
-	own = path_join(topdir, uidname);
+	own = pdk_path_join(topdir, uidname);
 	if (!own)
 		return -ENOMEM;
 	if (mkdir(own, 0700) < 0 && errno != EEXIST)
@@ -426,7 +414,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 
 	if (!home_trash)
 		return fail(err, -ENOENT, "cannot find the home directory for the trash");
-	orig = orig_as ? strdup(orig_as) : path_join(parent, base);
+	orig = orig_as ? strdup(orig_as) : pdk_path_join(parent, base);
 	if (!orig)
 		return -ENOMEM;
 	r = pdk_trash_mount_ident_at(parent_fd, base, &fid);
@@ -459,8 +447,8 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 		}
 	}
 
-	files = path_join(trash, "files");
-	info = path_join(trash, "info");
+	files = pdk_path_join(trash, "files");
+	info = pdk_path_join(trash, "info");
 	if (!files || !info)
 		return -ENOMEM;
 	if ((mkdir(files, 0700) < 0 && errno != EEXIST) ||
@@ -522,7 +510,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 				    strerror(-r));
 		}
 		/* Allocated before the move, so that success is never reported as a failure. */
-		as = path_join(files, name);
+		as = pdk_path_join(files, name);
 		if (!as) {
 			unlinkat(info_fd, info_name, 0);
 			return -ENOMEM;
