@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-PACKAGES="build-essential autoconf automake pkg-config libcjson-dev libpcre2-dev
+PACKAGES="build-essential autoconf automake pkg-config libpcre2-dev
 libseccomp-dev check bubblewrap mandoc trash-cli tmux python3 iproute2 util-linux
 procps git sudo"
 

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 #include "fmt.h"
 #include "gate_int.h"

@@ -150,10 +150,24 @@ static char *home_dir(void)
 
 	if (home && home[0] == '/')
 		return strdup(home);
+#ifdef __linux__
+	/* The password file itself: getpwuid() would load the C library's
+	 * NSS modules, which a static paddock cannot. */
+	FILE *f = fopen("/etc/passwd", "re");
+	char *dir = NULL;
+
+	while (f && !dir && (pw = fgetpwent(f)))
+		if (pw->pw_uid == getuid() && pw->pw_dir && pw->pw_dir[0] == '/')
+			dir = strdup(pw->pw_dir);
+	if (f)
+		fclose(f);
+	return dir;
+#else
 	pw = getpwuid(getuid());
 	if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
 		return strdup(pw->pw_dir);
 	return NULL;
+#endif
 }
 
 #if defined(__APPLE__)
