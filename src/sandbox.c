@@ -1,6 +1,7 @@
 /* sandbox.c - the confinement stage: from a request and the configuration to
  * writable roots, protected paths, a scrubbed environment and a chosen
  * backend, ready for the runner; and the run, with its one fallback. */
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -127,13 +128,42 @@ static int add_default_root(struct pdk_sandbox *sb, size_t *n, const char *p)
 	return strv_push(&sb->roots, n, real);
 }
 
+/* fnmatch(pattern, name, FNM_CASEFOLD) in the C locale, which paddock runs
+ * in. Patterns made of '*' and plain characters, as the shipped ones are,
+ * are matched here: fnmatch() costs every variable of the environment each
+ * pattern's multibyte set-up. */
+static bool env_match(const char *pat, const char *name)
+{
+	const char *star = NULL, *resume = NULL;
+
+	if (strpbrk(pat, "?[\\"))
+		return fnmatch(pat, name, FNM_CASEFOLD) == 0;
+	while (*name) {
+		if (*pat == '*') {
+			star = ++pat;
+			resume = name;
+		} else if (*pat && tolower((unsigned char)*pat) == tolower((unsigned char)*name)) {
+			pat++;
+			name++;
+		} else if (star) {
+			pat = star;
+			name = ++resume;
+		} else {
+			return false;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return !*pat;
+}
+
 static bool is_secret(const char *name, const struct pdk_config *cfg)
 {
 	for (const char *const *p = pdk_secret_env_default; *p; p++)
-		if (fnmatch(*p, name, FNM_CASEFOLD) == 0)
+		if (env_match(*p, name))
 			return true;
 	for (size_t i = 0; cfg && i < cfg->env.n; i++)
-		if (fnmatch(cfg->env.v[i], name, FNM_CASEFOLD) == 0)
+		if (env_match(cfg->env.v[i], name))
 			return true;
 	return false;
 }

@@ -134,8 +134,12 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 	out=$(run -- sh -c 'ls /proc/self/fd | tr "\n" " "; readlink /proc/self/fd/0')
 	check "$b: only fds 0-2 (and ls's own) reach the command, stdin is /dev/null" \
 		sh -c "echo '$out' | grep -q '0 1 2 3 /dev/null'"
-	out=$(MY_API_TOKEN=s3cret run -- env)
-	check "$b: secret variables do not reach the command" sh -c "! echo '$out' | grep -q s3cret"
+	out=$(MY_API_TOKEN=s3cret aws_region=s3cret Deploy_Key=s3cret PLAIN_KEYS=visible \
+		run -- env)
+	check "$b: secret variables do not reach the command, in any letter case" \
+		sh -c "! echo '$out' | grep -q s3cret"
+	check "$b: a variable no pattern names does reach it" \
+		sh -c "echo '$out' | grep -q '^PLAIN_KEYS=visible\$'"
 	out=$(run -- grep CapEff /proc/self/status)
 	check "$b: no capabilities" sh -c "echo '$out' | grep -q 'CapEff:	0000000000000000'"
 	# Durations no other process on the machine uses, so pgrep finds only these.
