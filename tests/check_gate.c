@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 #include "config.h"
 #include "gate.h"
