@@ -1,142 +1,29 @@
-/* policy_data.c - the rules paddock ships: risk rules, options that make a
- * read-only program write, sensitive paths, and the program families. */
+/* policy_data.c - what paddock ships, looked up: program names (in the table built
+ * from src/policy_lists.h), options that make a read-only program write, sensitive paths. */
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "policy_int.h"
+#include "policy_lists.h"
 /* Generated in the build tree from data/read_only_command.json (tests/policy.mk). */
 #include "src/read_only_table.h"
+/* Generated in the build tree by src/classes-gen (tests/classes.mk). */
+#include "src/class_table.h"
 
-#define P(...) ((const char *const[]){__VA_ARGS__, NULL})
-#define GIT    "^git\\s+(?:\\S+\\s+)*?"
-
-/* Each pattern is matched against the program's words joined by spaces (the
- * program by its bare name), and against the command as written. */
-static const struct pdk_shipped_rule shipped[] = {
-    {"rm-recursive", P("rm"),
-     "^rm\\s+(?:\\S+\\s+)*?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?:\\s|$)", PDK_RISK_DANGEROUS,
-     "removes whole directory trees (they go to the trash)"},
-    {"git-push-force", P("git"),
-     GIT "push\\s(?:.*\\s)?(?:--force(?:-with-lease|-if-includes)?(?:=\\S*)?|-[a-zA-Z]*f[a-zA-Z]*|"
-	 "\\+\\S+)(?:\\s|$)",
-     PDK_RISK_DANGEROUS, "rewrites history on the remote; others' commits can be lost"},
-    {"git-reset-hard", P("git"), GIT "reset\\s(?:.*\\s)?--(?:hard|merge|keep)(?:\\s|$)",
-     PDK_RISK_DANGEROUS, "throws away uncommitted changes in the work tree"},
-    {"git-clean", P("git"), GIT "clean\\s(?:.*\\s)?(?:-[a-zA-Z]*f|--force)", PDK_RISK_DANGEROUS,
-     "deletes untracked files for good (not to the trash)"},
-    {"git-checkout-discard", P("git"), GIT "checkout\\s(?:.*\\s)?(?:--|-f|--force|\\.)(?:\\s|$)",
-     PDK_RISK_MODERATE, "overwrites uncommitted changes in the work tree"},
-    {"git-restore", P("git"), GIT "restore(?:\\s|$)", PDK_RISK_MODERATE,
-     "overwrites uncommitted changes in the work tree"},
-    {"git-branch-delete", P("git"), GIT "branch\\s(?:.*\\s)?(?:-[a-zA-Z]*[dD]|--delete)(?:\\s|$)",
-     PDK_RISK_MODERATE, "deletes a branch"},
-    {"git-stash-drop", P("git"), GIT "stash\\s+(?:drop|clear)(?:\\s|$)", PDK_RISK_MODERATE,
-     "throws away stashed changes"},
-    {"git-commit-amend", P("git"), GIT "commit\\s(?:.*\\s)?--amend(?:\\s|$)", PDK_RISK_MODERATE,
-     "rewrites the last commit"},
-    {"git-history-rewrite", P("git"), GIT "(?:filter-branch|filter-repo|rebase)(?:\\s|$)",
-     PDK_RISK_MODERATE, "rewrites commit history"},
-    {"dd", P("dd"), "^dd(?:\\s|$)", PDK_RISK_DANGEROUS, "writes raw blocks to a file or device"},
-    {"mkfs", P("mkfs", "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "sgdisk"),
-     "^(?:mkfs(?:\\.\\S+)?|mke2fs|mkswap|wipefs|fdisk|sfdisk|parted|sgdisk)(?:\\s|$)",
-     PDK_RISK_DANGEROUS, "formats or repartitions a disk"},
-    {"shred", P("shred"), "^shred(?:\\s|$)", PDK_RISK_DANGEROUS,
-     "overwrites files so they cannot come back, past the trash"},
-    {"truncate", P("truncate"), "^truncate(?:\\s|$)", PDK_RISK_MODERATE,
-     "cuts files to a size; what is cut is gone"},
-    {"chmod-recursive", P("chmod", "chown", "chgrp"),
-     "^(?:chmod|chown|chgrp)\\s+(?:\\S+\\s+)*?(?:-[a-zA-Z]*R[a-zA-Z]*|--recursive)(?:\\s|$)",
-     PDK_RISK_MODERATE, "changes permissions or owners of a whole tree"},
-    {"docker-privileged", P("docker", "podman"),
-     "^(?:docker|podman)\\s+(?:.*\\s)?(?:run|create|exec)\\s(?:.*\\s)?(?:--privileged|--pid=host|--"
-     "net(?:work)?=host|-v\\s+/:|--volume[= ]/:)",
-     PDK_RISK_DANGEROUS, "a privileged or host-sharing container escapes confinement"},
-    {"docker-remove", P("docker", "podman"),
-     "^(?:docker|podman)\\s+(?:.*\\s)?(?:(?:system|image|volume|container|network|builder)\\s+(?:"
-     "prune|rm)|rm|rmi)(?:\\s|$)",
-     PDK_RISK_MODERATE, "removes containers, images or volumes"},
-    {"publish", P("npm", "pnpm", "yarn", "bun", "cargo", "twine", "gem", "poetry", "gh"),
-     "^(?:(?:npm|pnpm|yarn|bun|cargo|poetry)\\s+(?:.*\\s)?publish|twine\\s+upload|gem\\s+push|"
-     "gh\\s+release\\s+create)(?:\\s|$)",
-     PDK_RISK_DANGEROUS, "publishes a package or release for everyone"},
-    {"kubectl-delete", P("kubectl", "helm"),
-     "^(?:kubectl\\s+(?:.*\\s)?(?:delete|drain)|helm\\s+(?:.*\\s)?(?:uninstall|delete))(?:\\s|$)",
-     PDK_RISK_DANGEROUS, "deletes cluster resources"},
-    {"kubectl-change", P("kubectl", "helm"),
-     "^(?:kubectl\\s+(?:.*\\s)?(?:apply|create|replace|patch|scale|edit|cordon|rollout\\s+restart|"
-     "set)|helm\\s+(?:.*\\s)?(?:install|upgrade|rollback))(?:\\s|$)",
-     PDK_RISK_MODERATE, "changes cluster resources"},
-    {"terraform", P("terraform", "tofu"),
-     "^(?:terraform|tofu)\\s+(?:.*\\s)?(?:destroy|apply)(?:\\s|$)", PDK_RISK_DANGEROUS,
-     "changes or destroys real infrastructure"},
-    {"rsync-delete", P("rsync"), "^rsync\\s(?:.*\\s)?--(?:delete\\S*|remove-source-files)(?:\\s|$)",
-     PDK_RISK_DANGEROUS, "deletes files at the destination, past the trash"},
-    {"crontab", P("crontab"), "^crontab(?:\\s|$)", PDK_RISK_MODERATE, "changes scheduled jobs"},
-    {"systemctl", P("systemctl"),
-     "^systemctl\\s+(?:.*\\s)?(?:start|stop|restart|reload|enable|disable|mask|kill|isolate)(?:\\s|"
-     "$)",
-     PDK_RISK_MODERATE, "changes running services"},
-    {"firewall", P("iptables", "ip6tables", "nft", "ufw"),
-     "^(?:iptables|ip6tables|nft|ufw)(?:\\s|$)", PDK_RISK_MODERATE, "changes firewall rules"},
-    {"sql-drop", P("psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "duckdb", "clickhouse-client"),
-     "(?i)\\b(?:drop\\s+(?:table|database|schema)|truncate\\s+table)\\b", PDK_RISK_DANGEROUS,
-     "drops database objects"},
-};
-
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 /* Each rule's pattern is compiled the first time a command of one of its
  * programs is judged: most calls need none, and compiling them all would
  * cost every run of paddock about 0.4 ms. */
 static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
 static pcre2_code *compiled[PDK_ARRAY_SIZE(shipped)];
 
-static const struct {
-	const char *const *names;
-	unsigned kind;
-} kinds[] = {
-    {P("sh", "bash", "dash", "zsh"), PDK_PK_SHELL | PDK_PK_INTERPRETER},
-    {P("find"), PDK_PK_FIND},
-    {P("eval"), PDK_PK_EVAL},
-    {P("source", "."), PDK_PK_SOURCE},
-    {P("env", "nice", "ionice", "nohup", "timeout", "time", "stdbuf", "setsid", "flock", "chrt",
-       "taskset", "command", "builtin", "exec", "xargs", "parallel", "busybox", "toybox"),
-     PDK_PK_WRAPPER},
-    {P("sudo", "doas", "su", "pkexec", "run0", "sudoedit"), PDK_PK_PRIVILEGE},
-    {P("shutdown", "reboot", "halt", "poweroff", "telinit"), PDK_PK_DENIED},
-    {P("curl", "wget", "fetch", "aria2c", "http", "xh"), PDK_PK_DOWNLOADER},
-    {P("ksh", "mksh", "fish", "python", "python3", "perl", "ruby", "node", "php", "lua"),
-     PDK_PK_INTERPRETER},
-    {P("chokidar", "chokidar-cli", "nodemon", "onchange", "watchexec", "entr", "watch", "tsc-watch",
-       "watchify", "cargo-watch", "cargo", "npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx"),
-     PDK_PK_WATCHER},
-    {P("export", "declare", "typeset", "local", "readonly", "env"), PDK_PK_DECLARE},
-    {P("read", "mapfile", "readarray", "getopts", "unset", "printf", "export", "declare",
-       "typeset", "local"),
-     PDK_PK_SETVAR},
-    {P("alias", "enable", "hash", "trap"), PDK_PK_INDIRECT},
-};
-static void init_classes(void);
-/* Program names in an open-addressing hash table: one lookup per command. */
-#define CLASS_SLOTS 4096
-static struct pdk_prog_class *classes;
-static size_t n_classes;
-static unsigned short slots[CLASS_SLOTS]; /* index + 1 into classes; 0 = empty */
-
-static size_t hash_name(const char *s, size_t len)
+/* Program names in an open-addressing hash table (src/class_table.h), laid out
+ * at build time: one lookup per command, and nothing to build at start-up. */
+static const struct pdk_prog_class *find_class(const char *name, size_t len)
 {
-	size_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h & (CLASS_SLOTS - 1);
-}
-
-static struct pdk_prog_class *find_class(const char *name, size_t len)
-{
-	for (size_t h = hash_name(name, len);; h = (h + 1) & (CLASS_SLOTS - 1)) {
-		struct pdk_prog_class *c;
+	for (size_t h = pdk_class_hash(name, len);; h = (h + 1) & (PDK_CLASS_SLOTS - 1)) {
+		const struct pdk_prog_class *c;
 
 		if (!slots[h])
 			return NULL;
@@ -146,71 +33,15 @@ static struct pdk_prog_class *find_class(const char *name, size_t len)
 	}
 }
 
-static void add_class(const char *name, size_t len, unsigned kind, unsigned long long rules)
-{
-	struct pdk_prog_class *c = find_class(name, len);
-	size_t h;
-
-	if (!c) {
-		for (h = hash_name(name, len); slots[h]; h = (h + 1) & (CLASS_SLOTS - 1))
-			;
-		c = &classes[n_classes++];
-		*c = (struct pdk_prog_class){name, len, 0, 0};
-		slots[h] = (unsigned short)n_classes;
-	}
-	c->kind |= kind;
-	c->rules |= rules;
-}
-
-static void build_classes(void)
-{
-	size_t cap = pdk_read_only_table_n;
-
-	for (size_t i = 0; i < PDK_ARRAY_SIZE(kinds); i++)
-		for (const char *const *n = kinds[i].names; *n; n++)
-			cap++;
-	for (size_t i = 0; i < PDK_ARRAY_SIZE(shipped); i++)
-		for (const char *const *n = shipped[i].programs; *n; n++)
-			cap++;
-	if (cap >= CLASS_SLOTS / 2 || !(classes = calloc(cap, sizeof(*classes))))
-		return;
-	for (size_t i = 0; i < PDK_ARRAY_SIZE(kinds); i++)
-		for (const char *const *n = kinds[i].names; *n; n++)
-			add_class(*n, strlen(*n), kinds[i].kind, 0);
-	for (size_t i = 0; i < PDK_ARRAY_SIZE(shipped); i++)
-		for (const char *const *n = shipped[i].programs; *n; n++)
-			add_class(*n, strlen(*n), 0, 1ull << i);
-	for (size_t i = 0; i < pdk_read_only_table_n; i++) {
-		const char *e = pdk_read_only_table[i];
-		size_t l = strcspn(e, " ");
-
-		add_class(e, l,
-			  !e[l]			   ? PDK_PK_RO_SINGLE
-			  : strchr(e + l + 1, ' ') ? PDK_PK_RO_MULTI | PDK_PK_RO_TRIPLE
-						   : PDK_PK_RO_MULTI,
-			  0);
-	}
-}
-
 const struct pdk_prog_class *pdk_policy_classify(const char *prog)
 {
-	pthread_once(&once, init_classes);
-	if (!classes)
-		return NULL;
 	if (!strncmp(prog, "mkfs.", 5))
 		prog = "mkfs";
 	return find_class(prog, strlen(prog));
 }
 
-static void init_classes(void)
-{
-	_Static_assert(PDK_ARRAY_SIZE(shipped) <= 64, "rule bits");
-	build_classes();
-}
-
 const struct pdk_shipped_rule *pdk_policy_shipped_rules(size_t *ret_n)
 {
-	pthread_once(&once, init_classes);
 	*ret_n = PDK_ARRAY_SIZE(shipped);
 	return shipped;
 }

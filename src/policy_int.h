@@ -136,7 +136,7 @@ bool pdk_policy_cwd_plain(const char *cwd, const char *home, const struct pdk_st
 /* Lexically normalize p against cwd and home into buf; false when it is not a path. */
 bool pdk_policy_abs_path(const char *p, const char *cwd, const char *home, char *buf, size_t size);
 
-/* What a program name is to the policy, found with one bsearch. */
+/* What a program name is to the policy: one probe of a hash table laid out at build time. */
 enum {
 	PDK_PK_SHELL = 1u << 0,
 	PDK_PK_FIND = 1u << 1,
@@ -161,7 +161,7 @@ struct pdk_prog_class {
 	unsigned kind;
 	unsigned long long rules; /* bit i: shipped rule i applies to this program */
 };
-/* NULL when the name is nothing special. The table is built once per process. */
+/* NULL when the name is nothing special. */
 const struct pdk_prog_class *pdk_policy_classify(const char *prog);
 
 /* watch.c: is argv (a program after wrappers) a file watcher? Returns 1 with
