@@ -170,24 +170,19 @@ static bool applies(const struct rule *r, const struct pdk_confine *policy)
 /*
  * personality(2): deny every value but 0 (PER_LINUX) and 0xffffffff (the
  * query). The kernel reads an unsigned int, so only the low 32 bits count,
- * and libseccomp 2.5 takes one comparison per argument and rule: cover
- * [1, 0xfffffffe] with aligned blocks, one masked compare each.
+ * and libseccomp 2.5 takes one comparison per argument and rule. A value
+ * that is neither has, somewhere around its 32 bits taken as a ring, a set
+ * bit followed by a clear one: one masked compare for each of the 32 pairs
+ * (k, k+1 mod 32) covers exactly those values. Fewer rules make a shorter
+ * program, and the kernel checks and compiles it at every run.
  */
 static int persona(scmp_filter_ctx ctx, int nr, int err)
 {
-	for (unsigned k = 0; k < 31; k++) {
-		uint64_t mask = (0xffffffffULL << k) & 0xffffffffULL;
-		/* [2^k, 2^(k+1)-1], then bits 31..k+1 set and bit k clear */
-		uint64_t lo = 1ULL << k;
-		uint64_t hi = (0xffffffffULL << (k + 1)) & 0xffffffffULL;
-		int r;
+	for (unsigned k = 0; k < 32; k++) {
+		uint64_t set = 1ULL << k, clear = 1ULL << ((k + 1) % 32);
+		int r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), nr, 1,
+					 SCMP_A0(SCMP_CMP_MASKED_EQ, set | clear, set));
 
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), nr, 1,
-				     SCMP_A0(SCMP_CMP_MASKED_EQ, mask, lo));
-		if (r < 0)
-			return r;
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), nr, 1,
-				     SCMP_A0(SCMP_CMP_MASKED_EQ, mask, hi));
 		if (r < 0)
 			return r;
 	}

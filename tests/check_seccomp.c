@@ -115,6 +115,29 @@ static int do_personality_fffffffe(void)
 	return errno_of(syscall(__NR_personality, 0xfffffffeUL));
 }
 
+/* Values next to the two allowed ones, one bit at each end. */
+static int do_personality_top_bit(void)
+{
+	return errno_of(syscall(__NR_personality, 0x80000000UL));
+}
+
+static int do_personality_7fffffff(void)
+{
+	return errno_of(syscall(__NR_personality, 0x7fffffffUL));
+}
+
+/* The kernel reads only the low 32 bits: high bits neither hide a change
+ * nor spoil the query. */
+static int do_personality_high_bits_change(void)
+{
+	return errno_of(syscall(__NR_personality, 0xffffffff00000008UL));
+}
+
+static int do_personality_high_bits_query(void)
+{
+	return errno_of(syscall(__NR_personality, ~0UL));
+}
+
 static int do_unshare_user(void)
 {
 	return errno_of(unshare(CLONE_NEWUSER));
@@ -377,6 +400,10 @@ START_TEST(test_personality)
 	ASSERT_ERRNO(false, do_personality_linux32, EPERM);
 	ASSERT_ERRNO(false, do_personality_norandom, EPERM);
 	ASSERT_ERRNO(false, do_personality_fffffffe, EPERM);
+	ASSERT_ERRNO(false, do_personality_top_bit, EPERM);
+	ASSERT_ERRNO(false, do_personality_7fffffff, EPERM);
+	ASSERT_ERRNO(false, do_personality_high_bits_change, EPERM);
+	ASSERT_ERRNO(false, do_personality_high_bits_query, 0);
 }
 END_TEST
 
