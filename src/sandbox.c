@@ -1,7 +1,6 @@
 /* sandbox.c - the confinement stage: from a request and the configuration to
  * writable roots, protected paths, a scrubbed environment and a chosen
  * backend, ready for the runner; and the run, with its one fallback. */
-#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -128,42 +127,59 @@ static int add_default_root(struct pdk_sandbox *sb, size_t *n, const char *p)
 	return strv_push(&sb->roots, n, real);
 }
 
-/* fnmatch(pattern, name, FNM_CASEFOLD) in the C locale, which paddock runs
- * in. Patterns made of '*' and plain characters, as the shipped ones are,
- * are matched here: fnmatch() costs every variable of the environment each
- * pattern's multibyte set-up. */
-static bool env_match(const char *pat, const char *name)
+/* name in ASCII lower case, into buf (size > strlen(name)). */
+static void fold(char *buf, const char *name)
 {
-	const char *star = NULL, *resume = NULL;
+	for (; *name; name++)
+		*buf++ = *name >= 'A' && *name <= 'Z' ? (char)(*name + ('a' - 'A')) : *name;
+	*buf = '\0';
+}
 
-	if (strpbrk(pat, "?[\\"))
-		return fnmatch(pat, name, FNM_CASEFOLD) == 0;
-	while (*name) {
-		if (*pat == '*') {
-			star = ++pat;
-			resume = name;
-		} else if (*pat && tolower((unsigned char)*pat) == tolower((unsigned char)*name)) {
-			pat++;
-			name++;
-		} else if (star) {
-			pat = star;
-			name = ++resume;
-		} else {
+/*
+ * fnmatch(pattern, name, FNM_CASEFOLD) in the C locale, which paddock runs
+ * in, for a folded name (fold()). A pattern of '*' and plain characters, as
+ * the shipped ones are, is matched by its pieces: the first a prefix, the
+ * last a suffix, each between found leftmost in turn. fnmatch() would cost
+ * every variable of the environment each pattern's multibyte set-up.
+ */
+static bool env_match(const char *pat, const char *folded)
+{
+	char p[256];
+	const char *n = folded, *piece, *star;
+	size_t len;
+
+	if (strpbrk(pat, "?[\\") || strlen(pat) >= sizeof(p))
+		return fnmatch(pat, folded, FNM_CASEFOLD) == 0;
+	fold(p, pat);
+	if (!(star = strchr(p, '*')))
+		return strcmp(p, n) == 0;
+	len = (size_t)(star - p);
+	if (strncmp(p, n, len) != 0)
+		return false;
+	n += len;
+	for (piece = star + 1; (star = strchr(piece, '*')); piece = star + 1) {
+		len = (size_t)(star - piece);
+		if (!len)
+			continue;
+		n = memmem(n, strlen(n), piece, len);
+		if (!n)
 			return false;
-		}
+		n += len;
 	}
-	while (*pat == '*')
-		pat++;
-	return !*pat;
+	len = strlen(piece);
+	return strlen(n) >= len && strcmp(n + strlen(n) - len, piece) == 0;
 }
 
 static bool is_secret(const char *name, const struct pdk_config *cfg)
 {
+	char folded[256];
+
+	fold(folded, name);
 	for (const char *const *p = pdk_secret_env_default; *p; p++)
-		if (env_match(*p, name))
+		if (env_match(*p, folded))
 			return true;
 	for (size_t i = 0; cfg && i < cfg->env.n; i++)
-		if (env_match(cfg->env.v[i], name))
+		if (env_match(cfg->env.v[i], folded))
 			return true;
 	return false;
 }
