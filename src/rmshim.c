@@ -30,6 +30,7 @@
 #include "store.h"
 #include "util.h"
 
+/* The binary's real path, resolved component by component: what the shim's link must name. */
 static char *self_exe(void)
 {
 #if defined(__APPLE__)
@@ -41,6 +42,29 @@ static char *self_exe(void)
 	return realpath(buf, NULL);
 #else
 	return realpath("/proc/self/exe", NULL);
+#endif
+}
+
+/* The kernel's name for the binary in one readlink (realpath walks every component): enough
+ * to see that the shim's link, which names what self_exe() resolved, is still right. False
+ * where it cannot be had that way, or the binary was replaced or removed since it started. */
+static bool self_exe_fast(char *buf, size_t len)
+{
+#ifdef __linux__
+	static const char deleted[] = " (deleted)";
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+
+	if (n <= 0 || (size_t)n >= len - 1)
+		return false;
+	buf[n] = '\0';
+	if ((size_t)n >= sizeof(deleted) - 1 &&
+	    strcmp(buf + n - (sizeof(deleted) - 1), deleted) == 0)
+		return false;
+	return buf[0] == '/';
+#else
+	(void)buf;
+	(void)len;
+	return false;
 #endif
 }
 
@@ -93,30 +117,39 @@ static int ensure_link(const char *dir, const char *exe)
 	return 0;
 }
 
-int pdk_rmshim_install(char **ret_dir)
+/* Everything in place as a previous run left it: DIR is this user's directory and DIR/rm
+ * already names this binary. Three syscalls, where making sure costs a dozen. */
+static bool installed_already(const char *dir)
 {
-	/* Once per process: a second call finds it all in place. */
-	static char *installed;
-	if (installed) {
-		if (ret_dir && !(*ret_dir = strdup(installed)))
-			return -ENOMEM;
-		return 0;
-	}
-	_cleanup_free_ char *state = pdk_state_dir();
-	_cleanup_free_ char *exe = self_exe();
-	_cleanup_free_ char *dir = NULL, *runs = NULL;
+	char exe[PATH_MAX], cur[PATH_MAX];
+	_cleanup_free_ char *link = NULL;
 	struct stat st;
+	ssize_t n;
+
+	if (!self_exe_fast(exe, sizeof(exe)) || !(link = pdk_path_join(dir, "rm")))
+		return false;
+	n = readlink(link, cur, sizeof(cur) - 1);
+	if (n <= 0)
+		return false;
+	cur[n] = '\0';
+	if (strcmp(cur, exe) != 0)
+		return false;
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
+}
+
+/* Make DIR (in STATE), its runs/ and DIR/rm. Returns 1 when STATE itself had to be made. */
+static int install(const char *state, const char *dir)
+{
+	_cleanup_free_ char *exe = self_exe();
+	_cleanup_free_ char *runs = NULL;
+	struct stat st;
+	bool made_state;
 	int r;
 
-	bool made_state;
-
-	if (!state)
-		return -ENOENT;
 	if (!exe)
 		return errno ? -errno : -ENOENT;
 	made_state = lstat(state, &st) < 0;
-	dir = pdk_path_join(state, PDK_RMSHIM_DIR);
-	runs = dir ? pdk_path_join(dir, PDK_RMSHIM_RUNS) : NULL;
+	runs = pdk_path_join(dir, PDK_RMSHIM_RUNS);
 	if (!runs)
 		return -ENOMEM;
 	if ((r = pdk_mkdir_p(runs, 0700)) < 0)
@@ -128,11 +161,49 @@ int pdk_rmshim_install(char **ret_dir)
 		return -EPERM;
 	if ((r = ensure_link(dir, exe)) < 0)
 		return r;
+	return made_state ? 1 : 0;
+}
+
+int pdk_rmshim_install(char **ret_dir)
+{
+	/* Once per process: a second call finds it all in place. */
+	static char *installed;
+	if (installed) {
+		if (ret_dir && !(*ret_dir = strdup(installed)))
+			return -ENOMEM;
+		return 0;
+	}
+	_cleanup_free_ char *state = pdk_state_dir();
+	_cleanup_free_ char *dir = NULL;
+	int r = 0;
+
+	if (!state)
+		return -ENOENT;
+	dir = pdk_path_join(state, PDK_RMSHIM_DIR);
+	if (!dir)
+		return -ENOMEM;
+	/* The usual case. runs/ is not looked at: prepare makes it again should it be gone. */
+	if (!installed_already(dir) && (r = install(state, dir)) < 0)
+		return r;
 	if (!(installed = strdup(dir)))
 		return -ENOMEM;
 	if (ret_dir)
 		*ret_dir = steal_pointer(&dir);
-	return made_state ? 1 : 0;
+	return r;
+}
+
+/* Create the run's registry entry; runs/ is made again when something removed it. */
+static int open_registry(const char *runs, const char *path)
+{
+	int fd, r;
+
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 || errno != ENOENT)
+		return fd < 0 ? -errno : fd;
+	if ((r = pdk_mkdir_p(runs, 0700)) < 0)
+		return r;
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
 }
 
 static int prepare(const char *const *roots, size_t n_roots, struct pdk_rmshim *ret)
@@ -183,10 +254,9 @@ static int prepare(const char *const *roots, size_t n_roots, struct pdk_rmshim *
 		return -ENOMEM;
 	/* The registry names the roots to sweep should this process die before its sweep; its
 	 * lock tells other paddocks that the run is still going. */
-	ret->lock_fd =
-	    open(ret->registry, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (ret->lock_fd < 0)
-		return -errno;
+	if ((r = open_registry(runs, ret->registry)) < 0)
+		return r;
+	ret->lock_fd = r;
 	if (flock(ret->lock_fd, LOCK_EX) < 0)
 		return -errno;
 	if ((r = pdk_write_all(ret->lock_fd, joined, strlen(joined))) < 0)

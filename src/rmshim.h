@@ -77,18 +77,20 @@ int pdk_rmshim_env(struct pdk_rmshim *shim, char *const *envp, char ***ret_envp)
  * staged and *RET_NOTE (when not NULL) gets a line saying where (free() it; NULL when all went
  * well). Returns the number of files trashed, or -errno when the sweep could not run at all.
  *
- * Only entries inside a staging directory are moved, opened from directory fds without
- * following symlinks. A recorded original path that is not absolute, holds '.' or '..'
- * components, or lies outside every root is not trusted: the .trashinfo then names the staged
- * location instead.
+ * Mounts below the roots are looked at only when a root holds a staging area (the shim marks
+ * the root when it stages on such a mount) or a dead run is swept. Only entries inside a
+ * staging directory are moved, opened from directory fds without following symlinks. A recorded
+ * original path that is not absolute, holds '.' or '..' components, or lies outside every root
+ * is not trusted: the .trashinfo then names the staged location instead.
  */
 int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_rmshim *shim,
 			   char **ret_note);
 
 /* The same for a run set up by pdk_sandbox_setup(): prepare() also points SB's spec.envp at
- * pdk_rmshim_env()'s result; both take the roots from SB's policy. prepare() fails with -EAGAIN
- * when it had to make the state directory and that lies in a root (pdk_rmshim_install() was not
- * called before pdk_sandbox_setup()): the sandbox would hide the shim. */
+ * pdk_rmshim_env()'s result; both take the roots from SB's policy, real paths already, which
+ * the sweep does not resolve again. prepare() fails with -EAGAIN when it had to make the state
+ * directory and that lies in a root (pdk_rmshim_install() was not called before
+ * pdk_sandbox_setup()): the sandbox would hide the shim. */
 int pdk_rmshim_prepare(struct pdk_sandbox *sb, struct pdk_rmshim *ret);
 int pdk_rmshim_sweep(const struct pdk_sandbox *sb, struct pdk_rmshim *shim, char **ret_note);
 

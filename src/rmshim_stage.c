@@ -127,6 +127,41 @@ static int own_dir_at(int dfd, const char *name, bool *ret_made)
 	return -ENOENT;
 }
 
+/* BASE/.paddock-rm-UID/RUNID, made when missing: returns it open, or -errno with ERR set. */
+static int run_dir_at(const char *base, const struct stage_ctx *c, struct pdk_error *err)
+{
+	_cleanup_free_ char *area = pdk_path_join(base, c->top);
+	_cleanup_close_ int dfd = -1, sfd = -1;
+	bool made = false;
+	int rfd;
+
+	if (!area)
+		return fail(err, -ENOMEM, "%s", strerror(ENOMEM));
+	dfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return fail(err, -errno, "cannot stage it in %s: %s; left in place", area,
+			    strerror(errno));
+	sfd = own_dir_at(dfd, c->top, &made);
+	if (sfd < 0)
+		return fail(err, sfd, "cannot stage it in %s: %s; left in place", area,
+			    sfd == -EPERM ? "not a directory of this user" : strerror(-sfd));
+	if (made) {
+		/* git status should not list the staging area while a run goes on. */
+		int g = openat(sfd, ".gitignore",
+			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (g >= 0) {
+			(void)pdk_write_all(g, "*\n", 2);
+			close(g);
+		}
+	}
+	rfd = own_dir_at(sfd, c->run_id, NULL);
+	if (rfd < 0)
+		return fail(err, rfd, "cannot stage it in %s/%s: %s; left in place", area,
+			    c->run_id,
+			    rfd == -EPERM ? "not a directory of this user" : strerror(-rfd));
+	return rfd;
+}
+
 static int write_record(int rfd, const char *name, const char *orig)
 {
 	_cleanup_free_ char *enc = pdk_trash_path_encode(orig);
@@ -158,10 +193,9 @@ static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error
 	const struct stage_ctx *c = ctx;
 	_cleanup_free_ char *dir = NULL, *base = NULL, *real = NULL, *opened = NULL;
 	_cleanup_free_ char *orig = NULL, *at = NULL, *area = NULL;
-	_cleanup_close_ int parent_fd = -1, dfd = -1, sfd = -1, rfd = -1;
+	_cleanup_close_ int parent_fd = -1, rfd = -1;
 	const char *root;
 	struct stat st, pst;
-	bool made = false;
 	int r;
 
 	if ((r = pdk_trash_split_path(path, &dir, &base)) < 0)
@@ -203,27 +237,17 @@ static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error
 			    "it holds files on their way to the trash (they go there when the run "
 			    "ends); left in place");
 
-	dfd = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return fail(err, -errno, "%s", strerror(errno));
-	sfd = own_dir_at(dfd, c->top, &made);
-	if (sfd < 0)
-		return fail(err, sfd, "cannot stage it in %s: %s; left in place", area,
-			    sfd == -EPERM ? "not a directory of this user" : strerror(-sfd));
-	if (made) {
-		/* git status should not list the staging area while a run goes on. */
-		int g = openat(sfd, ".gitignore",
-			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (g >= 0) {
-			(void)pdk_write_all(g, "*\n", 2);
-			close(g);
-		}
+	/* The sweep reads the mount table only when some root holds a staging area: staging on
+	 * a mount below the root marks the root with this run's (empty) directory first. */
+	if (strcmp(at, root) != 0) {
+		_cleanup_close_ int mark = run_dir_at(root, c, err);
+
+		if (mark < 0)
+			return mark;
 	}
-	rfd = own_dir_at(sfd, c->run_id, NULL);
+	rfd = run_dir_at(at, c, err);
 	if (rfd < 0)
-		return fail(err, rfd, "cannot stage it in %s/%s: %s; left in place", area,
-			    c->run_id,
-			    rfd == -EPERM ? "not a directory of this user" : strerror(-rfd));
+		return rfd;
 
 	for (unsigned n = 1; n < 1000000; n++) {
 		char num[16], info[24];

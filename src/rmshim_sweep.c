@@ -147,20 +147,18 @@ static void read_record(const struct sweep *s, int rfd, const char *info, char *
 	}
 }
 
-static int list_dir(int fd, char ***ret, size_t *ret_n)
+/* The names in the directory FD (not "." and ".."); FD is closed, whatever happens. */
+static int list_dir_fd(int fd, char ***ret, size_t *ret_n)
 {
-	int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d;
+	DIR *d = fdopendir(fd);
 	struct dirent *e;
 	struct pdk_strv v = {0};
 	int r = 0;
 
-	if (dup_fd < 0)
-		return -errno;
-	d = fdopendir(dup_fd);
 	if (!d) {
-		close(dup_fd);
-		return -errno;
+		r = -errno;
+		close(fd);
+		return r;
 	}
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
@@ -176,6 +174,16 @@ static int list_dir(int fd, char ***ret, size_t *ret_n)
 	*ret = v.v;
 	*ret_n = v.n;
 	return 0;
+}
+
+/* The same for a directory FD the caller keeps using. */
+static int list_dir(int fd, char ***ret, size_t *ret_n)
+{
+	int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dup_fd < 0)
+		return -errno;
+	return list_dir_fd(dup_fd, ret, ret_n);
 }
 
 /* DIRFD/NAME to the trash as ORIG (NULL: as where it is staged). */
@@ -302,25 +310,31 @@ static void sweep_run(struct sweep *s, int sfd, const char *id, const char *area
 	unlinkat(sfd, id, AT_REMOVEDIR);
 }
 
-static void sweep_area(struct sweep *s, const char *base, const char *top)
+/* Sweep BASE/TOP. Returns false when there is no such thing, which is what nearly every run
+ * finds: one lstat then, rather than opening BASE. */
+static bool sweep_area(struct sweep *s, const char *base, const char *top)
 {
-	_cleanup_close_ int dfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_close_ int sfd = -1;
+	_cleanup_close_ int dfd = -1, sfd = -1;
 	_cleanup_free_ char *area = pdk_path_join(base, top);
 	_cleanup_strv_ char **names = NULL;
 	struct stat st;
 	size_t n = 0;
 	bool others = false;
 
-	if (dfd < 0 || !area)
-		return;
+	if (!area)
+		return true; /* cannot tell */
+	if (lstat(area, &st) < 0 && errno == ENOENT)
+		return false;
+	dfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return true;
 	sfd = openat(dfd, top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0)
-		return;
+		return true;
 	if (fstat(sfd, &st) < 0 || st.st_uid != getuid())
-		return; /* not ours: someone else's name, or a trap */
+		return true; /* not ours: someone else's name, or a trap */
 	if (list_dir(sfd, &names, &n) < 0)
-		return;
+		return true;
 	for (size_t i = 0; i < n; i++) {
 		struct stat est;
 
@@ -338,17 +352,18 @@ static void sweep_area(struct sweep *s, const char *base, const char *top)
 		}
 	}
 	if (others)
-		return;
+		return true;
 	/* Empty but for the .gitignore: remove it; a shim racing us makes it again. */
 	pdk_strvfreep(&names);
 	names = NULL;
 	if (list_dir(sfd, &names, &n) < 0)
-		return;
+		return true;
 	if (n == 0 || (n == 1 && !strcmp(names[0], ".gitignore"))) {
 		if (n == 1)
 			unlinkat(sfd, ".gitignore", 0);
 		unlinkat(dfd, top, AT_REMOVEDIR);
 	}
+	return true;
 }
 
 /* Mount points strictly below any of ROOTS (where files on other filesystems were staged),
@@ -396,7 +411,13 @@ static void adopt_dead_runs(struct sweep *s)
 	size_t n = 0;
 
 	dfd = open(s->runs_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0 || list_dir(dfd, &names, &n) < 0)
+	if (dfd < 0 || list_dir_fd(steal_fd(&dfd), &names, &n) < 0)
+		return;
+	/* Only this run's own entry: the usual case, with nothing to open. */
+	if (n == 0 || (n == 1 && s->shim && s->shim->run_id && !strcmp(names[0], s->shim->run_id)))
+		return;
+	dfd = open(s->runs_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		char buf[RECORD_MAX + 1], *tok, *save = NULL;
@@ -433,18 +454,23 @@ static void adopt_dead_runs(struct sweep *s)
 	}
 }
 
-int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_rmshim *shim,
-			   char **ret_note)
+/* ROOTS_REAL: the roots are real paths already (the sandbox's), so not resolved again. */
+static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real,
+		       struct pdk_rmshim *shim, char **ret_note)
 {
 	_cleanup_free_ char *state = pdk_state_dir();
 	_cleanup_free_ char *top = NULL;
 	struct sweep s = {.shim = shim};
 	struct pdk_strv bases = {0};
+	bool staged = false;
 
 	if (!(top = pdk_rmshim_stage_name()))
 		return -ENOMEM;
 	for (size_t i = 0; i < n_roots; i++) {
-		char *real = roots[i] ? realpath(roots[i], NULL) : NULL;
+		char *real = NULL;
+
+		if (roots[i])
+			real = roots_real ? strdup(roots[i]) : realpath(roots[i], NULL);
 
 		if (real && !pdk_rmshim_strv_has(&s.roots, real))
 			(void)pdk_strv_push(&s.roots, real);
@@ -461,9 +487,18 @@ int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_
 	for (size_t i = 0; i < s.roots.n; i++)
 		if (!pdk_rmshim_strv_has(&bases, s.roots.v[i]))
 			(void)pdk_strv_push(&bases, s.roots.v[i]);
-	mounts_under(&s.roots, &bases);
 	for (size_t i = 0; i < bases.n; i++)
-		sweep_area(&s, bases.v[i], top);
+		staged |= sweep_area(&s, bases.v[i], top);
+	/* Files on another mount inside a root are staged at the top of that mount, and the shim
+	 * then marks the root too (rmshim_int.h): a run that left no staging in any root, and no
+	 * dead run, spares the kernel formatting every mount. */
+	if (staged || s.n_dead > 0) {
+		size_t n_roots_only = bases.n;
+
+		mounts_under(&s.roots, &bases);
+		for (size_t i = n_roots_only; i < bases.n; i++)
+			sweep_area(&s, bases.v[i], top);
+	}
 
 	/* A registry entry goes once nothing of its run is left staged. */
 	for (size_t i = 0; i < s.n_dead; i++) {
@@ -496,7 +531,15 @@ int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_
 	return s.moved;
 }
 
+int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_rmshim *shim,
+			   char **ret_note)
+{
+	return sweep_roots(roots, n_roots, false, shim, ret_note);
+}
+
 int pdk_rmshim_sweep(const struct pdk_sandbox *sb, struct pdk_rmshim *shim, char **ret_note)
 {
-	return pdk_rmshim_sweep_roots(sb->policy.roots, sb->policy.n_roots, shim, ret_note);
+	/* The policy's roots are real paths (confine.h), and they are what the run was given:
+	 * resolving them again would only trust whatever a root was swapped for meanwhile. */
+	return sweep_roots(sb->policy.roots, sb->policy.n_roots, true, shim, ret_note);
 }

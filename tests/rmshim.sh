@@ -1,7 +1,8 @@
 #!/bin/sh
 # rmshim.sh - rm inside a confined command (sh -c, xargs, find -exec, env) goes to the trash
 # through paddock's rm shim: gone from its place, listed by trash-list with its original path,
-# back with trash-restore; rm's own semantics; timeouts, a killed paddock, forged staging.
+# back with trash-restore; rm's own semantics; timeouts, a killed paddock, forged staging; and
+# that a run which ran no rm does no more than it must (no mount table read, where strace is).
 #
 # Needs trash-cli. The other-filesystem part mounts a tmpfs in a private mount namespace
 # (root); it is skipped, saying so, where that is not permitted.
@@ -62,6 +63,32 @@ if [ -n "$index" ]; then
 else
 	not_ok "trash-restore offers $W/data.bin"
 fi
+
+# --- a run that ran no rm: nothing staged, nothing left, the mount table not read ---
+run -- true
+check "a run with no rm leaves no staging" no_stage
+check "nor its registry entry" \
+	sh -c "[ -z \"\$(ls -A '$XDG_STATE_HOME/paddock/shim/runs')\" ]"
+if command -v strace >/dev/null 2>&1 &&
+	strace -o "$T/strace" -e trace=openat,open "$PADDOCK" run --yes -- true >/dev/null 2>&1; then
+	check "and paddock did not read the mount table for it" \
+		sh -c "! grep -q mountinfo '$T/strace'"
+else
+	echo "# SKIP mount-table check: strace is not usable here"
+fi
+
+# --- the shim's pieces gone or stale: the next run puts them back ---
+rm -r "$XDG_STATE_HOME/paddock/shim/runs"
+echo r1 >r1
+run -- sh -c 'rm r1'
+check "with runs/ removed, rm still reaches the trash" in_trash "$W/r1"
+check "and runs/ is back" test -d "$XDG_STATE_HOME/paddock/shim/runs"
+ln -sfn /bin/false "$XDG_STATE_HOME/paddock/shim/rm"
+echo r2 >r2
+run -- sh -c 'rm r2'
+check "with the shim pointing elsewhere, rm still reaches the trash" in_trash "$W/r2"
+check "and the shim points at paddock again" \
+	test "$(readlink "$XDG_STATE_HOME/paddock/shim/rm")" != /bin/false
 
 # --- rm's own semantics, compared with GNU rm on a twin directory ---
 mkdir -p "$T/gnu/d" d
@@ -202,6 +229,30 @@ if [ "$uid" = 0 ] && mount -t tmpfs -o mode=0755 tmpfs "$W/vol" 2>/dev/null; the
 	check "recorded relative to the tmpfs" grep -qx "Path=deep/f" "vol/.Trash-$uid/info/f.trashinfo"
 	check "trash-list shows $W/vol/deep/f" in_trash "$W/vol/deep/f"
 	check "no staging is left on the tmpfs" test ! -e "vol/$stage"
+	check "nor in the root" no_stage
+	# The sweep reads the mount table only when a root holds a staging area: the shim
+	# marks the root when it stages on a mount below it.
+	echo far2 >vol/deep/g
+	run -- sh -c "rm vol/deep/g && ls -d $stage/*/"
+	check "staging on the tmpfs marks the root while the run goes on" test $? = 0
+	check "and the file still reaches the trash" test -f "vol/.Trash-$uid/files/g"
+	check "leaving no mark behind" no_stage
+	# A killed run that staged on the tmpfs, swept by a run with other roots.
+	echo far3 >vol/deep/h
+	"$PADDOCK" run --yes --timeout 60 -- sh -c "rm vol/deep/h; exec sleep 60 # $MARK" \
+		>/dev/null 2>&1 &
+	ppid=$!
+	bgpids="$bgpids $ppid"
+	for _ in $(seq 100); do [ -e vol/deep/h ] || break; sleep 0.1; done
+	kill -9 "$ppid" 2>/dev/null
+	wait "$ppid" 2>/dev/null
+	for p in $(pgrep -f "$MARK"); do kill -9 "$p" 2>/dev/null; done
+	check "the killed run had staged h on the tmpfs" \
+		sh -c "ls -d '$W/vol/$stage'/*/1/h >/dev/null 2>&1"
+	mkdir -p "$T/elsewhere"
+	(cd "$T/elsewhere" && run -- true)
+	check "a run elsewhere moves it to the tmpfs's trash" test -f "vol/.Trash-$uid/files/h"
+	check "and leaves no staging on the tmpfs" test ! -e "vol/$stage"
 	check "nor in the root" no_stage
 else
 	echo "# SKIP other-filesystem part: mounting a tmpfs is not permitted here"
