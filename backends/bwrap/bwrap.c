@@ -426,9 +426,12 @@ static int hold_placeholders(struct bwrap_state *s)
 	unsigned int rnd = 0;
 	int r;
 
+	_cleanup_free_ char *list = NULL;
+	size_t len = 0;
+
 	/* Best effort: without a state directory, a SIGKILLed run's
 	 * placeholders stay where they are. */
-	if (!dir || !s->n_placeholders || pdk_mkdir_p(dir, 0700) < 0)
+	if (!dir || !s->n_placeholders)
 		return 0;
 	if (getentropy(&rnd, sizeof(rnd)) < 0)
 		rnd = (unsigned int)getpid() * 2654435761u;
@@ -436,15 +439,27 @@ static int hold_placeholders(struct bwrap_state *s)
 		s->held_list = NULL;
 		return -ENOMEM;
 	}
+	for (size_t i = 0; i < s->n_placeholders; i++)
+		len += strlen(s->placeholders[i]) + 1;
+	if (!(list = malloc(len + 1)))
+		return -ENOMEM;
+	len = 0;
+	for (size_t i = 0; i < s->n_placeholders; i++)
+		len += (size_t)sprintf(list + len, "%s\n", s->placeholders[i]);
+	/* The directory is made once; later runs find it. */
 	s->held_fd = open(s->held_list, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->held_fd < 0 && errno == ENOENT) {
+		if (pdk_mkdir_p(dir, 0700) < 0) {
+			free(s->held_list);
+			s->held_list = NULL;
+			return 0;
+		}
+		s->held_fd =
+		    open(s->held_list, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
 	if (s->held_fd < 0 || flock(s->held_fd, LOCK_EX) < 0)
 		return -errno;
-	for (size_t i = 0; i < s->n_placeholders; i++)
-		if ((r = pdk_write_all(s->held_fd, s->placeholders[i],
-				       strlen(s->placeholders[i]))) < 0 ||
-		    (r = pdk_write_all(s->held_fd, "\n", 1)) < 0)
-			return r;
-	return 0;
+	return (r = pdk_write_all(s->held_fd, list, len)) < 0 ? r : 0;
 }
 
 static void bwrap_release(void *state)
