@@ -235,24 +235,27 @@ int pdk_run_procs_note(const struct pdk_run_status *st, char *buf, size_t len)
 
 void pdk_reset_signals(void)
 {
-	struct sigaction dfl;
 	sigset_t none;
+
+#ifdef __linux__
+	/* Every signal to SIG_DFL with the raw call, one system call each:
+	 * glibc's sigaction() refuses the signals it keeps for itself (32,
+	 * 33), so one ignored by paddock's parent would reach the command; and
+	 * SIGRTMIN is a libc call, not on the async-signal-safe list. All
+	 * zeros is SIG_DFL, no flags, empty mask. */
+	for (int s = 1; s < _NSIG; s++) {
+		unsigned long k[8] = {0};
+		if (s != SIGKILL && s != SIGSTOP)
+			syscall(SYS_rt_sigaction, s, k, NULL, (size_t)(_NSIG - 1) / 8);
+	}
+#else
+	struct sigaction dfl;
 
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			sigaction(s, &dfl, NULL);
-#ifdef __linux__
-	/* glibc's sigaction() refuses the signals it keeps for itself (32, 33),
-	 * so one ignored by paddock's parent would reach the command: reset
-	 * them, and the real-time ones with them, with the raw call (SIGRTMIN
-	 * is a libc call, not on the async-signal-safe list). All zeros is
-	 * SIG_DFL, no flags, empty mask. */
-	for (int s = 32; s < _NSIG; s++) {
-		unsigned long k[8] = {0};
-		syscall(SYS_rt_sigaction, s, k, NULL, (size_t)(_NSIG - 1) / 8);
-	}
 #endif
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
