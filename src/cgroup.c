@@ -9,17 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
 #include <linux/magic.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
 #include "path.h"
+#include "rawsys.h"
 #include "util.h"
 
 /* What pdk_cgroup_where() found, once per process. */
@@ -27,9 +26,11 @@ static struct {
 	bool done;
 	int result;
 	int version;
+	int has_kill; /* cgroup.kill writable in a slot: -1 not looked at yet */
+	uid_t uid;
 	char base[PATH_MAX];
 	char why[PATH_MAX + 200];
-} where;
+} where = {.has_kill = -1};
 
 /* snprintf that says when the result was cut: a cut path must never be
  * used. Also keeps paths out of the compiler's truncation warnings. */
@@ -44,43 +45,44 @@ static int __attribute__((format(printf, 3, 4))) pathf(char *buf, size_t len, co
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-static int read_file(const char *path, char *buf, size_t len)
+/* The whole of a small file the kernel makes in one piece (cgroup and /proc
+ * files): a read that returns less than it asked for has all there is, so
+ * the read that would return 0 is not made. Its length, or -errno. */
+static int read_file(int dfd, const char *path, char *buf, size_t len)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
 	size_t got = 0;
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
-	while (got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+	while (got < len - 1) {
+		size_t want = len - 1 - got;
+
+		n = read(fd, buf + got, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
 			return -errno;
-		}
 		got += (size_t)n;
+		if ((size_t)n < want)
+			break;
 	}
 	buf[got] = '\0';
 	return (int)got;
 }
 
-/* Async-signal-safe: open, write, close. */
-static int write_file(const char *path, const char *s)
+/* Open, write, close: 0 or -errno. Errno-free (the guardian calls it). */
+static PDK_RAW_CODE int write_at(int dfd, const char *path, const char *s, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	size_t len = strlen(s);
-	ssize_t n;
+	int fd = pdk_raw_openat(dfd, path, O_WRONLY | O_CLOEXEC);
+	long n;
 
 	if (fd < 0)
-		return -errno;
-	n = write(fd, s, len);
-	if (n < 0) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
-	close(fd);
-	return n == (ssize_t)len ? 0 : -EIO;
+		return fd;
+	n = pdk_raw_write(fd, s, len);
+	pdk_raw_close(fd);
+	return n < 0 ? (int)n : n == (long)len ? 0 : -EIO;
 }
 
 /* Is word one of the separated tokens of list? */
@@ -98,20 +100,39 @@ static bool has_token(const char *list, const char *word, const char *seps)
 	return false;
 }
 
+/* This process's cgroups, /proc/self/cgroup: read once per process, since
+ * the kernel formats every hierarchy's path for it. */
+static char self_cgroup[4096];
+
 /* The usual mount points, each taken as a mount of its hierarchy's root:
  * reading mountinfo makes the kernel format every mount, which costs each
- * run more than all the rest of finding its cgroup. */
+ * run more than all the rest of finding its cgroup. Only the hierarchy that
+ * can hold pids is looked at: a controller is bound to one hierarchy, so a
+ * v1 line with pids in /proc/self/cgroup means cgroup v2 has none. */
 static void usual_mounts(char *v2, char *v2root, char *v1, char *v1root, size_t len)
 {
+	bool v1pids = false;
 	struct statfs sf;
 
+	for (const char *l = self_cgroup; *l && !v1pids; l = strchr(l, '\n'), l = l ? l + 1 : "") {
+		const char *c1 = strchr(l, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		char ctl[256];
+
+		if (c2 && c2 > c1 + 1 && (size_t)(c2 - c1) < sizeof(ctl)) {
+			memcpy(ctl, c1 + 1, (size_t)(c2 - c1 - 1));
+			ctl[c2 - c1 - 1] = '\0';
+			v1pids = has_token(ctl, "pids", ",");
+		}
+	}
 	v2[0] = v1[0] = '\0';
-	if (statfs("/sys/fs/cgroup", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
+	if (v1pids) {
+		if (statfs("/sys/fs/cgroup/pids", &sf) == 0 && sf.f_type == CGROUP_SUPER_MAGIC)
+			pathf(v1, len, "/sys/fs/cgroup/pids");
+	} else if (statfs("/sys/fs/cgroup", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) {
 		pathf(v2, len, "/sys/fs/cgroup");
-	else if (statfs("/sys/fs/cgroup/unified", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
+	} else if (statfs("/sys/fs/cgroup/unified", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) {
 		pathf(v2, len, "/sys/fs/cgroup/unified");
-	if (statfs("/sys/fs/cgroup/pids", &sf) == 0 && sf.f_type == CGROUP_SUPER_MAGIC)
-		pathf(v1, len, "/sys/fs/cgroup/pids");
+	}
 	pathf(v2root, len, "/");
 	pathf(v1root, len, "/");
 }
@@ -161,35 +182,29 @@ static void find_mounts(char *v2, char *v2root, char *v1, char *v1root, size_t l
  * hierarchy holding pids ("8:pids:/x"), relative to the mount's root. */
 static bool own_path(bool v2, const char *mroot, char *out, size_t len)
 {
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	bool found = false;
+	for (const char *l = self_cgroup; *l; l = strchr(l, '\n'), l = l ? l + 1 : "") {
+		const char *c1 = strchr(l, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		size_t plen = strcspn(c2 ? c2 + 1 : "", "\n"), rl = strlen(mroot);
+		char ctl[256];
+		const char *path;
 
-	if (!f)
-		return false;
-	while (!found && getline(&line, &cap, f) > 0) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		char *path;
-
-		if (!c2)
+		if (!c2 || (size_t)(c2 - c1) > sizeof(ctl))
 			continue;
-		*c2 = '\0';
+		memcpy(ctl, c1 + 1, (size_t)(c2 - c1 - 1));
+		ctl[c2 - c1 - 1] = '\0';
+		if (v2 ? !(c1 == l + 1 && l[0] == '0' && !ctl[0]) : !has_token(ctl, "pids", ","))
+			continue;
 		path = c2 + 1;
-		path[strcspn(path, "\n")] = '\0';
-		if (v2 ? strcmp(line, "0:") != 0 : !has_token(c1 + 1, "pids", ","))
-			continue;
 		/* A mount of a subtree (a container) shows paths from its root. */
-		size_t rl = strlen(mroot);
-		if (strcmp(mroot, "/") != 0 && strncmp(path, mroot, rl) == 0 &&
-		    (path[rl] == '/' || !path[rl]))
+		if (strcmp(mroot, "/") != 0 && rl <= plen && strncmp(path, mroot, rl) == 0 &&
+		    (path[rl] == '/' || rl == plen)) {
 			path += rl;
-		pathf(out, len, "%s", *path ? path : "/");
-		found = true;
+			plen -= rl;
+		}
+		return (plen ? pathf(out, len, "%.*s", (int)plen, path) : pathf(out, len, "/")) ==
+		       0;
 	}
-	free(line);
-	fclose(f);
-	return found;
+	return false;
 }
 
 static bool only_me(const char *cgdir)
@@ -199,7 +214,7 @@ static bool only_me(const char *cgdir)
 	long pid;
 
 	pathf(path, sizeof(path), "%s/cgroup.procs", cgdir);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
+	if (read_file(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
 		return false;
 	pid = strtol(buf, &end, 10);
 	return pid == (long)getpid() && (*end == '\0' || (*end == '\n' && end[1] == '\0'));
@@ -207,14 +222,27 @@ static bool only_me(const char *cgdir)
 
 /* cgroup v2: runs' cgroups go beside paddock's own. When paddock's cgroup
  * already hands pids down (the root), directly under it; when paddock is
- * alone in a delegated cgroup, paddock first moves into a leaf of its own. */
+ * alone in a delegated cgroup, paddock first moves into a leaf of its own.
+ * -ENOENT, version left at 0, when paddock's cgroup has no pids controller. */
 static int where_v2(const char *own)
 {
 	char path[PATH_MAX + 64], buf[512];
+	bool handed;
 
+	/* Only a controller the cgroup has can be handed down: when
+	 * subtree_control names pids, cgroup.controllers need not be read. */
 	pathf(path, sizeof(path), "%s/cgroup.subtree_control", own);
-	if (read_file(path, buf, sizeof(buf)) >= 0 && has_token(buf, "pids", " \n") &&
-	    access(own, W_OK) == 0) {
+	handed = read_file(AT_FDCWD, path, buf, sizeof(buf)) >= 0 && has_token(buf, "pids", " \n");
+	if (!handed) {
+		char cpath[PATH_MAX + 64];
+
+		if (pathf(cpath, sizeof(cpath), "%s/cgroup.controllers", own) < 0 ||
+		    read_file(AT_FDCWD, cpath, buf, sizeof(buf)) < 0 ||
+		    !has_token(buf, "pids", " \n"))
+			return -ENOENT;
+	}
+	where.version = 2;
+	if (handed && access(own, W_OK) == 0) {
 		pathf(where.base, sizeof(where.base), "%s", own);
 		return 0;
 	}
@@ -240,11 +268,11 @@ static int where_v2(const char *own)
 	r = mkdir(leaf, 0755) < 0 && errno != EEXIST ? -errno : 0;
 	if (r == 0) {
 		pathf(path, sizeof(path), "%s/cgroup.procs", leaf);
-		r = write_file(path, "0");
+		r = write_at(AT_FDCWD, path, "0", 1);
 	}
 	if (r == 0) {
 		pathf(path, sizeof(path), "%s/cgroup.subtree_control", own);
-		r = write_file(path, "+pids");
+		r = write_at(AT_FDCWD, path, "+pids", 5);
 	}
 	if (r < 0) {
 		pathf(where.why, sizeof(where.why),
@@ -260,28 +288,31 @@ static int where_v2(const char *own)
 int pdk_cgroup_where(int *ret_version, const char **ret_base, const char **ret_why)
 {
 	char v2[PATH_MAX], v2root[PATH_MAX], v1[PATH_MAX], v1root[PATH_MAX], rel[PATH_MAX];
-	char own[PATH_MAX], cpath[PATH_MAX], buf[512];
+	char own[PATH_MAX];
 
 	/* The usual mount points first; mountinfo when they do not lead to
 	 * this process's own cgroup (a container that mounts a subtree). */
 	for (int pass = 0; !where.done && pass < 2; pass++) {
 		where.version = 0;
 		where.result = -ENOENT;
-		if (pass == 0)
+		if (pass == 0) {
+			where.uid = getuid();
+			if (read_file(AT_FDCWD, "/proc/self/cgroup", self_cgroup,
+				      sizeof(self_cgroup)) < 0)
+				self_cgroup[0] = '\0';
 			usual_mounts(v2, v2root, v1, v1root, PATH_MAX);
-		else
+		} else {
 			find_mounts(v2, v2root, v1, v1root, PATH_MAX);
+		}
 		pathf(where.why, sizeof(where.why),
 		      "no pids controller: neither cgroup v2 with "
 		      "pids nor a cgroup v1 pids hierarchy is mounted");
-		if (v2[0] && own_path(true, v2root, rel, sizeof(rel))) {
-			if (pathf(own, sizeof(own), "%s%s", v2, strcmp(rel, "/") ? rel : "") == 0 &&
-			    pathf(cpath, sizeof(cpath), "%s/cgroup.controllers", own) == 0 &&
-			    read_file(cpath, buf, sizeof(buf)) >= 0 &&
-			    has_token(buf, "pids", " \n")) {
-				where.version = 2;
-				where.result = where_v2(own);
-			}
+		if (v2[0] && own_path(true, v2root, rel, sizeof(rel)) &&
+		    pathf(own, sizeof(own), "%s%s", v2, strcmp(rel, "/") ? rel : "") == 0) {
+			int r = where_v2(own);
+
+			if (where.version == 2)
+				where.result = r;
 		}
 		if (where.version == 0 && v1[0] && own_path(false, v1root, rel, sizeof(rel)) &&
 		    pathf(own, sizeof(own), "%s%s", v1, strcmp(rel, "/") ? rel : "") == 0) {
@@ -316,17 +347,22 @@ int pdk_cgroup_where(int *ret_version, const char **ret_base, const char **ret_w
  * directory while a run (and its guardian) uses it. */
 #define SLOTS 64
 
-static int take_slot(struct pdk_cgroup *cg, const char *base)
+/* Take the first free slot: its directory (in dir) open and locked in
+ * cg->lock_fd. */
+static int take_slot(struct pdk_cgroup *cg, const char *base, char *dir, size_t len)
 {
 	int r = -EAGAIN;
 
 	for (int k = 0; k < SLOTS; k++) {
-		if (pathf(cg->dir, sizeof(cg->dir), "%s/paddock-%ld-%d", base, (long)getuid(),
-			  k) < 0)
+		if (pathf(dir, len, "%s/paddock-%ld-%d", base, (long)where.uid, k) < 0)
 			return -ENAMETOOLONG;
-		if (mkdir(cg->dir, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		int fd = open(cg->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		/* Made once, then only opened: a slot that exists is the rule. */
+		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT) {
+			if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+				return -errno;
+			fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		}
 		if (fd < 0)
 			return -errno;
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
@@ -341,12 +377,21 @@ static int take_slot(struct pdk_cgroup *cg, const char *base)
 	return r;
 }
 
+static void free_fds(struct pdk_cgroup *cg)
+{
+	int *fds[] = {&cg->procs_fd, &cg->lock_fd, &cg->current_fd, &cg->events_fd};
+
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(fds); i++)
+		if (*fds[i] >= 0)
+			close(steal_fd(fds[i]));
+}
+
 int pdk_cgroup_new(unsigned long limit, struct pdk_cgroup **ret, const char **ret_why)
 {
 	static char why[PATH_MAX + 200];
+	char dir[PATH_MAX], num[32];
 	const char *base;
-	char num[32];
-	int version, r;
+	int version, r, len;
 	long hits;
 
 	r = pdk_cgroup_where(&version, &base, ret_why);
@@ -355,47 +400,41 @@ int pdk_cgroup_new(unsigned long limit, struct pdk_cgroup **ret, const char **re
 	_cleanup_free_ struct pdk_cgroup *cg = calloc(1, sizeof(*cg));
 	if (!cg)
 		return -ENOMEM;
-	cg->procs_fd = cg->lock_fd = -1;
-	r = take_slot(cg, base);
+	cg->procs_fd = cg->lock_fd = cg->current_fd = cg->events_fd = -1;
+	r = take_slot(cg, base, dir, sizeof(dir));
 	if (r < 0) {
 		pathf(why, sizeof(why), "cannot make or take a cgroup in %s: %s", base,
 		      strerror(-r));
 		*ret_why = why;
 		return r;
 	}
-	if (pathf(cg->procs, sizeof(cg->procs), "%s/cgroup.procs", cg->dir) < 0 ||
-	    pathf(cg->pids_max, sizeof(cg->pids_max), "%s/pids.max", cg->dir) < 0 ||
-	    (version == 2 && pathf(cg->kill, sizeof(cg->kill), "%s/cgroup.kill", cg->dir) < 0)) {
-		close(cg->lock_fd);
-		return -ENAMETOOLONG;
-	}
-	/* cgroup.kill came with Linux 5.14. */
-	if (version == 2 && access(cg->kill, W_OK) < 0)
-		cg->kill[0] = '\0';
+	/* cgroup.kill came with Linux 5.14: looked at once per process. */
+	if (version == 2 && where.has_kill < 0)
+		where.has_kill = faccessat(cg->lock_fd, "cgroup.kill", W_OK, 0) == 0;
+	cg->has_kill = version == 2 && where.has_kill > 0;
+	/* Kept open, for the emptiness checks here and after the run; without
+	 * it (it came with the pids controller) they read cgroup.procs. */
+	cg->current_fd = openat(cg->lock_fd, "pids.current", O_RDONLY | O_CLOEXEC);
 	/* A slot is empty between runs; make sure, before the limit is set. */
 	pdk_cgroup_kill(cg, 1000);
-	pathf(num, sizeof(num), "%lu", limit);
-	r = write_file(cg->pids_max, num);
-	if (r == 0) {
-		/* The child enters by writing "0". On v1, into tasks: a thread
-		 * moving itself skips the global lock a whole process's move
-		 * takes, which can wait an RCU grace period (about 10 ms); the
-		 * child is single-threaded, so the thread is the process. */
-		char enter[PATH_MAX + 16];
-		if (pathf(enter, sizeof(enter), "%s/%s", cg->dir,
-			  version == 1 ? "tasks" : "cgroup.procs") < 0)
-			r = -ENAMETOOLONG;
-		else if ((cg->procs_fd = open(enter, O_WRONLY | O_CLOEXEC)) < 0)
-			r = -errno;
-	}
+	len = snprintf(num, sizeof(num), "%lu", limit);
+	r = write_at(cg->lock_fd, "pids.max", num, (size_t)len);
+	/* The child enters by writing "0". On v1, into tasks: a thread
+	 * moving itself skips the global lock a whole process's move takes,
+	 * which can wait an RCU grace period (about 10 ms); the child is
+	 * single-threaded, so the thread is the process. */
+	if (r == 0 && (cg->procs_fd = openat(cg->lock_fd, version == 1 ? "tasks" : "cgroup.procs",
+					     O_WRONLY | O_CLOEXEC)) < 0)
+		r = -errno;
 	if (r < 0) {
-		pathf(why, sizeof(why), "cannot set up the cgroup %s: %s", cg->dir, strerror(-r));
+		pathf(why, sizeof(why), "cannot set up the cgroup %s: %s", dir, strerror(-r));
 		*ret_why = why;
-		close(cg->lock_fd);
+		free_fds(cg);
 		return r;
 	}
 	/* pids.events counts since the cgroup was made: this run's hits are
 	 * what it adds. */
+	cg->events_fd = openat(cg->lock_fd, "pids.events", O_RDONLY | O_CLOEXEC);
 	hits = pdk_cgroup_limit_hits(cg);
 	cg->hits_before = hits > 0 ? hits : 0;
 	*ret = steal_pointer(&cg);
@@ -407,13 +446,32 @@ int pdk_cgroup_enter(const struct pdk_cgroup *cg)
 	return write(cg->procs_fd, "0", 1) == 1 ? 0 : -errno;
 }
 
+/* A small file of the cgroup's, from the start: through fd when it is kept
+ * open (the kernel makes it afresh at offset 0), else opened under the
+ * cgroup's directory. Its length or -errno. Errno-free. */
+static PDK_RAW_CODE long read_cg(const struct pdk_cgroup *cg, int fd, const char *name, char *buf,
+				 size_t len)
+{
+	long n;
+
+	if (fd >= 0) {
+		n = pdk_raw_pread(fd, buf, len - 1, 0);
+	} else {
+		fd = pdk_raw_openat(cg->lock_fd, name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fd;
+		n = pdk_raw_read(fd, buf, len - 1);
+		pdk_raw_close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
 long pdk_cgroup_limit_hits(const struct pdk_cgroup *cg)
 {
-	char path[PATH_MAX + 16], buf[256];
-	int r;
+	char buf[256];
+	long r = read_cg(cg, cg->events_fd, "pids.events", buf, sizeof(buf));
 
-	pathf(path, sizeof(path), "%s/pids.events", cg->dir);
-	r = read_file(path, buf, sizeof(buf));
 	if (r < 0)
 		return r;
 	for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
@@ -422,78 +480,87 @@ long pdk_cgroup_limit_hits(const struct pdk_cgroup *cg)
 	return -ENODATA;
 }
 
-static long ms_now(void)
+/* Is nothing charged to the cgroup (pids.current is 0)? It counts every
+ * task, forks in flight and unreaped zombies too, so 0 is a sure "empty";
+ * and it costs a fraction of reading cgroup.procs, for which the kernel
+ * makes and sorts a list (v1). Errno-free. */
+static PDK_RAW_CODE bool none_charged(const struct pdk_cgroup *cg)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+	char buf[32];
+	long n = read_cg(cg, cg->current_fd, "pids.current", buf, sizeof(buf));
+
+	return n == 2 && buf[0] == '0' && buf[1] == '\n';
 }
 
-static void nap(long ns)
-{
-	struct timespec ts = {0, ns};
-	nanosleep(&ts, NULL);
-}
-
-int pdk_kill_listed(const char *path, pid_t spare)
+/* Kill every pid listed in dfd/path but spare, as pdk_kill_listed().
+ * Errno-free: the guardian calls it. */
+static PDK_RAW_CODE int kill_listed_at(int dfd, const char *path, pid_t spare)
 {
 	char buf[4096];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), count = 0;
-	long pid = -1;
-	ssize_t n;
+	int fd = pdk_raw_openat(dfd, path, O_RDONLY | O_CLOEXEC), count = 0;
+	long pid = -1, n;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* A pid at a time across reads: one cut at the end of a read must not
 	 * be taken for another process's. */
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+	while ((n = pdk_raw_read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
-			if (errno == EINTR)
+			if (n == -EINTR)
 				continue;
 			break;
 		}
-		for (ssize_t i = 0; i < n; i++) {
+		for (long i = 0; i < n; i++) {
 			if (buf[i] >= '0' && buf[i] <= '9') {
 				pid = (pid < 0 ? 0 : pid * 10) + (buf[i] - '0');
 				continue;
 			}
 			if (pid > 0 && pid != spare) {
-				kill((pid_t)pid, SIGKILL);
+				pdk_raw_kill((pid_t)pid, SIGKILL);
 				count++;
 			}
 			pid = -1;
 		}
 	}
 	if (pid > 0 && pid != spare) {
-		kill((pid_t)pid, SIGKILL);
+		pdk_raw_kill((pid_t)pid, SIGKILL);
 		count++;
 	}
-	close(fd);
+	pdk_raw_close(fd);
 	return count;
 }
 
-int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms)
+PDK_RAW_CODE int pdk_kill_listed(const char *path, pid_t spare)
 {
-	long until = ms_now() + timeout_ms;
-	bool killed = false;
-	int n = pdk_kill_listed(cg->procs, 0);
+	return kill_listed_at(AT_FDCWD, path, spare);
+}
 
+PDK_RAW_CODE int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms)
+{
+	long until;
+	bool killed = false;
+	int n;
+
+	if (none_charged(cg))
+		return 0;
+	n = kill_listed_at(cg->lock_fd, "cgroup.procs", 0);
 	if (n == 0 || n == -ENOENT)
 		return 0;
+	until = pdk_raw_ms_now() + timeout_ms;
 	/* cgroup.kill takes the whole tree at once, forks in flight too.
 	 * Without it, pids.max 0 first: nothing in the cgroup can fork any
 	 * more, so one sweep after another empties it. */
-	if (cg->kill[0])
-		killed = write_file(cg->kill, "1") == 0;
+	if (cg->has_kill)
+		killed = write_at(cg->lock_fd, "cgroup.kill", "1", 1) == 0;
 	if (!killed)
-		write_file(cg->pids_max, "0");
+		write_at(cg->lock_fd, "pids.max", "0", 1);
 	for (long ns = 20 * 1000;; ns = ns < 1000 * 1000 ? ns * 2 : ns) {
-		n = pdk_kill_listed(cg->procs, 0);
+		n = kill_listed_at(cg->lock_fd, "cgroup.procs", 0);
 		if (n == 0 || n == -ENOENT)
 			return 0;
-		if (ms_now() >= until)
+		if (pdk_raw_ms_now() >= until)
 			return -ETIMEDOUT;
-		nap(ns);
+		pdk_raw_nap(ns);
 	}
 }
 
@@ -501,8 +568,6 @@ void pdk_cgroup_free(struct pdk_cgroup *cg)
 {
 	if (!cg)
 		return;
-	if (cg->procs_fd >= 0)
-		close(cg->procs_fd);
-	close(cg->lock_fd);
+	free_fds(cg);
 	free(cg);
 }

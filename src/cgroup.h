@@ -9,7 +9,9 @@
 
 /*
  * One run's cgroup. Everything the child and the guardian (guard.h) touch is
- * in this struct as plain paths and fds, so that they need no allocation.
+ * in this struct as fds and flags, so that they need no allocation; the
+ * cgroup's files are opened relative to its directory, lock_fd. A copy
+ * whose fds but lock_fd are -1 (the guardian's) works for pdk_cgroup_kill().
  *
  * Lifecycle: pdk_cgroup_new() in the parent (takes a free slot, sets
  * pids.max, opens cgroup.procs); fork; the child calls pdk_cgroup_enter()
@@ -19,13 +21,12 @@
  * stays: entering a cgroup is cheap only after the first time).
  */
 struct pdk_cgroup {
-	int procs_fd;	     /* the child writes "0" here: tasks (v1) or cgroup.procs (v2) */
-	int lock_fd;	     /* the slot's directory, flock'ed while the run holds it */
-	long hits_before;    /* pids.events "max" when the run took the slot */
-	char dir[PATH_MAX];	 /* the run's cgroup directory: BASE/paddock-UID-K */
-	char procs[PATH_MAX];	 /* dir/cgroup.procs */
-	char kill[PATH_MAX];	 /* dir/cgroup.kill (v2) */
-	char pids_max[PATH_MAX]; /* dir/pids.max */
+	int procs_fd;	  /* the child writes "0" here: tasks (v1) or cgroup.procs (v2) */
+	int lock_fd;	  /* the slot's directory, flock'ed while the run holds it */
+	int current_fd;	  /* pids.current, kept open: read at the start and the end; or -1 */
+	int events_fd;	  /* pids.events, kept open likewise; or -1 */
+	bool has_kill;	  /* cgroup.kill works here (v2, Linux 5.14) */
+	long hits_before; /* pids.events "max" when the run took the slot */
 };
 
 /*
@@ -49,11 +50,13 @@ int pdk_cgroup_enter(const struct pdk_cgroup *cg);
 long pdk_cgroup_limit_hits(const struct pdk_cgroup *cg);
 
 /* SIGKILL every pid listed in the file at path (cgroup.procs, a /proc
- * children list) but spare; how many, or -errno. Async-signal-safe. */
+ * children list) but spare; how many, or -errno. Async-signal-safe, and
+ * errno-free where rawsys.h has raw system calls. */
 int pdk_kill_listed(const char *path, pid_t spare);
 
 /* SIGKILL everything in cg until it is empty, for up to timeout_ms; 0 once
- * empty, -ETIMEDOUT if not. Async-signal-safe. */
+ * empty, -ETIMEDOUT if not. Async-signal-safe, errno-free like
+ * pdk_kill_listed(): the guardian calls it. */
 int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms);
 
 /* Free the slot for the next run, which the caller has emptied with

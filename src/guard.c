@@ -3,16 +3,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
 #include "guard.h"
+#include "rawsys.h"
 #include "util.h"
 
 static const int ignored[] = {SIGHUP,  SIGINT,	SIGQUIT, SIGTERM, SIGPIPE, SIGUSR1,
@@ -22,55 +23,98 @@ static const int ignored[] = {SIGHUP,  SIGINT,	SIGQUIT, SIGTERM, SIGPIPE, SIGUSR
  * run a context switch, so it is reaped one run later (or by init). */
 static pid_t stale_guardian;
 
-#ifdef __linux__
-/* Does the environment of pid hold marker ("NAME=VALUE", a whole entry)?
- * Read in chunks; the last mlen + 1 bytes of one are looked at again with
- * the next, so an entry across the two is found. */
-static bool marked(const char *pid, const char *marker, size_t mlen)
+/* What a guardian needs, copied out of paddock's structures before it
+ * starts: paddock frees and reuses its own memory while the guardian lives. */
+struct orders {
+	int sock; /* its end of the socket */
+	int lock; /* the cgroup slot's lock, or -1 */
+	int devnull;
+	bool has_cg;
+	struct pdk_cgroup cg; /* a copy, with the fds renumbered for the guardian */
+	size_t mlen;	      /* 0: no marker */
+	char marker[256];
+};
+
+/* Where a guardian lives when it shares paddock's memory (clone(CLONE_VM)):
+ * its orders, its stack, its thread pointer and its buffers, none of them
+ * paddock's. Static, so a home is never unmapped; busy while tid is not 0,
+ * which the kernel clears when the guardian has left the memory
+ * (CLONE_CHILD_CLEARTID). Several, as a process may start runs while an
+ * earlier run's guardian is still at work. */
+#define HOMES	  4
+#define TLS_WORDS 1024
+struct home {
+	int tid;
+	struct orders o;
+	/* Its thread pointer points in here, never to paddock's thread: a
+	 * stack protector reads its canary there, and paddock's thread may be
+	 * gone before the guardian is. */
+	unsigned long tls[TLS_WORDS] __attribute__((aligned(64)));
+	char environ[16384];
+	char stack[65536] __attribute__((aligned(16)));
+};
+static struct home homes[HOMES];
+
+/* The home of a guardian made with fork(): its own copy of memory. */
+static struct home fork_home;
+
+/* Everything from here to guardian() runs in the guardian: raw system calls
+ * only (rawsys.h), no errno, no libc, nothing of paddock's but its orders. */
+
+/* Does the environment of the process /proc/NAME hold marker, a whole
+ * "NAME=VALUE" entry? Matched as the bytes stream by, so an entry across
+ * two reads is found. */
+static PDK_RAW_CODE bool marked(int procfd, const char *name, const char *marker, size_t mlen,
+				char *buf, size_t len)
 {
-	static char buf[65536];
-	char path[64] = "/proc/";
-	size_t keep, plen = 6;
-	bool found = false;
-	ssize_t n;
+	static const char tail[] = "/environ";
+	char path[64];
+	size_t plen = 0;
+	long n, pos = 0; /* marker bytes matched in this entry; -1: not this entry */
 	int fd;
 
-	for (const char *p = pid; *p && plen < sizeof(path) - 9; p++)
+	for (const char *p = name; *p && plen < sizeof(path) - sizeof(tail); p++)
 		path[plen++] = *p;
-	memcpy(path + plen, "/environ", 9);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	for (size_t i = 0; i < sizeof(tail); i++)
+		path[plen++] = tail[i];
+	fd = pdk_raw_openat(procfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	/* A NUL in front: the first entry starts like every other. */
-	buf[0] = '\0';
-	keep = 1;
-	while (!found && (n = read(fd, buf + keep, sizeof(buf) - keep)) > 0) {
-		size_t len = keep + (size_t)n;
+	while ((n = pdk_raw_read(fd, buf, len)) > 0) {
+		for (long i = 0; i < n; i++) {
+			char c = buf[i];
 
-		for (size_t i = 0; i + 1 + mlen < len && !found; i++)
-			found = buf[i] == '\0' && buf[i + 1 + mlen] == '\0' &&
-				memcmp(buf + i + 1, marker, mlen) == 0;
-		keep = len < mlen + 1 ? len : mlen + 1;
-		memmove(buf, buf + len - keep, keep);
+			if (c == '\0' && pos == (long)mlen) {
+				pdk_raw_close(fd);
+				return true;
+			}
+			if (c == '\0')
+				pos = 0;
+			else if (pos >= 0 && pos < (long)mlen && c == marker[pos])
+				pos++;
+			else
+				pos = -1;
+		}
 	}
-	close(fd);
-	return found;
+	pdk_raw_close(fd);
+	return false;
 }
 
-/* SIGKILL every process carrying marker, until a pass over /proc finds none
- * or the time is up. Async-signal-safe: raw getdents64, no stdio. */
-static void kill_marked(const char *marker, int timeout_ms)
+/* SIGKILL every process carrying the marker, until a pass over /proc finds
+ * none or the time is up. */
+static PDK_RAW_CODE void kill_marked(struct home *h, int timeout_ms)
 {
 	char dents[8192];
-	size_t mlen = strlen(marker);
+	pid_t self = pdk_raw_getpid();
 
 	for (int waited = 0; waited <= timeout_ms; waited += 10) {
-		int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC), hits = 0;
+		int dfd = pdk_raw_openat(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int hits = 0;
 		long n;
 
 		if (dfd < 0)
 			return;
-		while ((n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) > 0) {
+		while ((n = pdk_raw_getdents64(dfd, dents, sizeof(dents))) > 0) {
 			for (long off = 0; off < n;) {
 				struct dirent64 *d = (struct dirent64 *)(dents + off);
 				const char *name = d->d_name;
@@ -79,90 +123,163 @@ static void kill_marked(const char *marker, int timeout_ms)
 				off += d->d_reclen;
 				for (const char *p = name; *p >= '0' && *p <= '9'; p++)
 					pid = pid * 10 + (*p - '0');
-				if (pid <= 1 || pid == getpid() || !marked(name, marker, mlen))
+				if (pid <= 1 || pid == self ||
+				    !marked(dfd, name, h->o.marker, h->o.mlen, h->environ,
+					    sizeof(h->environ)))
 					continue;
-				kill(pid, SIGKILL);
+				pdk_raw_kill(pid, SIGKILL);
 				hits++;
 			}
 		}
-		close(dfd);
+		pdk_raw_close(dfd);
 		if (!hits)
 			return;
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, NULL);
+		pdk_raw_nap(10 * 1000 * 1000);
 	}
 }
-#endif
 
-/* The guardian: async-signal-safe calls only, as between fork and exec. */
-static void __attribute__((noreturn))
-guardian(const struct pdk_cgroup *cg, const char *marker, int sock, int devnull)
+/* The guardian; its exit status is what it returns. */
+static PDK_RAW_CODE int guardian(void *arg)
 {
-	struct sigaction ign;
-	sigset_t none;
+	struct home *h = arg;
 	char b = 0;
-	ssize_t n;
+	long n;
+	int s_hi, l_hi = -1;
 
-	/* Its own session: a kill of paddock's process group, or the
-	 * terminal's ^C, does not take the guardian along; and the signals a
-	 * person or a supervisor sends to stop things leave it be. */
-	setsid();
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
+	/* Its own process group: a kill of paddock's group, or the terminal's
+	 * ^C (sent to the foreground group), does not take the guardian along;
+	 * and the signals a person or a supervisor sends to stop things,
+	 * SIGHUP of a hung-up terminal among them, leave it be. Not a session:
+	 * with scheduler autogroups each new session costs a run 0.1 ms. Every
+	 * other signal stays blocked, as paddock blocked them for the start:
+	 * a handler of paddock's must never run in a process that shares its
+	 * memory. */
+	pdk_raw_setpgid();
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(ignored); i++)
-		sigaction(ignored[i], &ign, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	dup2(devnull, 0);
-	dup2(devnull, 1);
-	dup2(devnull, 2);
+		pdk_raw_ignore(ignored[i]);
+	for (int fd = 0; fd < 3; fd++)
+		if (h->o.devnull != fd)
+			pdk_raw_dup3(h->o.devnull, fd);
 	/* Hold nothing of paddock's (its output pipes, its stdout) but the
 	 * socket and the cgroup slot's lock, which keeps the slot from the
 	 * next run until the guardian is done. */
-	int s_hi = fcntl(sock, F_DUPFD, 10);
-	int l_hi = cg ? fcntl(cg->lock_fd, F_DUPFD, 10) : -1;
-	if (s_hi < 0 || (cg && l_hi < 0) || dup2(s_hi, 3) < 0 || (cg && dup2(l_hi, 4) < 0))
-		_exit(1);
-#ifdef SYS_close_range
-	syscall(SYS_close_range, cg ? 5U : 4U, ~0U, 0U);
-#endif
-	sock = 3;
+	s_hi = pdk_raw_fcntl(h->o.sock, F_DUPFD, 10);
+	if (h->o.lock >= 0)
+		l_hi = pdk_raw_fcntl(h->o.lock, F_DUPFD, 10);
+	if (s_hi < 0 || (h->o.lock >= 0 && l_hi < 0) || pdk_raw_dup3(s_hi, 3) < 0 ||
+	    (l_hi >= 0 && pdk_raw_dup3(l_hi, 4) < 0))
+		return 1;
+	pdk_raw_close_from(l_hi >= 0 ? 5 : 4);
 	do
-		n = read(sock, &b, 1);
-	while (n < 0 && errno == EINTR);
+		n = pdk_raw_read(3, &b, 1);
+	while (n == -EINTR);
 	if (n == 1 && b == 'd')
-		_exit(0);
+		return 0;
 	/* paddock is gone and did not clean up: the run must not outlive it. */
-	if (cg)
-		_exit(pdk_cgroup_kill(cg, 10000) == 0 ? 0 : 1);
-#ifdef __linux__
-	if (marker)
-		kill_marked(marker, 10000);
-#endif
-	_exit(0);
+	if (h->o.has_cg)
+		return pdk_cgroup_kill(&h->o.cg, 10000) == 0 ? 0 : 1;
+	if (h->o.mlen)
+		kill_marked(h, 10000);
+	return 0;
 }
+
+/* The end of the guardian's code. */
+
+#ifdef PDK_HAVE_RAWSYS
+/* A free home, claimed (its tid set), or NULL. */
+static struct home *claim_home(void)
+{
+	for (size_t i = 0; i < HOMES; i++) {
+		int free_tid = 0;
+
+		if (__atomic_compare_exchange_n(&homes[i].tid, &free_tid, -1, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &homes[i];
+	}
+	return NULL;
+}
+
+/* Start the guardian in home h, sharing paddock's memory: no page tables to
+ * copy, and no copy-on-write faults for paddock afterwards. Its pid or
+ * -errno; the home is free again on failure. */
+static pid_t clone_guardian(struct home *h)
+{
+	unsigned long *tp;
+	long pid;
+
+#if defined(__x86_64__)
+	/* The thread pointer points at the thread control block, with its
+	 * thread-local blocks below it: itself (0, 0x10) and the stack
+	 * protector's canary (0x28), paddock's own. */
+	tp = h->tls + TLS_WORDS - 64;
+	tp[0] = tp[2] = (unsigned long)tp;
+	__asm__("mov %%fs:0x28, %0" : "=r"(tp[5]));
+#else
+	/* aarch64: the control block first, thread-local blocks above it. */
+	tp = h->tls;
+#endif
+	pid = pdk_raw_clone(CLONE_VM | CLONE_SETTLS | CLONE_CHILD_CLEARTID | SIGCHLD,
+			    h->stack + sizeof(h->stack), &h->tid, tp, guardian, h);
+	if (pid < 0)
+		__atomic_store_n(&h->tid, 0, __ATOMIC_RELEASE);
+	return (pid_t)pid;
+}
+#endif
 
 int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char *marker,
 		    int devnull)
 {
+	struct orders o = {.lock = -1, .devnull = devnull};
+	sigset_t all, old;
+	pid_t pid = -ENOSYS;
 	int sv[2];
-	pid_t pid;
 
 	g->fd = -1;
+	o.mlen = marker ? strlen(marker) : 0;
+	if (o.mlen >= sizeof(o.marker))
+		return -ENAMETOOLONG;
+	if (o.mlen)
+		memcpy(o.marker, marker, o.mlen + 1);
+	if (cg) {
+		/* The guardian holds the slot's directory as fd 4 and opens
+		 * what it needs under it. */
+		o.has_cg = true;
+		o.lock = cg->lock_fd;
+		o.cg = *cg;
+		o.cg.lock_fd = 4;
+		o.cg.procs_fd = o.cg.current_fd = o.cg.events_fd = -1;
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
-	pid = fork();
+	o.sock = sv[1];
+	/* No signal handler of paddock's may run in the guardian before it
+	 * has set its own dispositions; it keeps this mask. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+#ifdef PDK_HAVE_RAWSYS
+	struct home *h = claim_home();
+	if (h) {
+		h->o = o;
+		pid = clone_guardian(h);
+	}
+#endif
+	/* No free home (earlier runs' guardians still at work), or no raw
+	 * clone here: a guardian with its own copy of memory. */
 	if (pid < 0) {
-		int e = errno;
-		close(sv[0]);
-		close(sv[1]);
-		return -e;
+		pid = fork();
+		if (pid == 0) {
+			fork_home.o = o;
+			pdk_raw_exit(guardian(&fork_home));
+		}
+		if (pid < 0)
+			pid = -errno;
 	}
-	if (pid == 0) {
-		close(sv[0]);
-		guardian(cg, marker, sv[1], devnull);
-	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return pid;
+	}
 	g->fd = sv[0];
 	g->pid = pid;
 	return 0;

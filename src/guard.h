@@ -12,17 +12,23 @@ struct pdk_cgroup;
 #define PDK_GUARD_MARKER "PADDOCK_RUN"
 
 struct pdk_guard {
-	int fd;    /* paddock's end of the guardian's socket; -1: no guardian */
+	int fd; /* paddock's end of the guardian's socket; -1: no guardian */
 	pid_t pid;
 };
 
 /*
- * Fork the guardian, outside cg and in a session of its own, waiting on a
+ * Start the guardian, outside cg and in a process group of its own, waiting on a
  * socket only paddock holds (close-on-exec). When paddock dies without
  * pdk_guard_stop(done), it kills everything in cg (holding the cgroup slot's
  * lock until then) or, without a cgroup, every process whose environment
  * holds marker ("PADDOCK_RUN=TOKEN"), the processes the run started. devnull
- * becomes its stdin, stdout and stderr. 0 or -errno.
+ * becomes its stdin, stdout and stderr. cg and marker are copied: the caller
+ * may free them once this returns. 0 or -errno.
+ *
+ * On x86_64 and aarch64 the guardian is a process that shares paddock's
+ * memory (clone(CLONE_VM), reaped with waitpid like a fork) on a stack and
+ * thread pointer of its own, making raw system calls only; elsewhere, or
+ * while earlier guardians still hold every stack, it is forked.
  */
 int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char *marker,
 		    int devnull);
