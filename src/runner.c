@@ -83,6 +83,10 @@ static double now(void)
 }
 
 #define READ_CHUNK (1024 * 1024)
+/* Static rather than allocated: a run then maps and unmaps nothing for it,
+ * and only the pages a command's output reaches are ever touched. One run
+ * at a time per process, as the signal pipe below already requires. */
+static char read_buf[READ_CHUNK];
 
 static int sig_pipe_w = -1;
 
@@ -445,7 +449,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	struct child_report rep;
 	double start, deadline, kill_at = 0, drain_until = 0;
 	bool exited = false, term_sent = false, child_event = true;
-	char *buf = NULL;
+	char *buf = read_buf;
 	pid_t pid;
 	int r, wstatus = 0, maxfd;
 	ssize_t n;
@@ -479,11 +483,6 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	fcntl(opipe[0], F_SETPIPE_SZ, READ_CHUNK);
 	fcntl(epipe[0], F_SETPIPE_SZ, READ_CHUNK);
 #endif
-	buf = malloc(READ_CHUNK);
-	if (!buf) {
-		r = -ENOMEM;
-		goto close_pipes;
-	}
 	if (spec->max_procs) {
 #ifdef __linux__
 		if (pdk_cgroup_new(spec->max_procs, &cg, &st.procs_why) == 0) {
@@ -672,7 +671,6 @@ close_pipes:
 #else
 	(void)cleared;
 #endif
-	free(buf);
 	for (int i = 0; i < 2; i++) {
 		int *all[] = {&opipe[i], &epipe[i], &rpipe[i], &spipe[i]};
 		for (size_t j = 0; j < PDK_ARRAY_SIZE(all); j++)
