@@ -161,7 +161,10 @@ static bool env_match(const char *pat, const char *folded)
 		len = (size_t)(star - piece);
 		if (!len)
 			continue;
-		n = memmem(n, strlen(n), piece, len);
+		/* Names and pieces are short: look at each place the piece's
+		 * first character is (memmem() sets up a table per call). */
+		while ((n = strchr(n, piece[0])) && strncmp(n, piece, len) != 0)
+			n++;
 		if (!n)
 			return false;
 		n += len;
