@@ -137,19 +137,21 @@ static void fold(char *buf, const char *name)
 
 /*
  * fnmatch(pattern, name, FNM_CASEFOLD) in the C locale, which paddock runs
- * in, for a folded name (fold()). A pattern of '*' and plain characters, as
+ * in; folded is fold(name). A pattern of '*' and plain characters, as
  * the shipped ones are, is matched by its pieces: the first a prefix, the
  * last a suffix, each between found leftmost in turn. fnmatch() would cost
  * every variable of the environment each pattern's multibyte set-up.
  */
-static bool env_match(const char *pat, const char *folded)
+static bool env_match(const char *pat, const char *name, const char *folded)
 {
 	char p[256];
 	const char *n = folded, *piece, *star;
 	size_t len;
 
+	/* The name as it is: a class such as [[:upper:]] looks at the
+	 * character itself, case folding or not. */
 	if (strpbrk(pat, "?[\\") || strlen(pat) >= sizeof(p))
-		return fnmatch(pat, folded, FNM_CASEFOLD) == 0;
+		return fnmatch(pat, name, FNM_CASEFOLD) == 0;
 	fold(p, pat);
 	if (!(star = strchr(p, '*')))
 		return strcmp(p, n) == 0;
@@ -179,10 +181,10 @@ static bool is_secret(const char *name, const struct pdk_config *cfg)
 
 	fold(folded, name);
 	for (const char *const *p = pdk_secret_env_default; *p; p++)
-		if (env_match(*p, folded))
+		if (env_match(*p, name, folded))
 			return true;
 	for (size_t i = 0; cfg && i < cfg->env.n; i++)
-		if (env_match(cfg->env.v[i], folded))
+		if (env_match(cfg->env.v[i], name, folded))
 			return true;
 	return false;
 }
@@ -201,8 +203,10 @@ static int build_env(struct pdk_sandbox *sb, char **environ, const struct pdk_co
 		const char *eq = strchr(environ[i], '=');
 		size_t len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
 
+		/* A name this long is no one's setting, and cut short it
+		 * would slip past a suffix such as *_KEY: it stays out. */
 		if (len >= sizeof(name))
-			len = sizeof(name) - 1;
+			continue;
 		memcpy(name, environ[i], len);
 		name[len] = '\0';
 		if (!is_secret(name, cfg))

@@ -172,7 +172,7 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 	mkdir -p "$T/cfgw-$b" "$T/proj/keep-$b"
 	cat >"$T/cfg-$b.json" <<-EOF
 		{ "commandPolicy": { "sandbox": { "writablePaths": ["$T/cfgw-$b"] } },
-		  "protected_paths": ["keep-$b"], "env": ["PDK_PRIVATE_*"] }
+		  "protected_paths": ["keep-$b"], "env": ["PDK_PRIVATE_*", "PDK_CLS[[:upper:]]X"] }
 	EOF
 	run --config "$T/cfg-$b.json" -- sh -c "echo x > '$T/cfgw-$b/w'" >/dev/null
 	check "$b: a configured writablePaths entry is writable" test -f "$T/cfgw-$b/w"
@@ -180,6 +180,13 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 	check "$b: ... and without that configuration it is not" absent "$T/cfgw-$b/v"
 	out=$(PDK_PRIVATE_X=hidden-$b PDK_PUBLIC_X=shown-$b run --config "$T/cfg-$b.json" -- env)
 	check "$b: a configured env pattern hides a variable, and only that one" sh -c \
+		'! echo "$0" | grep -q "hidden-$1" && echo "$0" | grep -q "shown-$1"' "$out" "$b"
+	out=$(PDK_CLSQX=hidden-$b PDK_CLS7X=shown-$b run --config "$T/cfg-$b.json" -- env)
+	check "$b: a pattern with a character class matches as fnmatch does" sh -c \
+		'! echo "$0" | grep -q "hidden-$1" && echo "$0" | grep -q "shown-$1"' "$out" "$b"
+	long=$(printf '%0300d' 0 | tr 0 L)_KEY
+	out=$(export "$long=hidden-$b" PDK_SHORT_NAME="shown-$b" && run -- env)
+	check "$b: a variable named past 255 bytes stays out, a short one gets through" sh -c \
 		'! echo "$0" | grep -q "hidden-$1" && echo "$0" | grep -q "shown-$1"' "$out" "$b"
 	if [ "$b" = bwrap ]; then
 		run --config "$T/cfg-$b.json" -- sh -c "echo x > keep-$b/f" >/dev/null
