@@ -166,6 +166,15 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 			'! ls -A "$0" | grep -q .' "$T/ph-$b"
 		check "$b: ... and still holds the missing path itself (no .vscode/x made)" \
 			absent "$T/ph-$b/.vscode/x"
+		# Without a usable state directory the list of placeholders cannot be
+		# kept: the run still runs, confined, and leaves none behind.
+		: >"$T/state-file"
+		out=$(cd "$T/ph-$b" && XDG_STATE_HOME="$T/state-file" "$P" run --backend bwrap -- \
+			sh -c 'echo held >.vscode || echo refused' 2>&1)
+		check "$b: with the state directory a file, a run still works and holds .vscode" \
+			sh -c 'echo "$0" | grep -q "^refused$"' "$out"
+		check "$b: ... and leaves no placeholder behind" sh -c '! ls -A "$0" | grep -q .' \
+			"$T/ph-$b"
 	fi
 
 	# The configuration's writablePaths, protected_paths and env, each next to its twin.

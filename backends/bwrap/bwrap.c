@@ -448,7 +448,7 @@ static int hold_placeholders(struct bwrap_state *s)
 		len += (size_t)sprintf(list + len, "%s\n", s->placeholders[i]);
 	/* The directory is made once; later runs find it. */
 	s->held_fd = open(s->held_list, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (s->held_fd < 0 && errno == ENOENT) {
+	if (s->held_fd < 0) {
 		if (pdk_mkdir_p(dir, 0700) < 0) {
 			free(s->held_list);
 			s->held_list = NULL;
