@@ -150,7 +150,7 @@ static char *home_dir(void)
 
 	if (home && home[0] == '/')
 		return strdup(home);
-#ifdef __linux__
+#if defined(__linux__) && defined(PDK_STATIC_LINK)
 	/* The password file itself: getpwuid() would load the C library's
 	 * NSS modules, which a static paddock cannot. */
 	FILE *f = fopen("/etc/passwd", "re");
