@@ -76,6 +76,18 @@ printf '#!/pdk/no/such/interpreter\n' >"$T/badinterp"
 chmod 755 "$T/badinterp"
 bad 127 "a missing interpreter" run --no-sandbox -- "$T/badinterp"
 bad 125 "a working directory that does not exist" run --no-sandbox -C "$T/nowhere" -- true
+# No place for the output store: one line that names what to set.
+saved_home=$HOME saved_state=$XDG_STATE_HOME
+HOME=relative
+unset XDG_STATE_HOME
+pcall run --no-sandbox -- true
+HOME=$saved_home XDG_STATE_HOME=$saved_state
+export HOME XDG_STATE_HOME
+check "no absolute HOME or XDG_STATE_HOME: exit 125 (got $rc)" test "$rc" -eq 125
+check "no absolute HOME or XDG_STATE_HOME: one 'paddock:' line, nothing on stdout" \
+	one_error_line
+err_has "set one of them" && ok "no absolute HOME or XDG_STATE_HOME: says what to set" ||
+	not_ok "no absolute HOME or XDG_STATE_HOME: says what to set"
 
 # --- recall ------------------------------------------------------------------
 bad 125 "recall without an id" recall
