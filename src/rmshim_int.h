@@ -27,10 +27,11 @@
  *     DeletionDate=YYYY-MM-DDThh:mm:ss
  *
  * BASE is the root holding the file, or the highest directory between it and the file on the
- * file's own mount. In the second case the shim first makes ROOT/.paddock-rm-UID/RUNID/ as
- * well, empty: the sweep looks for mounts below the roots (a read of mountinfo, which the
- * kernel formats mount by mount) only when a root holds a staging area, or a dead run's roots
- * are swept. PDK_RMSHIM_ENV_STAGE carries ".paddock-rm-UID/RUNID" to the shim.
+ * file's own mount. In the second case the shim first tries to make ROOT/.paddock-rm-UID/RUNID/
+ * as well, empty: the sweep looks for mounts below the roots (a read of mountinfo, which the
+ * kernel formats mount by mount) only when a root holds a staging area, a root cannot be
+ * written (so the mark could not be made), or a dead run's roots are swept.
+ * PDK_RMSHIM_ENV_STAGE carries ".paddock-rm-UID/RUNID" to the shim.
  */
 #define PDK_RMSHIM_DIR		"shim"
 #define PDK_RMSHIM_RUNS		"runs"

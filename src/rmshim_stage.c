@@ -237,13 +237,15 @@ static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error
 			    "it holds files on their way to the trash (they go there when the run "
 			    "ends); left in place");
 
-	/* The sweep reads the mount table only when some root holds a staging area: staging on
-	 * a mount below the root marks the root with this run's (empty) directory first. */
+	/* The sweep reads the mount table only when some root holds a staging area, or cannot
+	 * be written: staging on a mount below the root marks the root with this run's (empty)
+	 * directory first. A root that cannot take the mark is one the sweep looks below
+	 * anyway. */
 	if (strcmp(at, root) != 0) {
-		_cleanup_close_ int mark = run_dir_at(root, c, err);
+		int mark = run_dir_at(root, c, NULL);
 
-		if (mark < 0)
-			return mark;
+		if (mark >= 0)
+			close(mark);
 	}
 	rfd = run_dir_at(at, c, err);
 	if (rfd < 0)

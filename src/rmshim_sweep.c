@@ -366,6 +366,16 @@ static bool sweep_area(struct sweep *s, const char *base, const char *top)
 	return true;
 }
 
+/* A root the shim could not mark (rmshim_int.h): what it staged below is found only through
+ * the mount table. */
+static bool unwritable_root(const struct pdk_strv *roots)
+{
+	for (size_t i = 0; i < roots->n; i++)
+		if (access(roots->v[i], W_OK) != 0)
+			return true;
+	return false;
+}
+
 /* Mount points strictly below any of ROOTS (where files on other filesystems were staged),
  * from one pass over mountinfo. */
 static void mounts_under(const struct pdk_strv *roots, struct pdk_strv *v)
@@ -490,9 +500,9 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 	for (size_t i = 0; i < bases.n; i++)
 		staged |= sweep_area(&s, bases.v[i], top);
 	/* Files on another mount inside a root are staged at the top of that mount, and the shim
-	 * then marks the root too (rmshim_int.h): a run that left no staging in any root, and no
-	 * dead run, spares the kernel formatting every mount. */
-	if (staged || s.n_dead > 0) {
+	 * then marks the root too (rmshim_int.h): a run that left no staging in any root, no
+	 * dead run and no root it could not write spares the kernel formatting every mount. */
+	if (staged || s.n_dead > 0 || unwritable_root(&s.roots)) {
 		size_t n_roots_only = bases.n;
 
 		mounts_under(&s.roots, &bases);

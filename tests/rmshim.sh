@@ -254,6 +254,22 @@ if [ "$uid" = 0 ] && mount -t tmpfs -o mode=0755 tmpfs "$W/vol" 2>/dev/null; the
 	check "a run elsewhere moves it to the tmpfs's trash" test -f "vol/.Trash-$uid/files/h"
 	check "and leaves no staging on the tmpfs" test ! -e "vol/$stage"
 	check "nor in the root" no_stage
+	# A root that cannot be written, with a writable mount below it: the shim cannot mark
+	# the root, and rm there still reaches the mount's trash, under each backend.
+	ro="$T/ro-root"
+	mkdir -p "$ro"
+	if mount -t tmpfs -o mode=0755 tmpfs "$ro" && mkdir "$ro/vol" &&
+		mount -t tmpfs -o mode=0755 tmpfs "$ro/vol" && mount -o remount,ro "$ro"; then
+		for b in landlock bwrap; do
+			"$PADDOCK" doctor | grep -q "^$b: works here" || continue
+			echo far >"$ro/vol/k-$b"
+			(cd "$ro" && run --backend "$b" -- sh -c "rm vol/k-$b")
+			check "$b: rm below a read-only root exits 0" test $? = 0
+			check "$b: ... and the file is in the mount's trash" \
+				test -f "$ro/vol/.Trash-$uid/files/k-$b"
+		done
+		umount "$ro/vol" "$ro"
+	fi
 else
 	echo "# SKIP other-filesystem part: mounting a tmpfs is not permitted here"
 fi

@@ -358,6 +358,11 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 	*slash = '\0';
 	if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
 		return strv_add(&s->unheld, &s->n_unheld, p);
+	/* A directory paddock cannot write (a read-only mount, another
+	 * user's): the command, no more able than paddock, cannot make the
+	 * name there either, and bwrap could not make its mount point. */
+	if (access(parent, W_OK) != 0)
+		return 0;
 	r = push3(s, "--ro-bind", "/dev/null", p);
 	if (r == 0)
 		r = strv_add(&s->placeholders, &s->n_placeholders, p);
