@@ -4,11 +4,10 @@ libpaddock_a_SOURCES += src/policy_lists.h
 
 # The hash table is laid out once, when paddock is built, and compiled in as
 # constant data: no run of paddock builds it. src/classes-gen is a build tool,
-# never installed; it sits in check_PROGRAMS (defined everywhere, unlike
-# EXTRA_PROGRAMS) only to get a rule, and is built when the header needs it.
-# The header goes to the build tree through a temporary, so that a failed run
-# leaves nothing that looks finished. Include this after tests/policy.mk.
-check_PROGRAMS += src/classes-gen
+# never installed. The header goes to the build tree through a temporary, so
+# that a failed run leaves nothing that looks finished. Include this after
+# tests/policy.mk.
+noinst_PROGRAMS = src/classes-gen
 src_classes_gen_SOURCES = src/classes-gen.c src/policy_lists.h
 src/classes-gen.$(OBJEXT): src/read_only_table.h
 src/class_table.h: src/classes-gen$(EXEEXT)
