@@ -107,6 +107,18 @@ int pdk_mkdir_p(const char *path, mode_t mode)
 	}
 }
 
+int pdk_open_in_dir(const char *dir, const char *path, int flags)
+{
+	int fd = open(path, flags, 0600), r;
+
+	if (fd >= 0 || errno != ENOENT)
+		return fd < 0 ? -errno : fd;
+	if ((r = pdk_mkdir_p(dir, 0700)) < 0)
+		return r;
+	fd = open(path, flags, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
 int pdk_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

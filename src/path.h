@@ -17,6 +17,9 @@ bool pdk_path_under(const char *path, const char *root);
 char *pdk_path_join(const char *a, const char *b);
 /* mkdir -p; each directory made is given mode. Returns 0 or -errno. */
 int pdk_mkdir_p(const char *path, mode_t mode);
+/* open(path, flags, 0600) for a file in dir, making dir (mkdir -p, 0700) only when the open
+ * finds it missing: most calls find it made. The fd or -errno. */
+int pdk_open_in_dir(const char *dir, const char *path, int flags);
 /* write(2) until done, across short writes and EINTR. 0 or -errno. */
 int pdk_write_all(int fd, const void *buf, size_t len);
 /* The path the kernel has for an open file or directory: what was opened is

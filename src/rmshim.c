@@ -85,24 +85,39 @@ static int random_hex(char *buf, size_t n_bytes)
 	return 0;
 }
 
+/* Does LINK name EXE? */
+static bool link_names(const char *link, const char *exe)
+{
+	char cur[PATH_MAX];
+	ssize_t n = readlink(link, cur, sizeof(cur) - 1);
+
+	if (n <= 0)
+		return false;
+	cur[n] = '\0';
+	return strcmp(cur, exe) == 0;
+}
+
+/* Everything the shim runs comes from DIR: it must be this user's own directory. */
+static bool own_dir(const char *dir)
+{
+	struct stat st;
+
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
+}
+
 /* DIR/rm -> EXE, replaced in one rename when it points anywhere else, so a run never finds
  * the shim missing while another paddock refreshes it. */
 static int ensure_link(const char *dir, const char *exe)
 {
 	_cleanup_free_ char *link = pdk_path_join(dir, "rm");
 	_cleanup_free_ char *tmp = NULL;
-	char cur[PATH_MAX], rnd[17];
-	ssize_t n;
+	char rnd[17];
 	int r;
 
 	if (!link)
 		return -ENOMEM;
-	n = readlink(link, cur, sizeof(cur) - 1);
-	if (n > 0) {
-		cur[n] = '\0';
-		if (strcmp(cur, exe) == 0)
-			return 0;
-	}
+	if (link_names(link, exe))
+		return 0;
 	if ((r = random_hex(rnd, 8)) < 0)
 		return r;
 	if (asprintf(&tmp, "%s/.rm.%s", dir, rnd) < 0)
@@ -121,20 +136,11 @@ static int ensure_link(const char *dir, const char *exe)
  * already names this binary. Three syscalls, where making sure costs a dozen. */
 static bool installed_already(const char *dir)
 {
-	char exe[PATH_MAX], cur[PATH_MAX];
+	char exe[PATH_MAX];
 	_cleanup_free_ char *link = NULL;
-	struct stat st;
-	ssize_t n;
 
-	if (!self_exe_fast(exe, sizeof(exe)) || !(link = pdk_path_join(dir, "rm")))
-		return false;
-	n = readlink(link, cur, sizeof(cur) - 1);
-	if (n <= 0)
-		return false;
-	cur[n] = '\0';
-	if (strcmp(cur, exe) != 0)
-		return false;
-	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
+	return self_exe_fast(exe, sizeof(exe)) && (link = pdk_path_join(dir, "rm")) &&
+	       link_names(link, exe) && own_dir(dir);
 }
 
 /* Make DIR (in STATE), its runs/ and DIR/rm. Returns 1 when STATE itself had to be made. */
@@ -154,10 +160,7 @@ static int install(const char *state, const char *dir)
 		return -ENOMEM;
 	if ((r = pdk_mkdir_p(runs, 0700)) < 0)
 		return r;
-	/* Everything the shim runs comes from here: it must be this user's own directory. */
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid())
+	if (!own_dir(dir))
 		return -EPERM;
 	if ((r = ensure_link(dir, exe)) < 0)
 		return r;
@@ -190,20 +193,6 @@ int pdk_rmshim_install(char **ret_dir)
 	if (ret_dir)
 		*ret_dir = steal_pointer(&dir);
 	return r;
-}
-
-/* Create the run's registry entry; runs/ is made again when something removed it. */
-static int open_registry(const char *runs, const char *path)
-{
-	int fd, r;
-
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0 || errno != ENOENT)
-		return fd < 0 ? -errno : fd;
-	if ((r = pdk_mkdir_p(runs, 0700)) < 0)
-		return r;
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	return fd < 0 ? -errno : fd;
 }
 
 static int prepare(const char *const *roots, size_t n_roots, struct pdk_rmshim *ret)
@@ -253,8 +242,10 @@ static int prepare(const char *const *roots, size_t n_roots, struct pdk_rmshim *
 	if (!ret->run_id || !ret->registry)
 		return -ENOMEM;
 	/* The registry names the roots to sweep should this process die before its sweep; its
-	 * lock tells other paddocks that the run is still going. */
-	if ((r = open_registry(runs, ret->registry)) < 0)
+	 * lock tells other paddocks that the run is still going. runs/ is made again when
+	 * something removed it. */
+	if ((r = pdk_open_in_dir(runs, ret->registry,
+				 O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return r;
 	ret->lock_fd = r;
 	if (flock(ret->lock_fd, LOCK_EX) < 0)

@@ -427,14 +427,12 @@ static void sweep_held(const char *dir)
 /* Record this run's placeholders before bwrap makes them. */
 static int hold_placeholders(struct bwrap_state *s)
 {
-	_cleanup_free_ char *dir = held_dir();
+	_cleanup_free_ char *dir = held_dir(), *list = NULL;
 	unsigned int rnd = 0;
+	size_t len = 0;
 	int r;
 
-	_cleanup_free_ char *list = NULL;
-	size_t len = 0;
-
-	/* Best effort: without a state directory, a SIGKILLed run's
+	/* Best effort: without a usable state directory, a SIGKILLed run's
 	 * placeholders stay where they are. */
 	if (!dir || !s->n_placeholders)
 		return 0;
@@ -451,18 +449,14 @@ static int hold_placeholders(struct bwrap_state *s)
 	len = 0;
 	for (size_t i = 0; i < s->n_placeholders; i++)
 		len += (size_t)sprintf(list + len, "%s\n", s->placeholders[i]);
-	/* The directory is made once; later runs find it. */
-	s->held_fd = open(s->held_list, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	s->held_fd = pdk_open_in_dir(dir, s->held_list,
+				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
 	if (s->held_fd < 0) {
-		if (pdk_mkdir_p(dir, 0700) < 0) {
-			free(s->held_list);
-			s->held_list = NULL;
-			return 0;
-		}
-		s->held_fd =
-		    open(s->held_list, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		free(s->held_list);
+		s->held_list = NULL;
+		return 0;
 	}
-	if (s->held_fd < 0 || flock(s->held_fd, LOCK_EX) < 0)
+	if (flock(s->held_fd, LOCK_EX) < 0)
 		return -errno;
 	return (r = pdk_write_all(s->held_fd, list, len)) < 0 ? r : 0;
 }
