@@ -73,7 +73,7 @@ static int read_file(int dfd, const char *path, char *buf, size_t len)
 }
 
 /* Open, write, close: 0 or -errno. Errno-free (the guardian calls it). */
-static PDK_RAW_CODE int write_at(int dfd, const char *path, const char *s, size_t len)
+static int write_at(int dfd, const char *path, const char *s, size_t len)
 {
 	int fd = pdk_raw_openat(dfd, path, O_WRONLY | O_CLOEXEC);
 	long n;
@@ -449,8 +449,7 @@ int pdk_cgroup_enter(const struct pdk_cgroup *cg)
 /* A small file of the cgroup's, from the start: through fd when it is kept
  * open (the kernel makes it afresh at offset 0), else opened under the
  * cgroup's directory. Its length or -errno. Errno-free. */
-static PDK_RAW_CODE long read_cg(const struct pdk_cgroup *cg, int fd, const char *name, char *buf,
-				 size_t len)
+static long read_cg(const struct pdk_cgroup *cg, int fd, const char *name, char *buf, size_t len)
 {
 	long n;
 
@@ -484,7 +483,7 @@ long pdk_cgroup_limit_hits(const struct pdk_cgroup *cg)
  * task, forks in flight and unreaped zombies too, so 0 is a sure "empty";
  * and it costs a fraction of reading cgroup.procs, for which the kernel
  * makes and sorts a list (v1). Errno-free. */
-static PDK_RAW_CODE bool none_charged(const struct pdk_cgroup *cg)
+static bool none_charged(const struct pdk_cgroup *cg)
 {
 	char buf[32];
 	long n = read_cg(cg, cg->current_fd, "pids.current", buf, sizeof(buf));
@@ -494,7 +493,7 @@ static PDK_RAW_CODE bool none_charged(const struct pdk_cgroup *cg)
 
 /* Kill every pid listed in dfd/path but spare, as pdk_kill_listed().
  * Errno-free: the guardian calls it. */
-static PDK_RAW_CODE int kill_listed_at(int dfd, const char *path, pid_t spare)
+static int kill_listed_at(int dfd, const char *path, pid_t spare)
 {
 	char buf[4096];
 	int fd = pdk_raw_openat(dfd, path, O_RDONLY | O_CLOEXEC), count = 0;
@@ -530,12 +529,12 @@ static PDK_RAW_CODE int kill_listed_at(int dfd, const char *path, pid_t spare)
 	return count;
 }
 
-PDK_RAW_CODE int pdk_kill_listed(const char *path, pid_t spare)
+int pdk_kill_listed(const char *path, pid_t spare)
 {
 	return kill_listed_at(AT_FDCWD, path, spare);
 }
 
-PDK_RAW_CODE int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms)
+int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms)
 {
 	long until;
 	bool killed = false;

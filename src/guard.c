@@ -3,9 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
-#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -35,37 +33,22 @@ struct orders {
 	char marker[256];
 };
 
-/* Where a guardian lives when it shares paddock's memory (clone(CLONE_VM)):
- * its orders, its stack, its thread pointer and its buffers, none of them
- * paddock's. Static, so a home is never unmapped; busy while tid is not 0,
- * which the kernel clears when the guardian has left the memory
- * (CLONE_CHILD_CLEARTID). Several, as a process may start runs while an
- * earlier run's guardian is still at work. */
-#define HOMES	  4
-#define TLS_WORDS 1024
+/* What a guardian has: its orders and a buffer for reading environments. A fork of
+ * paddock, it has its own copy. */
 struct home {
-	int tid;
 	struct orders o;
-	/* Its thread pointer points in here, never to paddock's thread: a
-	 * stack protector reads its canary there, and paddock's thread may be
-	 * gone before the guardian is. */
-	unsigned long tls[TLS_WORDS] __attribute__((aligned(64)));
 	char environ[16384];
-	char stack[65536] __attribute__((aligned(16)));
 };
-static struct home homes[HOMES];
-
-/* The home of a guardian made with fork(): its own copy of memory. */
 static struct home fork_home;
 
 /* Everything from here to guardian() runs in the guardian: raw system calls
- * only (rawsys.h), no errno, no libc, nothing of paddock's but its orders. */
+ * only (rawsys.h), nothing of paddock's but its orders. */
 
 /* Does the environment of the process /proc/NAME hold marker, a whole
  * "NAME=VALUE" entry? Matched as the bytes stream by, so an entry across
  * two reads is found. */
-static PDK_RAW_CODE bool marked(int procfd, const char *name, const char *marker, size_t mlen,
-				char *buf, size_t len)
+static bool marked(int procfd, const char *name, const char *marker, size_t mlen, char *buf,
+		   size_t len)
 {
 	static const char tail[] = "/environ";
 	char path[64];
@@ -102,7 +85,7 @@ static PDK_RAW_CODE bool marked(int procfd, const char *name, const char *marker
 
 /* SIGKILL every process carrying the marker, until a pass over /proc finds
  * none or the time is up. */
-static PDK_RAW_CODE void kill_marked(struct home *h, int timeout_ms)
+static void kill_marked(struct home *h, int timeout_ms)
 {
 	char dents[8192];
 	pid_t self = pdk_raw_getpid();
@@ -139,7 +122,7 @@ static PDK_RAW_CODE void kill_marked(struct home *h, int timeout_ms)
 }
 
 /* The guardian; its exit status is what it returns. */
-static PDK_RAW_CODE int guardian(void *arg)
+static int guardian(void *arg)
 {
 	struct home *h = arg;
 	char b = 0;
@@ -185,53 +168,12 @@ static PDK_RAW_CODE int guardian(void *arg)
 
 /* The end of the guardian's code. */
 
-#ifdef PDK_HAVE_RAWSYS
-/* A free home, claimed (its tid set), or NULL. */
-static struct home *claim_home(void)
-{
-	for (size_t i = 0; i < HOMES; i++) {
-		int free_tid = 0;
-
-		if (__atomic_compare_exchange_n(&homes[i].tid, &free_tid, -1, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			return &homes[i];
-	}
-	return NULL;
-}
-
-/* Start the guardian in home h, sharing paddock's memory: no page tables to
- * copy, and no copy-on-write faults for paddock afterwards. Its pid or
- * -errno; the home is free again on failure. */
-static pid_t clone_guardian(struct home *h)
-{
-	unsigned long *tp;
-	long pid;
-
-#if defined(__x86_64__)
-	/* The thread pointer points at the thread control block, with its
-	 * thread-local blocks below it: itself (0, 0x10) and the stack
-	 * protector's canary (0x28), paddock's own. */
-	tp = h->tls + TLS_WORDS - 64;
-	tp[0] = tp[2] = (unsigned long)tp;
-	__asm__("mov %%fs:0x28, %0" : "=r"(tp[5]));
-#else
-	/* aarch64: the control block first, thread-local blocks above it. */
-	tp = h->tls;
-#endif
-	pid = pdk_raw_clone(CLONE_VM | CLONE_SETTLS | CLONE_CHILD_CLEARTID | SIGCHLD,
-			    h->stack + sizeof(h->stack), &h->tid, tp, guardian, h);
-	if (pid < 0)
-		__atomic_store_n(&h->tid, 0, __ATOMIC_RELEASE);
-	return (pid_t)pid;
-}
-#endif
-
 int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char *marker,
 		    int devnull)
 {
 	struct orders o = {.lock = -1, .devnull = devnull};
 	sigset_t all, old;
-	pid_t pid = -ENOSYS;
+	pid_t pid;
 	int sv[2];
 
 	g->fd = -1;
@@ -253,27 +195,19 @@ int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char
 		return -errno;
 	o.sock = sv[1];
 	/* No signal handler of paddock's may run in the guardian before it
-	 * has set its own dispositions; it keeps this mask. */
+	 * has set its own dispositions; it keeps this mask. A fork, with its
+	 * own memory: a process sharing paddock's would share its fate too,
+	 * and the kernel's out-of-memory killer takes every process of a
+	 * memory it picks. */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-#ifdef PDK_HAVE_RAWSYS
-	struct home *h = claim_home();
-	if (h) {
-		h->o = o;
-		pid = clone_guardian(h);
+	pid = fork();
+	if (pid == 0) {
+		fork_home.o = o;
+		pdk_raw_exit(guardian(&fork_home));
 	}
-#endif
-	/* No free home (earlier runs' guardians still at work), or no raw
-	 * clone here: a guardian with its own copy of memory. */
-	if (pid < 0) {
-		pid = fork();
-		if (pid == 0) {
-			fork_home.o = o;
-			pdk_raw_exit(guardian(&fork_home));
-		}
-		if (pid < 0)
-			pid = -errno;
-	}
+	if (pid < 0)
+		pid = -errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(sv[1]);
 	if (pid < 0) {

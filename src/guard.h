@@ -24,11 +24,6 @@ struct pdk_guard {
  * holds marker ("PADDOCK_RUN=TOKEN"), the processes the run started. devnull
  * becomes its stdin, stdout and stderr. cg and marker are copied: the caller
  * may free them once this returns. 0 or -errno.
- *
- * On x86_64 and aarch64 the guardian is a process that shares paddock's
- * memory (clone(CLONE_VM), reaped with waitpid like a fork) on a stack and
- * thread pointer of its own, making raw system calls only; elsewhere, or
- * while earlier guardians still hold every stack, it is forked.
  */
 int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char *marker,
 		    int devnull);
