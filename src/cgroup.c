@@ -349,11 +349,12 @@ int pdk_cgroup_where(int *ret_version, const char **ret_base, const char **ret_w
 
 /* Take the first free slot: its directory (in dir) open and locked in
  * cg->lock_fd. */
-static int take_slot(struct pdk_cgroup *cg, const char *base, char *dir, size_t len)
+/* The first free slot from slot from on, locked: its number, or -errno. */
+static int take_slot(struct pdk_cgroup *cg, const char *base, char *dir, size_t len, int from)
 {
 	int r = -EAGAIN;
 
-	for (int k = 0; k < SLOTS; k++) {
+	for (int k = from; k < SLOTS; k++) {
 		if (pathf(dir, len, "%s/paddock-%ld-%d", base, (long)where.uid, k) < 0)
 			return -ENAMETOOLONG;
 		/* Made once, then only opened: a slot that exists is the rule. */
@@ -367,7 +368,7 @@ static int take_slot(struct pdk_cgroup *cg, const char *base, char *dir, size_t 
 			return -errno;
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
 			cg->lock_fd = fd;
-			return 0;
+			return k;
 		}
 		r = -errno;
 		close(fd);
@@ -401,22 +402,29 @@ int pdk_cgroup_new(unsigned long limit, struct pdk_cgroup **ret, const char **re
 	if (!cg)
 		return -ENOMEM;
 	cg->procs_fd = cg->lock_fd = cg->current_fd = cg->events_fd = -1;
-	r = take_slot(cg, base, dir, sizeof(dir));
-	if (r < 0) {
-		pathf(why, sizeof(why), "cannot make or take a cgroup in %s: %s", base,
-		      strerror(-r));
-		*ret_why = why;
-		return r;
+	for (int from = 0;; from = r + 1) {
+		r = take_slot(cg, base, dir, sizeof(dir), from);
+		if (r < 0) {
+			pathf(why, sizeof(why), "cannot make or take a cgroup in %s: %s", base,
+			      strerror(-r));
+			*ret_why = why;
+			return r;
+		}
+		/* cgroup.kill came with Linux 5.14: looked at once per process. */
+		if (version == 2 && where.has_kill < 0)
+			where.has_kill = faccessat(cg->lock_fd, "cgroup.kill", W_OK, 0) == 0;
+		cg->has_kill = version == 2 && where.has_kill > 0;
+		/* Kept open, for the emptiness checks here and after the run;
+		 * without it (it came with the pids controller) they read
+		 * cgroup.procs. */
+		cg->current_fd = openat(cg->lock_fd, "pids.current", O_RDONLY | O_CLOEXEC);
+		/* A slot is empty between runs; make sure, before the limit is
+		 * set. One whose leftovers do not die (frozen, stuck in the
+		 * kernel) is passed over: they would count against this run. */
+		if (pdk_cgroup_kill(cg, 1000) == 0)
+			break;
+		free_fds(cg);
 	}
-	/* cgroup.kill came with Linux 5.14: looked at once per process. */
-	if (version == 2 && where.has_kill < 0)
-		where.has_kill = faccessat(cg->lock_fd, "cgroup.kill", W_OK, 0) == 0;
-	cg->has_kill = version == 2 && where.has_kill > 0;
-	/* Kept open, for the emptiness checks here and after the run; without
-	 * it (it came with the pids controller) they read cgroup.procs. */
-	cg->current_fd = openat(cg->lock_fd, "pids.current", O_RDONLY | O_CLOEXEC);
-	/* A slot is empty between runs; make sure, before the limit is set. */
-	pdk_cgroup_kill(cg, 1000);
 	len = snprintf(num, sizeof(num), "%lu", limit);
 	r = write_at(cg->lock_fd, "pids.max", num, (size_t)len);
 	/* The child enters by writing "0". On v1, into tasks: a thread

@@ -174,6 +174,28 @@ for b in bwrap landlock; do
 	fi
 done
 
+# A slot whose leftovers cannot be killed (here: frozen by the v1 freezer) is passed over, never
+# shared with the next run, whose limit they would eat into.
+fr=/sys/fs/cgroup/freezer/paddock-limits-$$
+if [ "$how" = cgroup ] && [ "$(json cgroup.version)" = 1 ] && mkdir "$fr" 2>/dev/null; then
+	stuck="$base/paddock-$(id -u)-0"
+	mkdir -p "$stuck"
+	sleep 300 &
+	sp=$!
+	echo "$sp" >"$stuck/cgroup.procs" && echo "$sp" >"$fr/cgroup.procs" &&
+		echo FROZEN >"$fr/freezer.state"
+	got=$("$PADDOCK" run --backend landlock -- sh -c 'grep pids /proc/self/cgroup')
+	check "a slot holding a process that will not die is passed over" sh -c \
+		'echo "$0" | grep -q "/paddock-$1-[0-9]*\$" && ! echo "$0" | grep -q "/paddock-$1-0\$"' \
+		"$got" "$(id -u)"
+	echo THAWED >"$fr/freezer.state"
+	kill -9 "$sp" 2>/dev/null
+	wait "$sp" 2>/dev/null
+	rmdir "$fr"
+else
+	skip "a slot that cannot be emptied: needs cgroup v1 with a freezer"
+fi
+
 # Without a cgroup: RLIMIT_NPROC as another user, who cannot write the cgroups.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
 	"$PADDOCK" doctor 2>/dev/null | grep -q "^landlock: works here"; then
