@@ -140,15 +140,16 @@ static int guardian(void *arg)
 	pdk_raw_setpgid();
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(ignored); i++)
 		pdk_raw_ignore(ignored[i]);
-	for (int fd = 0; fd < 3; fd++)
-		if (h->o.devnull != fd)
-			pdk_raw_dup3(h->o.devnull, fd);
 	/* Hold nothing of paddock's (its output pipes, its stdout) but the
 	 * socket and the cgroup slot's lock, which keeps the slot from the
-	 * next run until the guardian is done. */
+	 * next run until the guardian is done. Both are moved out of the way
+	 * first: with paddock's own stdio closed, either could be fd 0-2. */
 	s_hi = pdk_raw_fcntl(h->o.sock, F_DUPFD, 10);
 	if (h->o.lock >= 0)
 		l_hi = pdk_raw_fcntl(h->o.lock, F_DUPFD, 10);
+	for (int fd = 0; fd < 3; fd++)
+		if (h->o.devnull != fd)
+			pdk_raw_dup3(h->o.devnull, fd);
 	if (s_hi < 0 || (h->o.lock >= 0 && l_hi < 0) || pdk_raw_dup3(s_hi, 3) < 0 ||
 	    (l_hi >= 0 && pdk_raw_dup3(l_hi, 4) < 0))
 		return 1;
