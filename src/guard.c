@@ -33,8 +33,8 @@ struct orders {
 	char marker[256];
 };
 
-/* What a guardian has: its orders and a buffer for reading environments. A fork of
- * paddock, it has its own copy. */
+/* What a guardian has, in its own copy of memory: its orders and a buffer for
+ * reading environments. */
 struct home {
 	struct orders o;
 	char environ[16384];
@@ -122,9 +122,8 @@ static void kill_marked(struct home *h, int timeout_ms)
 }
 
 /* The guardian; its exit status is what it returns. */
-static int guardian(void *arg)
+static int guardian(struct home *h)
 {
-	struct home *h = arg;
 	char b = 0;
 	long n;
 	int s_hi, l_hi = -1;
@@ -135,8 +134,7 @@ static int guardian(void *arg)
 	 * SIGHUP of a hung-up terminal among them, leave it be. Not a session:
 	 * with scheduler autogroups each new session costs a run 0.1 ms. Every
 	 * other signal stays blocked, as paddock blocked them for the start:
-	 * a handler of paddock's must never run in a process that shares its
-	 * memory. */
+	 * no handler of paddock's ever runs in the guardian. */
 	pdk_raw_setpgid();
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(ignored); i++)
 		pdk_raw_ignore(ignored[i]);
