@@ -72,7 +72,7 @@ static int read_file(int dfd, const char *path, char *buf, size_t len)
 	return (int)got;
 }
 
-/* Open, write, close: 0 or -errno. Errno-free (the guardian calls it). */
+/* Open, write, close: 0 or -errno, in bare system calls (the guardian calls it). */
 static int write_at(int dfd, const char *path, const char *s, size_t len)
 {
 	int fd = pdk_raw_openat(dfd, path, O_WRONLY | O_CLOEXEC);
@@ -456,7 +456,7 @@ int pdk_cgroup_enter(const struct pdk_cgroup *cg)
 
 /* A small file of the cgroup's, from the start: through fd when it is kept
  * open (the kernel makes it afresh at offset 0), else opened under the
- * cgroup's directory. Its length or -errno. Errno-free. */
+ * cgroup's directory. Its length or -errno. Bare system calls. */
 static long read_cg(const struct pdk_cgroup *cg, int fd, const char *name, char *buf, size_t len)
 {
 	long n;
@@ -490,7 +490,7 @@ long pdk_cgroup_limit_hits(const struct pdk_cgroup *cg)
 /* Is nothing charged to the cgroup (pids.current is 0)? It counts every
  * task, forks in flight and unreaped zombies too, so 0 is a sure "empty";
  * and it costs a fraction of reading cgroup.procs, for which the kernel
- * makes and sorts a list (v1). Errno-free. */
+ * makes and sorts a list (v1). Bare system calls. */
 static bool none_charged(const struct pdk_cgroup *cg)
 {
 	char buf[32];
@@ -500,7 +500,7 @@ static bool none_charged(const struct pdk_cgroup *cg)
 }
 
 /* Kill every pid listed in dfd/path but spare, as pdk_kill_listed().
- * Errno-free: the guardian calls it. */
+ * Bare system calls: the guardian calls it. */
 static int kill_listed_at(int dfd, const char *path, pid_t spare)
 {
 	char buf[4096];

@@ -50,13 +50,13 @@ int pdk_cgroup_enter(const struct pdk_cgroup *cg);
 long pdk_cgroup_limit_hits(const struct pdk_cgroup *cg);
 
 /* SIGKILL every pid listed in the file at path (cgroup.procs, a /proc
- * children list) but spare; how many, or -errno. Async-signal-safe, and
- * errno-free where rawsys.h has raw system calls. */
+ * children list) but spare; how many, or -errno. Async-signal-safe: bare
+ * system calls (rawsys.h). */
 int pdk_kill_listed(const char *path, pid_t spare);
 
 /* SIGKILL everything in cg until it is empty, for up to timeout_ms; 0 once
- * empty, -ETIMEDOUT if not. Async-signal-safe, errno-free like
- * pdk_kill_listed(): the guardian calls it. */
+ * empty, -ETIMEDOUT if not. Async-signal-safe like pdk_kill_listed(): the
+ * guardian calls it. */
 int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms);
 
 /* Free the slot for the next run, which the caller has emptied with
