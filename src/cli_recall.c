@@ -8,12 +8,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
 #include "recall.h"
 #include "render.h"
 #include "store.h"
 
-static const char recall_usage[] =
-	"usage: paddock recall ID [--from LINE] [--lines N] [--match PCRE2 | --summary] [--bound BYTES]\n";
+static const char recall_usage[] = "usage: paddock recall ID [--from LINE] [--lines N] [--match "
+				   "PCRE2 | --summary] [--bound BYTES]\n"
+				   "                         [--config FILE]\n";
 
 static int parse_count(const char *s, uint64_t *ret)
 {
@@ -33,22 +35,26 @@ static int parse_count(const char *s, uint64_t *ret)
 int pdk_cli_recall_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"from", required_argument, NULL, 'f'}, {"lines", required_argument, NULL, 'l'},
-		{"match", required_argument, NULL, 'm'}, {"summary", no_argument, NULL, 's'},
-		{"bound", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"from", required_argument, NULL, 'f'},  {"lines", required_argument, NULL, 'l'},
+	    {"match", required_argument, NULL, 'm'}, {"summary", no_argument, NULL, 's'},
+	    {"bound", required_argument, NULL, 'b'}, {"config", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
 	};
 	struct pdk_recall_opts o = {.mode = PDK_RECALL_PAGE, .from = 1, .bound = PDK_BOUND_DEFAULT};
 	struct pdk_error err = {0};
 	struct pdk_buf out = {0};
-	const char *session;
-	char *dir;
+	struct pdk_config cfg;
+	const char *session, *config = NULL;
+	char *dir, why[1024];
 	int c, fd, r;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:l:m:sb:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:l:m:sb:c:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			config = optarg;
+			break;
 		case 'f':
 			if (parse_count(optarg, &o.from) < 0) {
 				pdk_cli_error("recall: --from '%s' is not a line number (1 or more)",
@@ -105,9 +111,18 @@ int pdk_cli_recall_main(int argc, char **argv)
 		pdk_cli_error("recall: PADDOCK_SESSION must be 1 to 64 of A-Z a-z 0-9 . _ -");
 		return PDK_EXIT_FAILURE;
 	}
-	dir = pdk_store_default_dir();
+	/* The store is where runs put it: output.storeDir when configured. */
+	pdk_config_init(&cfg);
+	if (pdk_config_load(&cfg, config, NULL, NULL, why, sizeof(why)) < 0) {
+		pdk_cli_error("recall: configuration: %s", why);
+		pdk_config_release(&cfg);
+		return PDK_EXIT_FAILURE;
+	}
+	dir = cfg.store_dir ? strdup(cfg.store_dir) : pdk_store_default_dir();
+	pdk_config_release(&cfg);
 	if (!dir) {
-		pdk_cli_error("recall: no output store: HOME is not set");
+		pdk_cli_error("recall: no output store: neither HOME nor XDG_STATE_HOME is an "
+			      "absolute path; set one of them, or output.storeDir");
 		return PDK_EXIT_FAILURE;
 	}
 	fd = pdk_store_open(dir, session, o.id);

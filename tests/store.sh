@@ -143,6 +143,23 @@ check "--summary shows the warning" has_line "6004: warning: unused variable x"
 check "--summary shows the test summary" has_line "9005: Ran 12 tests: 10 passed, 2 failed"
 check "--summary leaves plain lines out" test "$(grep -c '^[0-9]*: ' "$T/out")" -eq 3
 
+# --- a configured output.storeDir: recall finds what runs kept there ---------
+mkdir -p "$T/cfgstore"
+printf '{ "output": { "storeDir": "%s" } }\n' "$T/cfgstore/kept" >"$T/store-cfg.json"
+prun --config "$T/store-cfg.json" -- seq 1 20000
+sid=$(note_id)
+check "storeDir: the run keeps its output there ($sid)" test -f "$T/cfgstore/kept/default/$sid"
+pcall recall "$sid" --config "$T/store-cfg.json" --from 19999
+check "storeDir: recall --config finds it" sh -c "[ $rc -eq 0 ] && grep -qx '19999' '$T/out'"
+pcall recall "$sid" --from 19999
+check "storeDir: without that configuration recall looks in the default store" \
+	sh -c "[ $rc -eq 125 ] && grep -q 'no output $sid' '$T/err'"
+mkdir -p "$T/xdgconf/paddock"
+cp "$T/store-cfg.json" "$T/xdgconf/paddock/config.json"
+XDG_CONFIG_HOME="$T/xdgconf" pcall recall "$sid" --from 19999
+check "storeDir: recall reads the user's configuration too" \
+	sh -c "[ $rc -eq 0 ] && grep -qx '19999' '$T/out'"
+
 # --- recall errors -----------------------------------------------------------
 pcall recall 0badc0de
 check "unknown id: exit 125, one line" sh -c "[ $rc -eq 125 ] && [ ! -s '$T/out' ] &&
