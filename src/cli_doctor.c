@@ -26,6 +26,7 @@
 #include "../backends/bwrap/bwrap.h"
 #endif
 #include "cli.h"
+#include "config.h"
 #include "runner.h"
 #include "util.h"
 #ifdef __linux__
@@ -445,10 +446,12 @@ static void print_text(cJSON *d)
 
 int pdk_cli_doctor_main(int argc, char **argv)
 {
-	const struct pdk_backend *chosen = NULL;
+	const struct pdk_backend *chosen = NULL, *first = NULL;
 	const char *why;
 	bool json = false;
 	cJSON *d, *bs;
+	struct pdk_config cfg;
+	char cwhy[1024];
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
@@ -462,6 +465,23 @@ int pdk_cli_doctor_main(int argc, char **argv)
 			return PDK_EXIT_FAILURE;
 		}
 	}
+	/* What a run would do depends on the configuration: its backend, and
+	 * its bwrap binary. A configuration that cannot be read is said so. */
+	pdk_config_init(&cfg);
+	if (pdk_config_load(&cfg, NULL, NULL, NULL, cwhy, sizeof(cwhy)) < 0) {
+		pdk_cli_error("doctor: configuration: %s", cwhy);
+		pdk_config_release(&cfg);
+		return PDK_EXIT_FAILURE;
+	}
+#ifdef HAVE_BWRAP
+	if (pdk_bwrap_set_path(cfg.bwrap) < 0) {
+		pdk_cli_error("doctor: configuration: bwrap: %s is not an absolute path; name the "
+			      "bubblewrap binary from /",
+			      cfg.bwrap);
+		pdk_config_release(&cfg);
+		return PDK_EXIT_FAILURE;
+	}
+#endif
 	d = host_facts();
 	if (!d) {
 		pdk_cli_error("doctor: out of memory");
@@ -485,13 +505,19 @@ int pdk_cli_doctor_main(int argc, char **argv)
 			printf("%s: %s%s%s\n", b->name,
 			       r == 0 ? "works here" : "does not work here",
 			       why && *why ? ": " : "", why ? why : "");
-		if (r == 0 && !chosen)
+		if (r == 0 && !first)
+			first = b;
+		if (r == 0 && cfg.backend && !strcmp(cfg.backend, b->name))
 			chosen = b;
 	}
+	/* A configured backend that does not work is no reason to use another. */
+	if (!cfg.backend)
+		chosen = first;
 	if (chosen)
 		cJSON_AddStringToObject(d, "would_use", chosen->name);
 	else
 		cJSON_AddNullToObject(d, "would_use");
+	cJSON_AddBoolToObject(d, "sandbox_enabled", cfg.sandbox_enabled);
 	if (json) {
 		char *s = cJSON_PrintUnformatted(d);
 		if (s)
@@ -499,11 +525,21 @@ int pdk_cli_doctor_main(int argc, char **argv)
 		free(s);
 	} else {
 		if (chosen)
-			printf("a run would use: %s\n", chosen->name);
+			printf("a run would use: %s%s\n", chosen->name,
+			       cfg.backend ? " (the configuration names it)" : "");
+		else if (cfg.backend)
+			printf("a run would refuse: the configuration names backend %s, which %s\n",
+			       cfg.backend,
+			       pdk_backend_find(cfg.backend) ? "does not work here"
+							     : "is not compiled in");
 		else
 			printf("a run would refuse: no backend works here\n");
+		if (!cfg.sandbox_enabled)
+			printf("but the configuration turns the sandbox off "
+			       "(commandPolicy.sandbox.enabled): runs are unconfined\n");
 		print_text(d);
 	}
 	cJSON_Delete(d);
+	pdk_config_release(&cfg);
 	return chosen ? 0 : 1;
 }

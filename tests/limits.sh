@@ -257,6 +257,22 @@ pcall doctor
 check "doctor: exit 0, the old lines and the new ones" sh -c \
 	'[ $0 -eq 0 ] && grep -q "^a run would use: " "$1" && grep -q "^cgroup: " "$1" &&
 	grep -q "^process limit: " "$1" && grep -q "^seccomp: " "$1"' "$rc" "$T/out"
+# doctor follows the configuration: the backend it names, probed with its bwrap binary.
+mkdir -p "$T/dcfg/paddock"
+if "$PADDOCK" doctor 2>/dev/null | grep -q "^landlock: works here"; then
+	echo '{ "commandPolicy": { "sandbox": { "backend": "landlock" } } }' \
+		>"$T/dcfg/paddock/config.json"
+	XDG_CONFIG_HOME="$T/dcfg" pcall doctor
+	check "doctor: a configured backend is the one a run would use" sh -c \
+		'[ $0 -eq 0 ] && grep -q "^a run would use: landlock (the configuration names it)" "$1"' \
+		"$rc" "$T/out"
+fi
+echo '{ "commandPolicy": { "sandbox": { "backend": "bwrap", "bwrap": "/nonexistent/bwrap" } } }' \
+	>"$T/dcfg/paddock/config.json"
+XDG_CONFIG_HOME="$T/dcfg" pcall doctor
+check "doctor: a configured bwrap that is not there: exit 1, a run would refuse" sh -c \
+	'[ $0 -eq 1 ] && grep -q "^a run would refuse: the configuration names backend bwrap" "$1"' \
+	"$rc" "$T/out"
 pcall doctor --json
 check "doctor --json: one JSON object with backends and cgroup" python3 -c '
 import json, sys
