@@ -643,7 +643,14 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 					    pdk_cgroup_kill(cg, (int)(PDK_KILL_GRACE * 1000)) == 0;
 				}
 #endif
-				cleared = kill_group(pid, pdk_guard_pid(&guard)) && cleared;
+				/* An emptied cgroup held every process the run
+				 * started, none of which can leave it: only the dead
+				 * are left to reap. */
+				if (emptied && cleared)
+					while (waitpid(-1, NULL, WNOHANG) > 0)
+						;
+				else
+					cleared = kill_group(pid, pdk_guard_pid(&guard)) && cleared;
 				exited = true;
 				drain_until = now() + PDK_DRAIN_LIMIT;
 			}
