@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "path.h"
@@ -117,6 +118,13 @@ int pdk_open_in_dir(const char *dir, const char *path, int flags)
 		return r;
 	fd = open(path, flags, 0600);
 	return fd < 0 ? -errno : fd;
+}
+
+bool pdk_being_made(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_size == 0 && st.st_mtime >= time(NULL) - 60;
 }
 
 int pdk_write_all(int fd, const void *buf, size_t len)

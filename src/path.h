@@ -20,6 +20,10 @@ int pdk_mkdir_p(const char *path, mode_t mode);
 /* open(path, flags, 0600) for a file in dir, making dir (mkdir -p, 0700) only when the open
  * finds it missing: most calls find it made. The fd or -errno. */
 int pdk_open_in_dir(const char *dir, const char *path, int flags);
+/* A run's list (the rm shim's registry, bwrap's placeholders) is made, then locked, then
+ * written: found unlocked but empty and less than a minute old, it is one whose run is between
+ * the first two, not a dead run's. */
+bool pdk_being_made(int fd);
 /* write(2) until done, across short writes and EINTR. 0 or -errno. */
 int pdk_write_all(int fd, const void *buf, size_t len);
 /* The path the kernel has for an open file or directory: what was opened is
