@@ -1,5 +1,6 @@
 /* main.c - paddock's entry point: pick the verb, hand it the arguments,
  * exit with what it returns. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,12 @@ int main(int argc, char **argv)
 	}
 	/* A reader that went away must not kill paddock mid-cleanup. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Started with stdin, stdout or stderr closed: /dev/null there, so that
+	 * no descriptor paddock opens (a pipe, a Landlock ruleset, the guardian's
+	 * socket) takes fd 0-2, where a child's own stdio would replace it. */
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+			return PDK_EXIT_FAILURE;
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return PDK_EXIT_FAILURE;

@@ -148,6 +148,12 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 	sleep 0.3
 	check "$b: a setsid daemon does not outlive the run" \
 		sh -c "! pgrep -f '^sleep ($d1|$d2)\$' >/dev/null"
+	# paddock started with its stdin, stdout and stderr closed: the guardian's socket and
+	# lock must not land on them, or the run is killed as soon as it starts.
+	(cd "$T/proj" && "$P" run --backend "$b" -- sh -c "sleep 0.3; echo alive >stdio-$b") \
+		<&- >&- 2>&-
+	check "$b: with paddock's own stdio closed the command runs to its end" \
+		grep -qx alive "$T/proj/stdio-$b"
 
 	# Placeholders for missing protected paths: gone after a run, and after paddock's SIGKILL
 	# the next run removes what the killed one left.
