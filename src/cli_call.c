@@ -21,6 +21,34 @@ static void warn_line(void *ctx, const char *line)
 	fprintf(stderr, "paddock: warning: %s\n", line);
 }
 
+int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pdk_config *cfg)
+{
+	char why[1024];
+
+	pdk_config_init(cfg);
+	if (pdk_config_load(cfg, path, warn ? warn_line : NULL, NULL, why, sizeof(why)) < 0) {
+		pdk_cli_error("%s: configuration: %s", verb, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg)
+{
+	char *dir = cfg->store_dir ? strdup(cfg->store_dir) : pdk_store_default_dir();
+
+	if (dir)
+		return dir;
+	if (cfg->store_dir)
+		pdk_cli_error("%s: out of memory", verb);
+	else
+		pdk_cli_error("%s: no place for the output store: neither HOME nor "
+			      "XDG_STATE_HOME is an absolute path; set one of them, or "
+			      "output.storeDir",
+			      verb);
+	return NULL;
+}
+
 int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char **argv)
 {
 	char why[1024];
@@ -33,10 +61,8 @@ int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char *
 		return -EINVAL;
 	}
 	c->parsed = true;
-	if (pdk_config_load(&c->cfg, c->o.config, warn_line, NULL, why, sizeof(why)) < 0) {
-		pdk_cli_error("%s: configuration: %s", verb, why);
+	if (pdk_cli_config_load(verb, c->o.config, true, &c->cfg) < 0)
 		return -EINVAL;
-	}
 	pdk_request_apply_config(&c->o, &c->cfg);
 	if (pdk_session_name(&c->session) < 0) {
 		pdk_cli_error("%s: PADDOCK_SESSION must be 1 to 64 of A-Z a-z 0-9 . _ -; "

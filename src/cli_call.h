@@ -35,4 +35,12 @@ int pdk_cli_call_decide(struct pdk_cli_call *c);
 int pdk_cli_call_gate(struct pdk_cli_call *c);
 void pdk_cli_call_release(struct pdk_cli_call *c);
 
+/* Read the configuration (only path when given) into cfg, which is then
+ * initialised whatever happens; unknown keys warned about when warn. Prints
+ * "VERB: configuration: ..." and returns -EINVAL on a bad file. */
+int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pdk_config *cfg);
+/* Where the output store is (output.storeDir, else the default), or NULL with
+ * the one-line error printed. */
+char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg);
+
 #endif

@@ -26,7 +26,7 @@
 #include "../backends/bwrap/bwrap.h"
 #endif
 #include "cli.h"
-#include "config.h"
+#include "cli_call.h"
 #include "runner.h"
 #include "util.h"
 #ifdef __linux__
@@ -451,7 +451,6 @@ int pdk_cli_doctor_main(int argc, char **argv)
 	bool json = false;
 	cJSON *d, *bs;
 	struct pdk_config cfg;
-	char cwhy[1024];
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
@@ -467,9 +466,7 @@ int pdk_cli_doctor_main(int argc, char **argv)
 	}
 	/* What a run would do depends on the configuration: its backend, and
 	 * its bwrap binary. A configuration that cannot be read is said so. */
-	pdk_config_init(&cfg);
-	if (pdk_config_load(&cfg, NULL, NULL, NULL, cwhy, sizeof(cwhy)) < 0) {
-		pdk_cli_error("doctor: configuration: %s", cwhy);
+	if (pdk_cli_config_load("doctor", NULL, false, &cfg) < 0) {
 		pdk_config_release(&cfg);
 		return PDK_EXIT_FAILURE;
 	}

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "config.h"
+#include "cli_call.h"
 #include "recall.h"
 #include "render.h"
 #include "store.h"
@@ -45,7 +45,7 @@ int pdk_cli_recall_main(int argc, char **argv)
 	struct pdk_buf out = {0};
 	struct pdk_config cfg;
 	const char *session, *config = NULL;
-	char *dir, why[1024];
+	char *dir;
 	int c, fd, r;
 
 	optind = 1;
@@ -112,19 +112,11 @@ int pdk_cli_recall_main(int argc, char **argv)
 		return PDK_EXIT_FAILURE;
 	}
 	/* The store is where runs put it: output.storeDir when configured. */
-	pdk_config_init(&cfg);
-	if (pdk_config_load(&cfg, config, NULL, NULL, why, sizeof(why)) < 0) {
-		pdk_cli_error("recall: configuration: %s", why);
-		pdk_config_release(&cfg);
-		return PDK_EXIT_FAILURE;
-	}
-	dir = cfg.store_dir ? strdup(cfg.store_dir) : pdk_store_default_dir();
+	r = pdk_cli_config_load("recall", config, false, &cfg);
+	dir = r < 0 ? NULL : pdk_cli_store_dir("recall", &cfg);
 	pdk_config_release(&cfg);
-	if (!dir) {
-		pdk_cli_error("recall: no output store: neither HOME nor XDG_STATE_HOME is an "
-			      "absolute path; set one of them, or output.storeDir");
+	if (!dir)
 		return PDK_EXIT_FAILURE;
-	}
 	fd = pdk_store_open(dir, session, o.id);
 	free(dir);
 	if (fd < 0) {

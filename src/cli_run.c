@@ -321,13 +321,10 @@ int pdk_cli_run_main(int argc, char **argv)
 	}
 	scfg.session = c.session;
 	scfg.cap = c.cfg.store_cap;
-	scfg.dir = store_dir = c.cfg.store_dir ? strdup(c.cfg.store_dir) : pdk_store_default_dir();
-	if (!store_dir && !c.cfg.store_dir) {
-		pdk_cli_error("run: no place for the output store: neither HOME nor XDG_STATE_HOME "
-			      "is an absolute path; set one of them, or output.storeDir");
+	scfg.dir = store_dir = pdk_cli_store_dir("run", &c.cfg);
+	if (!store_dir)
 		goto out;
-	}
-	if (!store_dir || pdk_store_entry_new(&scfg, &store) < 0 ||
+	if (pdk_store_entry_new(&scfg, &store) < 0 ||
 	    pdk_capture_init(&out, 1, c.o.bound, store) < 0 ||
 	    pdk_capture_init(&err, 2, c.o.bound, store) < 0) {
 		pdk_cli_error("run: out of memory");
