@@ -69,34 +69,12 @@ static const char *root_of(const struct stage_ctx *c, const char *path)
  * between ROOT and DIR on DIR's own mount, since rename(2) never crosses mounts. */
 static int stage_base(const char *root, const char *dir, char **ret)
 {
-	_cleanup_free_ char *cur = strdup(dir);
-	struct pdk_mount_ident want, id;
+	struct pdk_mount_ident want;
 	int r;
 
-	if (!cur)
-		return -ENOMEM;
-	if ((r = pdk_trash_mount_ident_at(AT_FDCWD, cur, &want)) < 0)
+	if ((r = pdk_trash_mount_ident_at(AT_FDCWD, dir, &want)) < 0)
 		return r;
-	while (strcmp(cur, root) != 0) {
-		char *slash = strrchr(cur, '/');
-		_cleanup_free_ char *up = NULL;
-
-		if (!slash)
-			break;
-		up = slash == cur ? strdup("/") : strndup(cur, (size_t)(slash - cur));
-		if (!up)
-			return -ENOMEM;
-		if (!pdk_path_under(up, root))
-			break;
-		if ((r = pdk_trash_mount_ident_at(AT_FDCWD, up, &id)) < 0)
-			return r;
-		if (!pdk_trash_same_mount(&id, &want))
-			break;
-		free(cur);
-		cur = steal_pointer(&up);
-	}
-	*ret = steal_pointer(&cur);
-	return 0;
+	return pdk_trash_mount_top(dir, &want, root, ret);
 }
 
 /* Open (making it when missing) NAME in DFD as a directory of this user, never through a
@@ -191,28 +169,14 @@ static int write_record(int rfd, const char *name, const char *orig)
 static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error *err)
 {
 	const struct stage_ctx *c = ctx;
-	_cleanup_free_ char *dir = NULL, *base = NULL, *real = NULL, *opened = NULL;
+	_cleanup_free_ char *base = NULL, *real = NULL;
 	_cleanup_free_ char *orig = NULL, *at = NULL, *area = NULL;
 	_cleanup_close_ int parent_fd = -1, rfd = -1;
 	const char *root;
-	struct stat st, pst;
 	int r;
 
-	if ((r = pdk_trash_split_path(path, &dir, &base)) < 0)
-		return fail(err, r, "%s", strerror(-r));
-	if (!base[0] || !strcmp(base, ".") || !strcmp(base, ".."))
-		return fail(err, -EINVAL, "'.', '..' and '/' cannot be moved to the trash");
-	real = realpath(dir, NULL);
-	if (!real)
-		return fail(err, -errno, "%s", strerror(errno));
-	parent_fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (parent_fd < 0)
-		return fail(err, -errno, "%s", strerror(errno));
-	opened = pdk_path_of_fd(parent_fd);
-	if (opened && strcmp(opened, real) != 0) {
-		free(real);
-		real = steal_pointer(&opened);
-	}
+	if ((r = pdk_trash_open_operand(path, &parent_fd, &real, &base, err)) < 0)
+		return r;
 	root = root_of(c, real);
 	if (!root)
 		return fail(err, -EPERM, "outside the writable roots (%s); left in place",
@@ -220,12 +184,8 @@ static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error
 	orig = pdk_path_join(real, base);
 	if (!orig)
 		return fail(err, -ENOMEM, "%s", strerror(ENOMEM));
-	if (fstatat(parent_fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return fail(err, -errno, "%s", strerror(errno));
-	if (fstat(parent_fd, &pst) < 0)
-		return fail(err, -errno, "%s", strerror(errno));
-	if (S_ISDIR(st.st_mode) && st.st_dev != pst.st_dev)
-		return fail(err, -EBUSY, "it is a mount point");
+	if ((r = pdk_trash_refuse_mount_point(parent_fd, base, err)) < 0)
+		return r;
 
 	if ((r = stage_base(root, real, &at)) < 0)
 		return fail(err, r, "cannot find where to stage it: %s", strerror(-r));

@@ -114,6 +114,38 @@ bool pdk_trash_same_mount(const struct pdk_mount_ident *a, const struct pdk_moun
 	return !(a->has_mnt_id && b->has_mnt_id) || a->mnt_id == b->mnt_id;
 }
 
+/* Walk up from the file's directory to the top of its mount: $topdir in the specification. */
+int pdk_trash_mount_top(const char *dir, const struct pdk_mount_ident *want, const char *stop,
+			char **ret)
+{
+	_cleanup_free_ char *cur = strdup(dir);
+
+	if (!cur)
+		return -ENOMEM;
+	for (;;) {
+		_cleanup_free_ char *up = NULL;
+		struct pdk_mount_ident id;
+		char *slash;
+		int r;
+
+		if (strcmp(cur, stop) == 0)
+			break;
+		slash = strrchr(cur, '/');
+		up = slash == cur ? strdup("/") : strndup(cur, (size_t)(slash - cur));
+		if (!up)
+			return -ENOMEM;
+		r = pdk_trash_mount_ident_at(AT_FDCWD, up, &id);
+		if (r < 0)
+			return r;
+		if (!pdk_trash_same_mount(&id, want))
+			break;
+		free(cur);
+		cur = steal_pointer(&up);
+	}
+	*ret = steal_pointer(&cur);
+	return 0;
+}
+
 static bool in_roots(const char *real, const char *const *roots, size_t n_roots)
 {
 	for (size_t i = 0; i < n_roots; i++) {
@@ -285,37 +317,6 @@ static bool is_own_dir(const char *path)
 	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
 }
 
-/* Walk up from the file's directory to the top of its mount: $topdir in the specification. */
-static int find_topdir(const char *dir, const struct pdk_mount_ident *want, char **ret)
-{
-	_cleanup_free_ char *cur = strdup(dir);
-
-	if (!cur)
-		return -ENOMEM;
-	for (;;) {
-		_cleanup_free_ char *up = NULL;
-		struct pdk_mount_ident id;
-		char *slash;
-		int r;
-
-		if (strcmp(cur, "/") == 0)
-			break;
-		slash = strrchr(cur, '/');
-		up = slash == cur ? strdup("/") : strndup(cur, (size_t)(slash - cur));
-		if (!up)
-			return -ENOMEM;
-		r = pdk_trash_mount_ident_at(AT_FDCWD, up, &id);
-		if (r < 0)
-			return r;
-		if (!pdk_trash_same_mount(&id, want))
-			break;
-		free(cur);
-		cur = steal_pointer(&up);
-	}
-	*ret = steal_pointer(&cur);
-	return 0;
-}
-
 /* $topdir/.Trash/$uid when an administrator prepared a sticky $topdir/.Trash, otherwise
  * $topdir/.Trash-$uid, created for this user alone. */
 static int topdir_trash(const char *topdir, const struct pdk_mount_ident *want, char **ret,
@@ -445,7 +446,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 		trash = steal_pointer(&home_trash);
 		rel = orig; /* the home trash records absolute paths */
 	} else {
-		r = find_topdir(parent, &fid, &topdir);
+		r = pdk_trash_mount_top(parent, &fid, "/", &topdir);
 		if (r < 0)
 			return fail(err, r, "cannot find the top of its mount: %s", strerror(-r));
 		r = topdir_trash(topdir, &fid, &trash, err);
@@ -554,24 +555,18 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 
 #endif
 
-int pdk_trash_put(const char *path, const char *const *roots, size_t n_roots,
-		  char **ret_trashed_as, struct pdk_error *err)
+int pdk_trash_open_operand(const char *path, int *ret_fd, char **ret_real, char **ret_base,
+			   struct pdk_error *err)
 {
 	_cleanup_free_ char *dir = NULL, *base = NULL, *real = NULL, *opened = NULL;
 	_cleanup_close_ int parent_fd = -1;
-	struct stat st, pst;
 	int r;
 
-	if (err)
-		err->message[0] = '\0';
-	if (!path || !path[0])
-		return fail(err, -ENOENT, "%s", strerror(ENOENT));
 	r = pdk_trash_split_path(path, &dir, &base);
 	if (r < 0)
 		return fail(err, r, "%s", strerror(-r));
 	if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
 		return fail(err, -EINVAL, "'.', '..' and '/' cannot be moved to the trash");
-
 	real = realpath(dir, NULL);
 	if (!real)
 		return fail(err, -errno, "%s", strerror(errno));
@@ -588,17 +583,43 @@ int pdk_trash_put(const char *path, const char *const *roots, size_t n_roots,
 		free(real);
 		real = steal_pointer(&opened);
 	}
-	if (!in_roots(real, roots, n_roots))
-		return fail(err, -EPERM,
-			    "outside the writable roots (it lies in %s); left in place", real);
+	*ret_fd = steal_fd(&parent_fd);
+	*ret_real = steal_pointer(&real);
+	*ret_base = steal_pointer(&base);
+	return 0;
+}
 
-	if (fstatat(parent_fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+int pdk_trash_refuse_mount_point(int dirfd, const char *name, struct pdk_error *err)
+{
+	struct stat st, pst;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return fail(err, -errno, "%s", strerror(errno));
-	if (fstat(parent_fd, &pst) < 0)
+	if (fstat(dirfd, &pst) < 0)
 		return fail(err, -errno, "%s", strerror(errno));
 	if (S_ISDIR(st.st_mode) && st.st_dev != pst.st_dev)
 		return fail(err, -EBUSY, "it is a mount point");
+	return 0;
+}
 
+int pdk_trash_put(const char *path, const char *const *roots, size_t n_roots, char **ret_trashed_as,
+		  struct pdk_error *err)
+{
+	_cleanup_free_ char *base = NULL, *real = NULL;
+	_cleanup_close_ int parent_fd = -1;
+	int r;
+
+	if (err)
+		err->message[0] = '\0';
+	if (!path || !path[0])
+		return fail(err, -ENOENT, "%s", strerror(ENOENT));
+	if ((r = pdk_trash_open_operand(path, &parent_fd, &real, &base, err)) < 0)
+		return r;
+	if (!in_roots(real, roots, n_roots))
+		return fail(err, -EPERM,
+			    "outside the writable roots (it lies in %s); left in place", real);
+	if ((r = pdk_trash_refuse_mount_point(parent_fd, base, err)) < 0)
+		return r;
 	return trash_into(parent_fd, real, base, NULL, NULL, ret_trashed_as, err);
 }
 
@@ -619,7 +640,6 @@ int pdk_trash_put_as(int dirfd, const char *name, const char *orig_path, const c
 		     char **ret_trashed_as, struct pdk_error *err)
 {
 	_cleanup_free_ char *parent = NULL;
-	struct stat st, pst;
 
 	if (err)
 		err->message[0] = '\0';
@@ -632,12 +652,9 @@ int pdk_trash_put_as(int dirfd, const char *name, const char *orig_path, const c
 	parent = pdk_path_of_fd(dirfd);
 	if (!parent)
 		return fail(err, -EBADF, "cannot tell where the directory is");
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return fail(err, -errno, "%s", strerror(errno));
-	if (fstat(dirfd, &pst) < 0)
-		return fail(err, -errno, "%s", strerror(errno));
-	if (S_ISDIR(st.st_mode) && st.st_dev != pst.st_dev)
-		return fail(err, -EBUSY, "it is a mount point");
+	int r = pdk_trash_refuse_mount_point(dirfd, name, err);
+	if (r < 0)
+		return r;
 	return trash_into(dirfd, parent, name, orig_path, deletion_date, ret_trashed_as, err);
 }
 

@@ -89,4 +89,14 @@ int pdk_trash_mount_ident_at(int dirfd, const char *name, struct pdk_mount_ident
 /* A and B lie on one mount (by device alone when either has no mount id). */
 bool pdk_trash_same_mount(const struct pdk_mount_ident *a, const struct pdk_mount_ident *b);
 
+/* An rm operand, opened for moving: its directory (opened, the real path of what was opened)
+ * and its last component. '.', '..' and '/' are refused. 0 or -errno with err set. */
+int pdk_trash_open_operand(const char *path, int *ret_fd, char **ret_real, char **ret_base,
+			   struct pdk_error *err);
+/* -EBUSY (err set) when name in dirfd is a directory another mount is on; 0 otherwise. */
+int pdk_trash_refuse_mount_point(int dirfd, const char *name, struct pdk_error *err);
+/* The highest directory from dir up to stop (stop included) still on the mount want: the
+ * specification's $topdir when stop is "/". 0 or -errno. */
+int pdk_trash_mount_top(const char *dir, const struct pdk_mount_ident *want, const char *stop,
+			char **ret);
 #endif
