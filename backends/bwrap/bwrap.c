@@ -681,10 +681,9 @@ static int bwrap_started(void *state)
 /* How many arguments follow each option this backend emits. */
 static int arity(const char *opt)
 {
-	static const char *const two[] = { "--ro-bind", "--bind" };
-	static const char *const one[] = { "--dev",	"--proc",    "--tmpfs", "--remount-ro",
-					   "--cap-drop", "--chdir", "--seccomp",
-					   "--json-status-fd" };
+	static const char *const two[] = { "--ro-bind", "--ro-bind-try", "--bind" };
+	static const char *const one[] = { "--dev",	"--proc",    "--cap-drop",
+					   "--chdir", "--seccomp", "--json-status-fd" };
 
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(two); i++)
 		if (!strcmp(opt, two[i]))
