@@ -21,8 +21,8 @@ static const int ignored[] = {SIGHUP,  SIGINT,	SIGQUIT, SIGTERM, SIGPIPE, SIGUSR
  * run a context switch, so it is reaped one run later (or by init). */
 static pid_t stale_guardian;
 
-/* What a guardian needs, copied out of paddock's structures before it
- * starts: paddock frees and reuses its own memory while the guardian lives. */
+/* What a guardian needs: paddock's cgroup and descriptors as the guardian
+ * holds them once it has renumbered its fds. */
 struct orders {
 	int sock; /* its end of the socket */
 	int lock; /* the cgroup slot's lock, or -1 */
@@ -32,14 +32,6 @@ struct orders {
 	size_t mlen;	      /* 0: no marker */
 	char marker[256];
 };
-
-/* What a guardian has, in its own copy of memory: its orders and a buffer for
- * reading environments. */
-struct home {
-	struct orders o;
-	char environ[16384];
-};
-static struct home fork_home;
 
 /* Everything from here to guardian() runs in the guardian: raw system calls
  * only (rawsys.h), nothing of paddock's but its orders. */
@@ -85,9 +77,9 @@ static bool marked(int procfd, const char *name, const char *marker, size_t mlen
 
 /* SIGKILL every process carrying the marker, until a pass over /proc finds
  * none or the time is up. */
-static void kill_marked(struct home *h, int timeout_ms)
+static void kill_marked(const struct orders *o, int timeout_ms)
 {
-	char dents[8192];
+	char dents[8192], env[16384];
 	pid_t self = pdk_raw_getpid();
 
 	for (int waited = 0; waited <= timeout_ms; waited += 10) {
@@ -107,8 +99,7 @@ static void kill_marked(struct home *h, int timeout_ms)
 				for (const char *p = name; *p >= '0' && *p <= '9'; p++)
 					pid = pid * 10 + (*p - '0');
 				if (pid <= 1 || pid == self ||
-				    !marked(dfd, name, h->o.marker, h->o.mlen, h->environ,
-					    sizeof(h->environ)))
+				    !marked(dfd, name, o->marker, o->mlen, env, sizeof(env)))
 					continue;
 				pdk_raw_kill(pid, SIGKILL);
 				hits++;
@@ -122,7 +113,7 @@ static void kill_marked(struct home *h, int timeout_ms)
 }
 
 /* The guardian; its exit status is what it returns. */
-static int guardian(struct home *h)
+static int guardian(struct orders *o)
 {
 	char b = 0;
 	long n;
@@ -142,13 +133,13 @@ static int guardian(struct home *h)
 	 * socket and the cgroup slot's lock, which keeps the slot from the
 	 * next run until the guardian is done. Both are moved out of the way
 	 * first: with paddock's own stdio closed, either could be fd 0-2. */
-	s_hi = pdk_raw_fcntl(h->o.sock, F_DUPFD, 10);
-	if (h->o.lock >= 0)
-		l_hi = pdk_raw_fcntl(h->o.lock, F_DUPFD, 10);
+	s_hi = pdk_raw_fcntl(o->sock, F_DUPFD, 10);
+	if (o->lock >= 0)
+		l_hi = pdk_raw_fcntl(o->lock, F_DUPFD, 10);
 	for (int fd = 0; fd < 3; fd++)
-		if (h->o.devnull != fd)
-			pdk_raw_dup3(h->o.devnull, fd);
-	if (s_hi < 0 || (h->o.lock >= 0 && l_hi < 0) || pdk_raw_dup3(s_hi, 3) < 0 ||
+		if (o->devnull != fd)
+			pdk_raw_dup3(o->devnull, fd);
+	if (s_hi < 0 || (o->lock >= 0 && l_hi < 0) || pdk_raw_dup3(s_hi, 3) < 0 ||
 	    (l_hi >= 0 && pdk_raw_dup3(l_hi, 4) < 0))
 		return 1;
 	pdk_raw_close_from(l_hi >= 0 ? 5 : 4);
@@ -158,10 +149,10 @@ static int guardian(struct home *h)
 	if (n == 1 && b == 'd')
 		return 0;
 	/* paddock is gone and did not clean up: the run must not outlive it. */
-	if (h->o.has_cg)
-		return pdk_cgroup_kill(&h->o.cg, 10000) == 0 ? 0 : 1;
-	if (h->o.mlen)
-		kill_marked(h, 10000);
+	if (o->has_cg)
+		return pdk_cgroup_kill(&o->cg, 10000) == 0 ? 0 : 1;
+	if (o->mlen)
+		kill_marked(o, 10000);
 	return 0;
 }
 
@@ -202,8 +193,7 @@ int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid == 0) {
-		fork_home.o = o;
-		pdk_raw_exit(guardian(&fork_home));
+		pdk_raw_exit(guardian(&o));
 	}
 	if (pid < 0)
 		pid = -errno;

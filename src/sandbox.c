@@ -254,8 +254,7 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 
 		while (name[0] == '.' && name[1] == '/')
 			name += 2;
-		if (asprintf(&pp, "%s%s%s", sb->roots[i], strcmp(sb->roots[i], "/") == 0 ? "" : "/",
-			     name) < 0)
+		if (!(pp = pdk_path_join(sb->roots[i], name)))
 			return -ENOMEM;
 		if (strv_has(sb->protect, *np, pp)) {
 			free(pp);

@@ -52,98 +52,125 @@ struct rule {
  * 0xffffffff00005412 is TIOCSTI too. */
 #define IOCTL_CMD(c) ARG(1, SCMP_CMP_MASKED_EQ, 0xffffffffULL, (c))
 #define FLAG_SET(f) ARG(0, SCMP_CMP_MASKED_EQ, (f), (f))
+/* clone with a namespace flag: the rule names the flag (# does not expand it). */
+#define CLONE_NS(f)                                                                                \
+	{                                                                                          \
+		.syscall = "clone", .err = EPERM, .n_args = 1, .arg = {FLAG_SET(f)},               \
+		.why = "clone with " #f                                                            \
+	}
 
 static const struct rule rules[] = {
-	/* io_uring runs its own operations out of reach of this filter. */
-	{ .syscall = "io_uring_setup", .err = ENOSYS, .why = "io_uring (bypasses this filter)" },
-	{ .syscall = "io_uring_enter", .err = ENOSYS, .why = "io_uring" },
-	{ .syscall = "io_uring_register", .err = ENOSYS, .why = "io_uring" },
-	/* The user's kernel keyring holds credentials. */
-	{ .syscall = "keyctl", .err = EPERM, .why = "kernel keyring" },
-	{ .syscall = "add_key", .err = EPERM, .why = "kernel keyring" },
-	{ .syscall = "request_key", .err = EPERM, .why = "kernel keyring" },
-	/* Other processes' memory and execution. */
-	{ .syscall = "ptrace", .err = EPERM, .why = "tracing processes" },
-	{ .syscall = "process_vm_readv", .err = EPERM, .why = "reading other processes' memory" },
-	{ .syscall = "process_vm_writev", .err = EPERM, .why = "writing other processes' memory" },
-	/* Only the query and the default persona: personality flags such as
-	 * READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken the process. */
-	{ .syscall = "personality", .err = EPERM, .when = PERSONA,
-	  .why = "personality changes (only the query 0xffffffff and PER_LINUX pass)" },
-	/* Mount table and namespaces: a new user namespace hands out
-	 * capabilities inside it and a large kernel attack surface. */
-	{ .syscall = "mount", .err = EPERM, .why = "mounting" },
-	{ .syscall = "umount", .err = EPERM, .why = "unmounting" },
-	{ .syscall = "umount2", .err = EPERM, .why = "unmounting" },
-	{ .syscall = "pivot_root", .err = EPERM, .why = "changing the root" },
-	{ .syscall = "open_tree", .err = EPERM, .why = "new mount API" },
-	{ .syscall = "move_mount", .err = EPERM, .why = "new mount API" },
-	{ .syscall = "fsopen", .err = EPERM, .why = "new mount API" },
-	{ .syscall = "fsmount", .err = EPERM, .why = "new mount API" },
-	{ .syscall = "fsconfig", .err = EPERM, .why = "new mount API" },
-	{ .syscall = "fspick", .err = EPERM, .why = "new mount API" },
-	{ .syscall = "mount_setattr", .err = EPERM, .why = "new mount API" },
-	{ .syscall = "open_tree_attr", .err = EPERM, .why = "new mount API", .nr = 467 },
-	{ .syscall = "unshare", .err = EPERM, .why = "namespaces" },
-	{ .syscall = "setns", .err = EPERM, .why = "namespaces" },
-	{ .syscall = "clone", .err = EPERM, .n_args = 1,
-	  .arg = { FLAG_SET(CLONE_NEWNS) }, .why = "clone with CLONE_NEWNS" },
-	{ .syscall = "clone", .err = EPERM, .n_args = 1,
-	  .arg = { FLAG_SET(CLONE_NEWCGROUP) }, .why = "clone with CLONE_NEWCGROUP" },
-	{ .syscall = "clone", .err = EPERM, .n_args = 1,
-	  .arg = { FLAG_SET(CLONE_NEWUTS) }, .why = "clone with CLONE_NEWUTS" },
-	{ .syscall = "clone", .err = EPERM, .n_args = 1,
-	  .arg = { FLAG_SET(CLONE_NEWIPC) }, .why = "clone with CLONE_NEWIPC" },
-	{ .syscall = "clone", .err = EPERM, .n_args = 1,
-	  .arg = { FLAG_SET(CLONE_NEWUSER) }, .why = "clone with CLONE_NEWUSER" },
-	{ .syscall = "clone", .err = EPERM, .n_args = 1,
-	  .arg = { FLAG_SET(CLONE_NEWPID) }, .why = "clone with CLONE_NEWPID" },
-	{ .syscall = "clone", .err = EPERM, .n_args = 1,
-	  .arg = { FLAG_SET(CLONE_NEWNET) }, .why = "clone with CLONE_NEWNET" },
-	/* clone3 passes its flags in memory the filter cannot read; ENOSYS
-	 * makes libc fall back to clone, which the rules above see. */
-	{ .syscall = "clone3", .err = ENOSYS, .why = "clone3 (libc falls back to clone)" },
-	/* Injecting input into a terminal outside the sandbox. */
-	{ .syscall = "ioctl", .err = EPERM, .n_args = 1,
-	  .arg = { IOCTL_CMD(TIOCSTI) }, .why = "ioctl TIOCSTI (low 32 bits)" },
-	{ .syscall = "ioctl", .err = EPERM, .n_args = 1,
-	  .arg = { IOCTL_CMD(TIOCLINUX) }, .why = "ioctl TIOCLINUX (low 32 bits)" },
-	/* Extended attributes are metadata Landlock does not cover; a file
-	 * system without xattr support answers the same way. */
-	{ .syscall = "setxattr", .err = EOPNOTSUPP, .why = "xattr writes" },
-	{ .syscall = "lsetxattr", .err = EOPNOTSUPP, .why = "xattr writes" },
-	{ .syscall = "fsetxattr", .err = EOPNOTSUPP, .why = "xattr writes" },
-	{ .syscall = "setxattrat", .err = EOPNOTSUPP, .why = "xattr writes", .nr = 463 },
-	{ .syscall = "removexattr", .err = EOPNOTSUPP, .why = "xattr removal" },
-	{ .syscall = "lremovexattr", .err = EOPNOTSUPP, .why = "xattr removal" },
-	{ .syscall = "fremovexattr", .err = EOPNOTSUPP, .why = "xattr removal" },
-	{ .syscall = "removexattrat", .err = EOPNOTSUPP, .why = "xattr removal", .nr = 466 },
-	/* Network off: only unix sockets can be made, and nothing can be
-	 * connected, since a filter cannot see a unix socket's path.
-	 * socketpair() stays usable. */
-	{ .syscall = "socket", .err = EAFNOSUPPORT, .when = NET_OFF, .n_args = 1,
-	  .arg = { ARG(0, SCMP_CMP_NE, AF_UNIX, 0) }, .why = "socket() but for AF_UNIX" },
-	{ .syscall = "connect", .err = EPERM, .when = NET_OFF, .why = "connect() on any socket" },
-	/* A datagram sent to an address is a connect in disguise. */
-	{ .syscall = "sendto", .err = EPERM, .when = NET_OFF, .n_args = 1,
-	  .arg = { ARG(4, SCMP_CMP_NE, 0, 0) }, .why = "sendto() to an address" },
-	/* sendmsg() keeps its address in memory the filter cannot read, so a
-	 * unix datagram socket of the command's own could still reach an
-	 * outside one (a log socket, a notify socket), and so could one end of
-	 * a datagram socketpair(): none is made. SOCK_RAW is a datagram socket
-	 * for AF_UNIX. Stream and seqpacket pairs ignore an address. */
-	{ .syscall = "socket", .err = EPERM, .when = NET_OFF, .n_args = 2,
-	  .arg = { ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM) },
-	  .why = "unix datagram sockets (sendmsg() could address an outside one)" },
-	{ .syscall = "socket", .err = EPERM, .when = NET_OFF, .n_args = 2,
-	  .arg = { ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW) },
-	  .why = "unix raw sockets (datagram sockets by another name)" },
-	{ .syscall = "socketpair", .err = EPERM, .when = NET_OFF, .n_args = 2,
-	  .arg = { ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM) },
-	  .why = "unix datagram socketpairs (an end can still sendmsg() to an address)" },
-	{ .syscall = "socketpair", .err = EPERM, .when = NET_OFF, .n_args = 2,
-	  .arg = { ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW) },
-	  .why = "unix raw socketpairs" },
+    /* io_uring runs its own operations out of reach of this filter. */
+    {.syscall = "io_uring_setup", .err = ENOSYS, .why = "io_uring (bypasses this filter)"},
+    {.syscall = "io_uring_enter", .err = ENOSYS, .why = "io_uring"},
+    {.syscall = "io_uring_register", .err = ENOSYS, .why = "io_uring"},
+    /* The user's kernel keyring holds credentials. */
+    {.syscall = "keyctl", .err = EPERM, .why = "kernel keyring"},
+    {.syscall = "add_key", .err = EPERM, .why = "kernel keyring"},
+    {.syscall = "request_key", .err = EPERM, .why = "kernel keyring"},
+    /* Other processes' memory and execution. */
+    {.syscall = "ptrace", .err = EPERM, .why = "tracing processes"},
+    {.syscall = "process_vm_readv", .err = EPERM, .why = "reading other processes' memory"},
+    {.syscall = "process_vm_writev", .err = EPERM, .why = "writing other processes' memory"},
+    /* Only the query and the default persona: personality flags such as
+     * READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken the process. */
+    {.syscall = "personality",
+     .err = EPERM,
+     .when = PERSONA,
+     .why = "personality changes (only the query 0xffffffff and PER_LINUX pass)"},
+    /* Mount table and namespaces: a new user namespace hands out
+     * capabilities inside it and a large kernel attack surface. */
+    {.syscall = "mount", .err = EPERM, .why = "mounting"},
+    {.syscall = "umount", .err = EPERM, .why = "unmounting"},
+    {.syscall = "umount2", .err = EPERM, .why = "unmounting"},
+    {.syscall = "pivot_root", .err = EPERM, .why = "changing the root"},
+    {.syscall = "open_tree", .err = EPERM, .why = "new mount API"},
+    {.syscall = "move_mount", .err = EPERM, .why = "new mount API"},
+    {.syscall = "fsopen", .err = EPERM, .why = "new mount API"},
+    {.syscall = "fsmount", .err = EPERM, .why = "new mount API"},
+    {.syscall = "fsconfig", .err = EPERM, .why = "new mount API"},
+    {.syscall = "fspick", .err = EPERM, .why = "new mount API"},
+    {.syscall = "mount_setattr", .err = EPERM, .why = "new mount API"},
+    {.syscall = "open_tree_attr", .err = EPERM, .why = "new mount API", .nr = 467},
+    {.syscall = "unshare", .err = EPERM, .why = "namespaces"},
+    {.syscall = "setns", .err = EPERM, .why = "namespaces"},
+    CLONE_NS(CLONE_NEWNS),
+    CLONE_NS(CLONE_NEWCGROUP),
+    CLONE_NS(CLONE_NEWUTS),
+    CLONE_NS(CLONE_NEWIPC),
+    CLONE_NS(CLONE_NEWUSER),
+    CLONE_NS(CLONE_NEWPID),
+    CLONE_NS(CLONE_NEWNET),
+    /* clone3 passes its flags in memory the filter cannot read; ENOSYS
+     * makes libc fall back to clone, which the rules above see. */
+    {.syscall = "clone3", .err = ENOSYS, .why = "clone3 (libc falls back to clone)"},
+    /* Injecting input into a terminal outside the sandbox. */
+    {.syscall = "ioctl",
+     .err = EPERM,
+     .n_args = 1,
+     .arg = {IOCTL_CMD(TIOCSTI)},
+     .why = "ioctl TIOCSTI (low 32 bits)"},
+    {.syscall = "ioctl",
+     .err = EPERM,
+     .n_args = 1,
+     .arg = {IOCTL_CMD(TIOCLINUX)},
+     .why = "ioctl TIOCLINUX (low 32 bits)"},
+    /* Extended attributes are metadata Landlock does not cover; a file
+     * system without xattr support answers the same way. */
+    {.syscall = "setxattr", .err = EOPNOTSUPP, .why = "xattr writes"},
+    {.syscall = "lsetxattr", .err = EOPNOTSUPP, .why = "xattr writes"},
+    {.syscall = "fsetxattr", .err = EOPNOTSUPP, .why = "xattr writes"},
+    {.syscall = "setxattrat", .err = EOPNOTSUPP, .why = "xattr writes", .nr = 463},
+    {.syscall = "removexattr", .err = EOPNOTSUPP, .why = "xattr removal"},
+    {.syscall = "lremovexattr", .err = EOPNOTSUPP, .why = "xattr removal"},
+    {.syscall = "fremovexattr", .err = EOPNOTSUPP, .why = "xattr removal"},
+    {.syscall = "removexattrat", .err = EOPNOTSUPP, .why = "xattr removal", .nr = 466},
+    /* Network off: only unix sockets can be made, and nothing can be
+     * connected, since a filter cannot see a unix socket's path.
+     * socketpair() stays usable. */
+    {.syscall = "socket",
+     .err = EAFNOSUPPORT,
+     .when = NET_OFF,
+     .n_args = 1,
+     .arg = {ARG(0, SCMP_CMP_NE, AF_UNIX, 0)},
+     .why = "socket() but for AF_UNIX"},
+    {.syscall = "connect", .err = EPERM, .when = NET_OFF, .why = "connect() on any socket"},
+    /* A datagram sent to an address is a connect in disguise. */
+    {.syscall = "sendto",
+     .err = EPERM,
+     .when = NET_OFF,
+     .n_args = 1,
+     .arg = {ARG(4, SCMP_CMP_NE, 0, 0)},
+     .why = "sendto() to an address"},
+    /* sendmsg() keeps its address in memory the filter cannot read, so a
+     * unix datagram socket of the command's own could still reach an
+     * outside one (a log socket, a notify socket), and so could one end of
+     * a datagram socketpair(): none is made. SOCK_RAW is a datagram socket
+     * for AF_UNIX. Stream and seqpacket pairs ignore an address. */
+    {.syscall = "socket",
+     .err = EPERM,
+     .when = NET_OFF,
+     .n_args = 2,
+     .arg = {ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
+     .why = "unix datagram sockets (sendmsg() could address an outside one)"},
+    {.syscall = "socket",
+     .err = EPERM,
+     .when = NET_OFF,
+     .n_args = 2,
+     .arg = {ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
+     .why = "unix raw sockets (datagram sockets by another name)"},
+    {.syscall = "socketpair",
+     .err = EPERM,
+     .when = NET_OFF,
+     .n_args = 2,
+     .arg = {ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
+     .why = "unix datagram socketpairs (an end can still sendmsg() to an address)"},
+    {.syscall = "socketpair",
+     .err = EPERM,
+     .when = NET_OFF,
+     .n_args = 2,
+     .arg = {ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
+     .why = "unix raw socketpairs"},
 };
 
 /* Syscalls from 424 on share one number on every architecture but alpha. */

@@ -91,7 +91,6 @@ struct ll_state {
 	struct pdk_bpf bpf;
 	bool network;
 	unsigned long max_procs;
-	int cap_last;
 };
 
 static int ll_abi(void)
@@ -204,21 +203,6 @@ static int add_rule(struct ll_state *st, int dirfd, const char *name, const char
 	return 0;
 }
 
-static int read_cap_last(void)
-{
-	char buf[16] = { 0 };
-	int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return 63;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 63;
-	return atoi(buf) > 0 && atoi(buf) < 64 ? atoi(buf) : 63;
-}
-
 static void landlock_release(void *p)
 {
 	struct ll_state *st = p;
@@ -255,7 +239,6 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 	st->ruleset_fd = -1;
 	st->network = policy->network;
 	st->max_procs = policy->max_procs;
-	st->cap_last = read_cap_last();
 
 	/* Refuse rather than run unconfined. */
 	st->abi = ll_abi();
@@ -324,10 +307,14 @@ static int drop_capabilities(const struct ll_state *st)
 			  0, 0, 0) < 0)
 			return -errno;
 		/* Without CAP_SETPCAP the bounding set cannot shrink; then
-		 * no_new_privs is what keeps exec from adding any. */
-		for (int cap = 0; cap <= st->cap_last; cap++)
-			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+		 * no_new_privs is what keeps exec from adding any. The kernel
+		 * says EINVAL past its last capability. */
+		for (int cap = 0; cap < 64; cap++)
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+				if (errno == EINVAL)
+					break;
 				return -errno;
+			}
 	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return -errno;
