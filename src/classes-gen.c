@@ -17,30 +17,15 @@ static struct pdk_prog_class classes[MAX_CLASSES];
 static size_t n_classes;
 static unsigned short slots[PDK_CLASS_SLOTS]; /* index + 1 into classes; 0 = empty */
 
-static struct pdk_prog_class *find_class(const char *name, size_t len)
-{
-	for (size_t h = pdk_class_hash(name, len);; h = (h + 1) & (PDK_CLASS_SLOTS - 1)) {
-		struct pdk_prog_class *c;
-
-		if (!slots[h])
-			return NULL;
-		c = &classes[slots[h] - 1];
-		if (c->len == len && !memcmp(c->name, name, len))
-			return c;
-	}
-}
-
 /* The slots are taken in the order the names come: kinds, rules, read-only. */
 static int add_class(const char *name, size_t len, unsigned kind, unsigned long long rules)
 {
-	struct pdk_prog_class *c = find_class(name, len);
-	size_t h;
+	size_t h = pdk_class_slot(slots, classes, name, len);
+	struct pdk_prog_class *c = slots[h] ? &classes[slots[h] - 1] : NULL;
 
 	if (!c) {
 		if (n_classes == MAX_CLASSES)
 			return -E2BIG;
-		for (h = pdk_class_hash(name, len); slots[h]; h = (h + 1) & (PDK_CLASS_SLOTS - 1))
-			;
 		c = &classes[n_classes++];
 		*c = (struct pdk_prog_class){name, len, 0, 0};
 		slots[h] = (unsigned short)n_classes;

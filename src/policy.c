@@ -190,16 +190,11 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 
 	st->text = steal_pointer(&c->text);
 	st->program = c->program;
-	st->argv = steal_pointer(&c->argv);
+	st->argv = c->argv;
 	st->line = c->line;
 	st->column = c->column;
 	st->depth = c->depth;
 	st->risk = PDK_RISK_SAFE;
-	if (!st->text || !st->program || !st->argv)
-		return -ENOMEM;
-	/* the pcmd's fields are read below through c: keep them pointing at st's */
-	c->program = st->program;
-	c->argv = st->argv;
 	if (c->refuse) {
 		*ret_msg = steal_pointer(&c->refuse);
 		st->rule = steal_pointer(&c->refuse_rule);

@@ -1,5 +1,6 @@
 /* policy_argv.c - argv first: a plain argv call whose arguments only a shell
  * would act on (operators, globs that match here, ~) is refused with the sh -c meant. */
+#include <cjson/cJSON.h>
 #include <glob.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,35 +108,11 @@ static bool literal_pattern_arg(char *const *argv, size_t i, size_t pattern_pos)
 	return pdk_policy_in_list(prog, greps) && pattern_pos == i;
 }
 
-static char *json_str(const char *s)
-{
-	size_t n = 3;
-	char *r, *o;
-
-	for (const char *p = s; *p; p++)
-		n += (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20) ? 6 : 1;
-	if (!(o = r = malloc(n)))
-		return NULL;
-	*o++ = '"';
-	for (const char *p = s; *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			*o++ = '\\';
-			*o++ = *p;
-		} else if ((unsigned char)*p < 0x20) {
-			o += sprintf(o, "\\u%04x", (unsigned char)*p);
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o++ = '"';
-	*o = '\0';
-	return r;
-}
-
 /* The ["sh","-c","..."] a model meant, for the refusal to suggest. */
 static char *suggest_shell(char *const *argv)
 {
-	char *script = NULL, *js, *r = NULL;
+	char *script = NULL, *r;
+	cJSON *a;
 	size_t len = 0;
 	FILE *f = open_memstream(&script, &len);
 
@@ -156,11 +133,10 @@ static char *suggest_shell(char *const *argv)
 	}
 	if (fclose(f) != 0)
 		return NULL;
-	js = json_str(script);
+	a = cJSON_CreateStringArray((const char *[]){"sh", "-c", script}, 3);
 	free(script);
-	if (js && asprintf(&r, "[\"sh\",\"-c\",%s]", js) < 0)
-		r = NULL;
-	free(js);
+	r = a ? cJSON_PrintUnformatted(a) : NULL;
+	cJSON_Delete(a);
 	return r;
 }
 

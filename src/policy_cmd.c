@@ -36,11 +36,6 @@ struct origin {
 static int parse_script(struct ctx *x, const char *script, size_t len, unsigned depth,
 			const struct origin *outer);
 
-bool pdk_policy_is_shell(const char *p)
-{
-	return !strcmp(p, "sh") || !strcmp(p, "bash") || !strcmp(p, "dash") || !strcmp(p, "zsh");
-}
-
 static struct pdk_pcmd *push(struct ctx *x, const struct origin *o)
 {
 	struct pdk_pcmd_list *l = x->out;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "path.h"
 #include "policy_int.h"
 #include "policy_lists.h"
 /* Generated in the build tree from data/read_only_command.json (tests/policy.mk). */
@@ -22,15 +23,9 @@ static pcre2_code *compiled[PDK_ARRAY_SIZE(shipped)];
  * at build time: one lookup per command, and nothing to build at start-up. */
 static const struct pdk_prog_class *find_class(const char *name, size_t len)
 {
-	for (size_t h = pdk_class_hash(name, len);; h = (h + 1) & (PDK_CLASS_SLOTS - 1)) {
-		const struct pdk_prog_class *c;
+	size_t h = pdk_class_slot(slots, classes, name, len);
 
-		if (!slots[h])
-			return NULL;
-		c = &classes[slots[h] - 1];
-		if (c->len == len && !memcmp(c->name, name, len))
-			return c;
-	}
+	return slots[h] ? &classes[slots[h] - 1] : NULL;
 }
 
 const struct pdk_prog_class *pdk_policy_classify(const char *prog)
@@ -262,6 +257,11 @@ bool pdk_policy_is_downloader(const char *prog)
 	return kind_of(prog, PDK_PK_DOWNLOADER);
 }
 
+bool pdk_policy_is_shell(const char *prog)
+{
+	return kind_of(prog, PDK_PK_SHELL);
+}
+
 bool pdk_policy_is_interpreter(const char *prog)
 {
 	return kind_of(prog, PDK_PK_INTERPRETER);
@@ -311,10 +311,6 @@ static const char *const abs_sensitive[] = {
     "/etc/ssl/private",
     "/root",
 };
-static bool under(const char *path, const char *root, size_t rl)
-{
-	return !strncmp(path, root, rl) && (path[rl] == '\0' || path[rl] == '/');
-}
 
 const char *pdk_policy_sensitive(const char *abs, const char *home, const struct pdk_strv *extra)
 {
@@ -331,7 +327,7 @@ const char *pdk_policy_sensitive(const char *abs, const char *home, const struct
 			for (size_t i = 0;
 			     (*rest == '.' || *rest == 'L') && i < PDK_ARRAY_SIZE(home_sensitive);
 			     i++)
-				if (under(rest, home_sensitive[i], strlen(home_sensitive[i]))) {
+				if (pdk_path_under(rest, home_sensitive[i])) {
 					snprintf(rule, sizeof(rule), "~/%s", home_sensitive[i]);
 					return rule;
 				}
@@ -340,13 +336,13 @@ const char *pdk_policy_sensitive(const char *abs, const char *home, const struct
 	for (size_t i = 0; (!strncmp(abs, "/etc/", 5) || !strncmp(abs, "/root", 5)) &&
 			   i < PDK_ARRAY_SIZE(abs_sensitive);
 	     i++)
-		if (under(abs, abs_sensitive[i], strlen(abs_sensitive[i])))
+		if (pdk_path_under(abs, abs_sensitive[i]))
 			return abs_sensitive[i];
 	for (size_t i = 0; extra && i < extra->n; i++) {
 		const char *e = extra->v[i];
 
 		if (strpbrk(e, "*?[") ? fnmatch(e, abs, FNM_PATHNAME | FNM_LEADING_DIR) == 0
-				      : under(abs, e, strlen(e)))
+				      : pdk_path_under(abs, e))
 			return e;
 	}
 	return pdk_policy_sensitive_name(abs);
@@ -402,20 +398,17 @@ const char *pdk_policy_sensitive_name(const char *path)
 
 bool pdk_policy_cwd_plain(const char *cwd, const char *home, const struct pdk_strv *extra)
 {
-	size_t cl;
-
 	if (!cwd || cwd[0] != '/' || pdk_policy_sensitive(cwd, home, extra))
 		return false;
-	cl = strlen(cwd);
-	if (home && under(home, cwd, cl))
+	if (home && pdk_path_under(home, cwd))
 		return false;
 	if (!strcmp(cwd, "/"))
 		return false;
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(abs_sensitive); i++)
-		if (under(abs_sensitive[i], cwd, cl))
+		if (pdk_path_under(abs_sensitive[i], cwd))
 			return false;
 	for (size_t i = 0; extra && i < extra->n; i++)
-		if (strpbrk(extra->v[i], "*?[") || under(extra->v[i], cwd, cl))
+		if (strpbrk(extra->v[i], "*?[") || pdk_path_under(extra->v[i], cwd))
 			return false;
 	return true;
 }

@@ -19,6 +19,19 @@ static inline size_t pdk_class_hash(const char *s, size_t len)
 	return h & (PDK_CLASS_SLOTS - 1);
 }
 
+/* The slot holding name, or the empty slot where it would go. */
+static inline size_t pdk_class_slot(const unsigned short *slots,
+				    const struct pdk_prog_class *classes, const char *name,
+				    size_t len)
+{
+	size_t h = pdk_class_hash(name, len);
+
+	while (slots[h] && !(classes[slots[h] - 1].len == len &&
+			     !memcmp(classes[slots[h] - 1].name, name, len)))
+		h = (h + 1) & (PDK_CLASS_SLOTS - 1);
+	return h;
+}
+
 #define P(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define GIT    "^git\\s+(?:\\S+\\s+)*?"
 

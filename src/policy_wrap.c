@@ -6,12 +6,9 @@
 
 bool pdk_policy_is_assignment(const char *s)
 {
-	if (!(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')))
-		return false;
-	while (*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
-	       (*s >= '0' && *s <= '9'))
-		s++;
-	return *s == '=';
+	size_t l = strcspn(s, "=");
+
+	return s[l] && pdk_policy_is_assignment_name(s, l);
 }
 
 /* Is the name (len bytes) a variable that changes which program a bare name
