@@ -55,12 +55,10 @@ int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char *
 	int r;
 
 	memset(c, 0, sizeof(*c));
-	pdk_config_init(&c->cfg);
 	if (pdk_cli_parse_run(argc, argv, &c->o, why, sizeof(why)) < 0) {
 		pdk_cli_error("%s: %s", verb, why);
 		return -EINVAL;
 	}
-	c->parsed = true;
 	if (pdk_cli_config_load(verb, c->o.config, true, &c->cfg) < 0)
 		return -EINVAL;
 	pdk_request_apply_config(&c->o, &c->cfg);
@@ -143,7 +141,6 @@ int pdk_cli_call_decide(struct pdk_cli_call *c)
 	r = pdk_policy_decide(&c->cfg, &pc, &c->d);
 	if (r < 0)
 		return r;
-	c->decided = true;
 	c->line = call_line(c->o.argv);
 	if (!c->line)
 		return -ENOMEM;
@@ -189,7 +186,6 @@ int pdk_cli_call_gate(struct pdk_cli_call *c)
 	r = pdk_gate_decide(&c->cfg, c->o.yes, &rq, &c->g);
 	if (r < 0)
 		return r;
-	c->asked = true;
 	if (!c->g.approved) {
 		c->refusal = strdup(c->g.message ? c->g.message : "command not approved");
 		return c->refusal ? 0 : -ENOMEM;
@@ -199,14 +195,11 @@ int pdk_cli_call_gate(struct pdk_cli_call *c)
 
 void pdk_cli_call_release(struct pdk_cli_call *c)
 {
-	if (c->asked)
-		pdk_gate_result_release(&c->g);
-	if (c->decided)
-		pdk_decision_release(&c->d);
+	pdk_gate_result_release(&c->g);
+	pdk_decision_release(&c->d);
 	pdk_strv_release(&c->password);
 	pdk_config_release(&c->cfg);
-	if (c->parsed)
-		pdk_request_release(&c->o);
+	pdk_request_release(&c->o);
 	free(c->session_cwd);
 	free(c->cwd);
 	free(c->line);

@@ -22,7 +22,6 @@ struct pdk_cli_call {
 	struct pdk_decision d;
 	struct pdk_strv password;   /* -w paths outside $HOME */
 	struct pdk_gate_result g;
-	bool parsed, decided, asked;
 	char *refusal;              /* set: nothing runs; one line saying why */
 };
 

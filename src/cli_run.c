@@ -218,7 +218,7 @@ static int unconfined_rm(struct pdk_sandbox *sb, const char *shim_dir)
 	_cleanup_free_ char *p = NULL;
 
 	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
+		path = PDK_DEFAULT_PATH;
 	if (asprintf(&p, "PATH=%s:%s", shim_dir, path) < 0)
 		return -ENOMEM;
 	return pdk_sandbox_setenv(sb, (const char *const[]){p, PDK_RMSHIM_ENV_DIRECT "=1", NULL});
@@ -229,7 +229,7 @@ static int unconfined_rm(struct pdk_sandbox *sb, const char *shim_dir)
 static void decision_notes(const struct pdk_cli_call *c, char *buf, size_t len,
 			   const char **notes, size_t *n)
 {
-	if (c->asked && c->g.approved) {
+	if (c->g.approved) {
 		snprintf(buf, len, "approved: %s, by %s%s", c->d.ask ? c->d.ask : c->line,
 			 c->g.by ? c->g.by : "the confirm gate",
 			 c->g.remembered ? "; remembered for this session" : "");

@@ -82,6 +82,13 @@ char *pdk_path_join(const char *a, const char *b)
 	return s;
 }
 
+bool pdk_own_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
+}
+
 int pdk_mkdir_p(const char *path, mode_t mode)
 {
 	/* Mostly it is all there already: one call says so. */

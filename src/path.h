@@ -15,6 +15,9 @@ char *pdk_path_resolve(const char *path);
 bool pdk_path_under(const char *path, const char *root);
 /* "a/b" as a new string (trailing slashes of a dropped), or NULL. */
 char *pdk_path_join(const char *a, const char *b);
+/* path is a directory of this user's own, not a symlink to one: one to write into or
+ * run from, which nobody else can have planted. */
+bool pdk_own_dir(const char *path);
 /* mkdir -p; each directory made is given mode. Returns 0 or -errno. */
 int pdk_mkdir_p(const char *path, mode_t mode);
 /* open(path, flags, 0600) for a file in dir, making dir (mkdir -p, 0700) only when the open

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "path.h"
 #include "rmshim_int.h"
+#include "runner.h"
 #include "sandbox.h"
 #include "store.h"
 #include "util.h"
@@ -97,14 +98,6 @@ static bool link_names(const char *link, const char *exe)
 	return strcmp(cur, exe) == 0;
 }
 
-/* Everything the shim runs comes from DIR: it must be this user's own directory. */
-static bool own_dir(const char *dir)
-{
-	struct stat st;
-
-	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
-}
-
 /* DIR/rm -> EXE, replaced in one rename when it points anywhere else, so a run never finds
  * the shim missing while another paddock refreshes it. */
 static int ensure_link(const char *dir, const char *exe)
@@ -140,7 +133,7 @@ static bool installed_already(const char *dir)
 	_cleanup_free_ char *link = NULL;
 
 	return self_exe_fast(exe, sizeof(exe)) && (link = pdk_path_join(dir, "rm")) &&
-	       link_names(link, exe) && own_dir(dir);
+	       link_names(link, exe) && pdk_own_dir(dir);
 }
 
 /* Make DIR (in STATE), its runs/ and DIR/rm. Returns 1 when STATE itself had to be made. */
@@ -160,7 +153,7 @@ static int install(const char *state, const char *dir)
 		return -ENOMEM;
 	if ((r = pdk_mkdir_p(runs, 0700)) < 0)
 		return r;
-	if (!own_dir(dir))
+	if (!pdk_own_dir(dir))
 		return -EPERM;
 	if ((r = ensure_link(dir, exe)) < 0)
 		return r;
@@ -303,7 +296,7 @@ int pdk_rmshim_env(struct pdk_rmshim *shim, char *const *envp, char ***ret_envp)
 	free(shim->path_env);
 	/* A PATH that is missing or empty means the default search path to execvp(3). */
 	if (asprintf(&shim->path_env, "PATH=%s:%s", shim->dir,
-		     path && path[0] ? path : "/usr/local/bin:/usr/bin:/bin") < 0) {
+		     path && path[0] ? path : PDK_DEFAULT_PATH) < 0) {
 		shim->path_env = NULL;
 		return -ENOMEM;
 	}

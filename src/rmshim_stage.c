@@ -37,15 +37,6 @@ static int fail(struct pdk_error *err, int r, const char *fmt, ...)
 	return r;
 }
 
-static int local_date(time_t t, char *buf, size_t len)
-{
-	struct tm tm;
-
-	if (!localtime_r(&t, &tm) || strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
-		return -EINVAL;
-	return 0;
-}
-
 struct stage_ctx {
 	struct pdk_strv roots; /* real paths */
 	const char *top;       /* ".paddock-rm-UID" */
@@ -150,7 +141,7 @@ static int write_record(int rfd, const char *name, const char *orig)
 
 	if (!enc)
 		return -ENOMEM;
-	if ((r = local_date(time(NULL), date, sizeof(date))) < 0)
+	if ((r = pdk_trash_date(time(NULL), date, sizeof(date))) < 0)
 		return r;
 	len = asprintf(&text, PDK_RMSHIM_RECORD_FMT, enc, date);
 	if (len < 0)

@@ -50,7 +50,7 @@ int pdk_find_program(const char *program, char **ret_path)
 		return *ret_path ? 0 : -ENOMEM;
 	}
 	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
+		path = PDK_DEFAULT_PATH;
 	for (const char *p = path;; p++) {
 		const char *end = strchr(p, ':');
 		size_t dlen = end ? (size_t)(end - p) : strlen(p);

@@ -53,6 +53,9 @@ struct pdk_run_status {
 	const char *procs_why;	   /* static: why no cgroup (RLIMIT, NONE) */
 };
 
+/* The search path when PATH is unset or empty. */
+#define PDK_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
 /* Resolve program through PATH the way a shell would. Returns 0 with a new
  * absolute or relative-with-slash path, -ENOENT (not found), -EACCES (found,
  * not executable), -EISDIR. */

@@ -107,6 +107,15 @@ int pdk_trash_mount_ident_at(int dirfd, const char *name, struct pdk_mount_ident
 	return 0;
 }
 
+int pdk_trash_date(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		return -EINVAL;
+	return 0;
+}
+
 bool pdk_trash_same_mount(const struct pdk_mount_ident *a, const struct pdk_mount_ident *b)
 {
 	if (a->dev != b->dev)
@@ -308,15 +317,6 @@ static int nearest_mount_ident(const char *path, struct pdk_mount_ident *ret)
 	}
 }
 
-/* A trash directory we are about to write into must be our own real directory, never a
- * symlink planted by someone else on a shared volume. */
-static bool is_own_dir(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
-}
-
 /* $topdir/.Trash/$uid when an administrator prepared a sticky $topdir/.Trash, otherwise
  * $topdir/.Trash-$uid, created for this user alone. */
 static int topdir_trash(const char *topdir, const struct pdk_mount_ident *want, char **ret,
@@ -336,7 +336,7 @@ static int topdir_trash(const char *topdir, const struct pdk_mount_ident *want, 
 
 		if (!mine)
 			return -ENOMEM;
-		if ((mkdir(mine, 0700) == 0 || errno == EEXIST) && is_own_dir(mine) &&
+		if ((mkdir(mine, 0700) == 0 || errno == EEXIST) && pdk_own_dir(mine) &&
 		    pdk_trash_mount_ident_at(AT_FDCWD, mine, &id) == 0 &&
 		    pdk_trash_same_mount(&id, want)) {
 			*ret = steal_pointer(&mine);
@@ -352,7 +352,7 @@ static int topdir_trash(const char *topdir, const struct pdk_mount_ident *want, 
 			    "no trash can be made on its filesystem (mounted at %s): %s: %s; "
 			    "not moved (files are never copied)",
 			    topdir, own, strerror(errno));
-	if (!is_own_dir(own))
+	if (!pdk_own_dir(own))
 		return fail(err, -EPERM,
 			    "%s is not a directory owned by this user; not moved (files are never "
 			    "copied)",
@@ -423,8 +423,6 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 	struct pdk_mount_ident fid, hid;
 	const char *rel;
 	char date[64];
-	struct tm tm;
-	time_t now;
 	int r;
 
 	if (!home_trash)
@@ -479,11 +477,9 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 	enc = percent_encode(rel);
 	if (!enc)
 		return -ENOMEM;
-	now = time(NULL);
 	if (date_as)
 		snprintf(date, sizeof(date), "%s", date_as);
-	else if (!localtime_r(&now, &tm) ||
-		 strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+	else if (pdk_trash_date(time(NULL), date, sizeof(date)) < 0)
 		return fail(err, -EINVAL, "cannot format the deletion date");
 
 	for (unsigned n = 1; n < TRASH_MAX_TRIES; n++) {

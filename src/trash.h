@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -86,6 +87,8 @@ struct pdk_mount_ident {
 
 /* DIRFD/NAME's mount, never through a final symlink. 0 or -errno. */
 int pdk_trash_mount_ident_at(int dirfd, const char *name, struct pdk_mount_ident *ret);
+/* t as a .trashinfo DeletionDate (local time, YYYY-MM-DDThh:mm:ss): 0 or -EINVAL. */
+int pdk_trash_date(time_t t, char *buf, size_t len);
 /* A and B lie on one mount (by device alone when either has no mount id). */
 bool pdk_trash_same_mount(const struct pdk_mount_ident *a, const struct pdk_mount_ident *b);
 
