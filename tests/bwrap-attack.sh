@@ -59,7 +59,8 @@ sandbox -- sh -c "echo attack > '$root/../$(basename "$outside")-dotdot'" 2>/dev
 check "write through .. fails" test ! -e "$root/../$(basename "$outside")-dotdot"
 
 marker=pdk-bwrap-shm-$$
-sandbox -- sh -c "echo attack > /dev/shm/$marker"
+sandbox -- sh -c "echo attack > /dev/shm/$marker && test -s /dev/shm/$marker"
+check "/dev/shm inside is writable" test $? -eq 0
 check "/dev/shm inside is private (written inside, absent outside)" test ! -e "/dev/shm/$marker"
 
 tmpfile=$(mktemp -u /tmp/pdk-bwrap-tmp.XXXXXX)

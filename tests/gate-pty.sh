@@ -82,6 +82,7 @@ wait_pane() {
 }
 # finished: until the driver's exit code is written, up to 10 s; then $rc holds it.
 finished() {
+	rc=
 	i=0
 	while [ ! -s "$T/$cur.rc" ]; do
 		i=$((i + 1))
