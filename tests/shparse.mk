@@ -5,9 +5,7 @@ libpaddock_a_SOURCES += src/shparse.c src/shparse.h
 check_PROGRAMS += tests/check_shparse
 TESTS += tests/check_shparse
 tests_check_shparse_SOURCES = tests/check_shparse.c
-tests_check_shparse_CPPFLAGS = -I$(top_srcdir)/src
-tests_check_shparse_LDADD = libpaddock.a $(CHECK_LIBS) $(SECCOMP_LIBS) \
-	$(PCRE2_LIBS)
+tests_check_shparse_LDADD = $(TEST_LIBS)
 
 EXTRA_DIST += tests/fuzz_shparse.c
 

@@ -7,9 +7,9 @@ libpaddock_a_SOURCES += src/trash.c src/trash.h src/rmshim.c src/rmshim.h src/rm
 
 check_PROGRAMS += tests/check_trash tests/trash-driver
 tests_check_trash_SOURCES = tests/check_trash.c
-tests_check_trash_LDADD = libpaddock.a $(CHECK_LIBS) $(SECCOMP_LIBS) $(PCRE2_LIBS)
+tests_check_trash_LDADD = $(TEST_LIBS)
 tests_trash_driver_SOURCES = tests/trash-driver.c
-tests_trash_driver_LDADD = libpaddock.a $(SECCOMP_LIBS) $(PCRE2_LIBS)
+tests_trash_driver_LDADD = $(LIBS_ALL)
 
 TESTS += tests/check_trash tests/trash-interop.sh tests/rmshim.sh
 EXTRA_DIST += tests/trash-interop.sh tests/rmshim.sh

@@ -22,7 +22,7 @@ CLEANFILES = src/seccomp-programs.c src/seccomp-programs.c.tmp src/seccomp-gen$(
 check_PROGRAMS += tests/check_seccomp
 TESTS += tests/check_seccomp
 tests_check_seccomp_SOURCES = tests/check_seccomp.c
-tests_check_seccomp_LDADD = libpaddock.a $(CHECK_LIBS) $(SECCOMP_LIBS)
+tests_check_seccomp_LDADD = $(TEST_LIBS)
 endif
 
 if BACKEND_LANDLOCK
@@ -31,10 +31,7 @@ libpaddock_a_SOURCES += backends/landlock/landlock.c
 # backend-exec drives any Linux backend through the backend API alone.
 check_PROGRAMS += tests/backend-exec
 tests_backend_exec_SOURCES = tests/backend-exec.c
-tests_backend_exec_LDADD = libpaddock.a $(SECCOMP_LIBS)
-if BACKEND_BWRAP
-tests_backend_exec_CPPFLAGS = $(AM_CPPFLAGS) -DHAVE_BWRAP
-endif
+tests_backend_exec_LDADD = $(LIBS_ALL)
 
 TESTS += tests/landlock-attack.sh
 endif

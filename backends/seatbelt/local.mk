@@ -9,7 +9,7 @@ libpaddock_a_SOURCES += \
 check_PROGRAMS += tests/check_seatbelt
 TESTS += tests/check_seatbelt
 tests_check_seatbelt_SOURCES = tests/check_seatbelt.c
-tests_check_seatbelt_LDADD = libpaddock.a $(CHECK_LIBS) $(SECCOMP_LIBS) $(PCRE2_LIBS)
+tests_check_seatbelt_LDADD = $(TEST_LIBS)
 
 # Read from $(srcdir)/tests/golden/seatbelt (the test harness exports srcdir).
 EXTRA_DIST += \
