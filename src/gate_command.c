@@ -42,7 +42,7 @@ static double now_s(void)
  */
 void __attribute__((noreturn))
 pdk_gate_exec_child(const char *path, char *const argv[], char *const envp[], int in, int out,
-		    int report, bool own_group, long maxfd)
+		    int report, bool own_group)
 {
 	int e;
 
@@ -51,11 +51,7 @@ pdk_gate_exec_child(const char *path, char *const argv[], char *const envp[], in
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 		goto fail;
 	pdk_reset_signals();
-#if defined(__linux__) && defined(SYS_close_range)
-	if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) < 0)
-#endif
-		for (long fd = 3; fd < maxfd; fd++)
-			fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	pdk_cloexec_from(3);
 	execve(path, argv, envp);
 fail:
 	e = errno;
@@ -230,7 +226,6 @@ static void read_output(int *fd, struct command_run *cr)
 static int run_command(const char *path, const char *json, double timeout, struct command_run *cr)
 {
 	char *argv[] = {(char *)path, NULL};
-	long maxfd = sysconf(_SC_OPEN_MAX);
 	int in[2] = {-1, -1}, out[2] = {-1, -1}, rep[2] = {-1, -1};
 	size_t json_len = strlen(json), sent = 0;
 	double deadline = now_s() + timeout;
@@ -248,8 +243,7 @@ static int run_command(const char *path, const char *json, double timeout, struc
 		goto close_pipes;
 	}
 	if (pid == 0)
-		pdk_gate_exec_child(path, argv, environ, in[0], out[1], rep[1], true,
-				    maxfd > 0 ? maxfd : 1024);
+		pdk_gate_exec_child(path, argv, environ, in[0], out[1], rep[1], true);
 	/* Also here, so a kill at the deadline finds the group even if the
 	 * child has not run yet. */
 	setpgid(pid, pid);

@@ -37,7 +37,7 @@ int pdk_gate_ask_tty(const struct pdk_config *cfg, const struct pdk_gate_request
 int pdk_gate_ask_command(const struct pdk_config *cfg, const struct pdk_gate_request *rq,
 			 struct pdk_gate_result *ret);
 void pdk_gate_exec_child(const char *path, char *const argv[], char *const envp[], int in, int out,
-			 int report, bool own_group, long maxfd) __attribute__((noreturn));
+			 int report, bool own_group) __attribute__((noreturn));
 int pdk_gate_exec_report(int report);
 
 #endif

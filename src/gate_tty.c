@@ -29,7 +29,6 @@ static void on_interrupt(int sig)
 static int run_on_tty(const char *sudo, const char *arg1, const char *arg2, int tty)
 {
 	char *argv[] = {(char *)"sudo", (char *)arg1, (char *)arg2, NULL};
-	long maxfd = sysconf(_SC_OPEN_MAX);
 	int rep[2], status, e, r;
 	pid_t pid;
 
@@ -46,8 +45,7 @@ static int run_on_tty(const char *sudo, const char *arg1, const char *arg2, int 
 	/* Not in a group of its own: sudo reads the password from the terminal,
 	 * which only its foreground group may do. */
 	if (pid == 0)
-		pdk_gate_exec_child(sudo, argv, environ, tty, tty, rep[1], false,
-				    maxfd > 0 ? maxfd : 1024);
+		pdk_gate_exec_child(sudo, argv, environ, tty, tty, rep[1], false);
 	close(rep[1]);
 	e = pdk_gate_exec_report(rep[0]);
 	while (waitpid(pid, &status, 0) < 0)

@@ -121,7 +121,7 @@ struct procs_plan {
 static int mark_env(char *const *envp, char *marker, size_t len, char ***ret)
 {
 	uint64_t token;
-	size_t n = 0;
+	size_t n = 0, k = 0;
 	char **v;
 
 	if (getrandom(&token, sizeof(token), 0) != sizeof(token))
@@ -132,12 +132,10 @@ static int mark_env(char *const *envp, char *marker, size_t len, char ***ret)
 	v = calloc(n + 2, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0, k = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (strncmp(envp[i], PDK_GUARD_MARKER "=", sizeof(PDK_GUARD_MARKER)) != 0)
 			v[k++] = envp[i];
-	for (n = 0; v[n]; n++)
-		;
-	v[n] = marker;
+	v[k] = marker;
 	*ret = v;
 	return 0;
 }
@@ -237,6 +235,22 @@ int pdk_run_procs_note(const struct pdk_run_status *st, char *buf, size_t len)
 	return (size_t)n < len ? n : (int)len - 1;
 }
 
+void pdk_cloexec_from(int first)
+{
+	struct rlimit rl;
+	rlim_t max = 65536;
+
+#if defined(__linux__) && defined(SYS_close_range)
+	if (syscall(SYS_close_range, (unsigned)first, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) == 0)
+		return;
+#endif
+	/* One at a time, up to the limit (capped: it may be huge). */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < max)
+		max = rl.rlim_cur;
+	for (rlim_t fd = (rlim_t)first; fd < max; fd++)
+		fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+}
+
 void pdk_reset_signals(void)
 {
 	sigset_t none;
@@ -268,7 +282,7 @@ void pdk_reset_signals(void)
 /* Async-signal-safe from here to exec: no allocation, no stdio, no locks. */
 static void __attribute__((noreturn))
 child(const struct pdk_run_spec *spec, const struct procs_plan *plan, int devnull, int outw,
-      int errw, int report, pid_t parent, int maxfd)
+      int errw, int report, pid_t parent)
 {
 	struct child_report rep = {0, 0};
 
@@ -296,11 +310,7 @@ child(const struct pdk_run_spec *spec, const struct procs_plan *plan, int devnul
 	pdk_reset_signals();
 	/* No descriptor above 2 survives the exec; a backend may clear the
 	 * flag on the one it passes on. */
-#if defined(__linux__) && defined(SYS_close_range)
-	if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) < 0)
-#endif
-		for (int fd = 3; fd < maxfd; fd++)
-			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	pdk_cloexec_from(3);
 	if (spec->cwd && chdir(spec->cwd) < 0) {
 		rep = (struct child_report){errno, 1};
 		goto fail;
@@ -331,14 +341,13 @@ struct child_args {
 	const struct procs_plan *plan;
 	int devnull, outw, errw, report;
 	pid_t parent;
-	int maxfd;
 };
 
 static int child_main(void *p)
 {
 	const struct child_args *a = p;
 
-	child(a->spec, a->plan, a->devnull, a->outw, a->errw, a->report, a->parent, a->maxfd);
+	child(a->spec, a->plan, a->devnull, a->outw, a->errw, a->report, a->parent);
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -451,7 +460,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	bool exited = false, term_sent = false, child_event = true;
 	char *buf = read_buf;
 	pid_t pid;
-	int r, wstatus = 0, maxfd;
+	int r, wstatus = 0;
 	ssize_t n;
 	struct procs_plan plan = {0};
 	struct pdk_guard guard = {.fd = -1};
@@ -465,9 +474,6 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	struct pdk_cgroup *cg = NULL;
 #endif
 
-	maxfd = (int)sysconf(_SC_OPEN_MAX);
-	if (maxfd < 0 || maxfd > 65536)
-		maxfd = 65536;
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull < 0)
 		return -errno;
@@ -526,8 +532,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 #endif
 	start = now();
-	struct child_args ca = {spec,	  &plan,    devnull,  opipe[1],
-				epipe[1], rpipe[1], getpid(), maxfd};
+	struct child_args ca = {spec, &plan, devnull, opipe[1], epipe[1], rpipe[1], getpid()};
 	pid = spawn(&ca);
 	if (pid < 0) {
 		r = pid;

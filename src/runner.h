@@ -73,6 +73,9 @@ enum pdk_procs_how pdk_run_procs_probe(const char **ret_why);
  * to say. */
 int pdk_run_procs_note(const struct pdk_run_status *st, char *buf, size_t len);
 
+/* Mark every descriptor from first on close-on-exec; async-signal-safe, for a
+ * child between fork and exec. */
+void pdk_cloexec_from(int first);
 /* In a child before exec (async-signal-safe): every signal back to its
  * default disposition, glibc's own included, and an empty mask. */
 void pdk_reset_signals(void);

@@ -426,9 +426,9 @@ static void sweep_held(const char *dir)
 }
 
 /* Record this run's placeholders before bwrap makes them. */
-static int hold_placeholders(struct bwrap_state *s)
+static int hold_placeholders(struct bwrap_state *s, const char *dir)
 {
-	_cleanup_free_ char *dir = held_dir(), *list = NULL;
+	_cleanup_free_ char *list = NULL;
 	unsigned int rnd = 0;
 	size_t len = 0;
 	int r;
@@ -555,6 +555,7 @@ static int keep_high(int fd, int *ret_fd)
 
 static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 {
+	_cleanup_free_ char *dir = held_dir();
 	struct bwrap_state *s;
 	struct pdk_bpf bpf = { 0 };
 	int r, fd = -1, pipefd[2];
@@ -564,11 +565,8 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 		return r;
 	/* Before the protected paths are looked at: a placeholder a killed run
 	 * left must be gone, so that this run holds the path as missing. */
-	{
-		_cleanup_free_ char *dir = held_dir();
-		if (dir)
-			sweep_held(dir);
-	}
+	if (dir)
+		sweep_held(dir);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -597,7 +595,7 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	if (r == 0)
 		r = build_prefix(s, policy);
 	if (r == 0)
-		r = hold_placeholders(s);
+		r = hold_placeholders(s, dir);
 	if (r < 0)
 		goto fail;
 	*ret_state = s;
