@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "cli.h"
 #include "cli_call.h"
+#include "path.h"
 #include "refusal.h"
 #include "render.h"
 #include "rmshim.h"
@@ -148,10 +149,7 @@ static int cd_main(struct pdk_cli_call *c, struct pdk_capture *out, struct pdk_c
 		pdk_capture_feed(err, line, strlen(line));
 		return 1;
 	}
-	if (argv[1][0] == '/')
-		joined = strdup(argv[1]);
-	else if (asprintf(&joined, "%s/%s", c->cwd, argv[1]) < 0)
-		joined = NULL;
+	joined = argv[1][0] == '/' ? strdup(argv[1]) : pdk_path_join(c->cwd, argv[1]);
 	if (!joined)
 		return -ENOMEM;
 	real = realpath(joined, NULL);

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "config_int.h"
+#include "path.h"
 #include "render.h"
 #include "runner.h"
 #include "store.h"
@@ -307,23 +308,28 @@ int pdk_config_load_file(struct pdk_config *cfg, const char *path, bool must_exi
 int pdk_config_load(struct pdk_config *cfg, const char *path,
 		    void (*warn)(void *ctx, const char *line), void *ctx, char *why, size_t why_len)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	_cleanup_free_ char *user = NULL;
+	_cleanup_free_ char *dir = NULL, *user = NULL;
 	int r;
 
 	if (path)
 		return pdk_config_load_file(cfg, path, true, warn, ctx, why, why_len);
 	r = pdk_config_load_file(cfg, PDK_SYSTEM_CONFIG, false, warn, ctx, why, why_len);
-	if (r < 0)
+	if (r < 0 || !(dir = pdk_config_user_dir()))
 		return r;
-	/* XDG: a relative $XDG_CONFIG_HOME is invalid and is ignored. */
-	if (xdg && xdg[0] == '/')
-		r = asprintf(&user, "%s/paddock/config.json", xdg);
-	else if (home && home[0] == '/')
-		r = asprintf(&user, "%s/.config/paddock/config.json", home);
-	else
-		return 0;
-	if (r < 0)
+	if (!(user = pdk_path_join(dir, "config.json")))
 		return -ENOMEM;
 	return pdk_config_load_file(cfg, user, false, warn, ctx, why, why_len);
+}
+
+char *pdk_config_user_dir(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *dir = NULL;
+
+	/* XDG: a relative $XDG_CONFIG_HOME is invalid and is ignored. */
+	if (xdg && xdg[0] == '/')
+		dir = pdk_path_join(xdg, "paddock");
+	else if (home && home[0] == '/')
+		dir = pdk_path_join(home, ".config/paddock");
+	return dir;
 }

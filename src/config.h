@@ -103,6 +103,10 @@ int pdk_config_load_file(struct pdk_config *cfg, const char *path, bool must_exi
 
 void pdk_config_release(struct pdk_config *cfg);
 
+/* The user's configuration directory: $XDG_CONFIG_HOME/paddock, else
+ * $HOME/.config/paddock; NULL when neither is an absolute path. */
+char *pdk_config_user_dir(void);
+
 /* Compile src into p (where is copied). -EINVAL with why on a bad pattern. */
 int pdk_pattern_compile(struct pdk_pattern *p, const char *src, const char *where, char *why,
 			size_t why_len);

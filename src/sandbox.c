@@ -269,14 +269,8 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 /* paddock's own directories, resolved: its state and the user's configuration. */
 static void own_dirs(char *ret[2])
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	_cleanup_free_ char *state = pdk_state_dir(), *config = NULL;
+	_cleanup_free_ char *state = pdk_state_dir(), *config = pdk_config_user_dir();
 
-	if (xdg && xdg[0] == '/' && asprintf(&config, "%s/paddock", xdg) < 0)
-		config = NULL;
-	else if ((!xdg || xdg[0] != '/') && home && home[0] == '/' &&
-		 asprintf(&config, "%s/.config/paddock", home) < 0)
-		config = NULL;
 	ret[0] = state ? pdk_path_resolve(state) : NULL;
 	ret[1] = config ? pdk_path_resolve(config) : NULL;
 }

@@ -20,14 +20,9 @@
 
 static int session_resolve(const char *session, const char **ret)
 {
-	size_t n;
-
 	if (!session)
 		return pdk_session_name(ret);
-	n = strlen(session);
-	if (n == 0 || n > 64 || strcmp(session, ".") == 0 || strcmp(session, "..") == 0 ||
-	    strspn(session, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
-		n)
+	if (!pdk_session_name_valid(session))
 		return -EINVAL;
 	*ret = session;
 	return 0;
@@ -79,10 +74,8 @@ static int read_state(const char *dir, const char *name, char **ret, size_t *ret
 	size_t len = 0, alloc = 256;
 	struct stat st;
 
-	if (asprintf(&path, "%s/%s", dir, name) < 0) {
-		path = NULL;
+	if (!(path = pdk_path_join(dir, name)))
 		return -ENOMEM;
-	}
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
@@ -135,10 +128,8 @@ static int write_state(const char *dir, const char *name, const char *data, size
 		tmp = NULL;
 		return -ENOMEM;
 	}
-	if (asprintf(&path, "%s/%s", dir, name) < 0) {
-		path = NULL;
+	if (!(path = pdk_path_join(dir, name)))
 		return -ENOMEM;
-	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -214,10 +205,8 @@ int pdk_session_approve(const char *session, const char *program)
 	if (r < 0)
 		return r;
 	/* Read, add, replace: under a lock, so two calls approving at once keep both. */
-	if (asprintf(&lock, "%s/lock", dir) < 0) {
-		lock = NULL;
+	if (!(lock = pdk_path_join(dir, "lock")))
 		return -ENOMEM;
-	}
 	lfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lfd < 0)
 		return -errno;

@@ -56,19 +56,23 @@ char *pdk_store_default_dir(void)
 int pdk_session_name(const char **ret)
 {
 	const char *s = getenv("PADDOCK_SESSION");
-	size_t n;
 
 	if (!s || !*s) {
 		*ret = "default";
 		return 0;
 	}
-	n = strlen(s);
-	if (n > 64 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-		return -EINVAL;
-	if (strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != n)
+	if (!pdk_session_name_valid(s))
 		return -EINVAL;
 	*ret = s;
 	return 0;
+}
+
+bool pdk_session_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n <= 64 && strcmp(s, ".") != 0 && strcmp(s, "..") != 0 &&
+	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
 }
 
 bool pdk_store_id_valid(const char *id)

@@ -28,6 +28,8 @@ char *pdk_store_default_dir(void);
 /* The session name from PADDOCK_SESSION: default "default"; -EINVAL when it
  * is not 1-64 of [A-Za-z0-9._-] (and not "." or ".."). */
 int pdk_session_name(const char **ret);
+/* 1 to 64 of A-Z a-z 0-9 . _ -, and neither "." nor "..". */
+bool pdk_session_name_valid(const char *s);
 bool pdk_store_id_valid(const char *id);
 
 /*
