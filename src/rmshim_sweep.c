@@ -399,10 +399,14 @@ static void mounts_under(const struct pdk_strv *roots, struct pdk_strv *v)
 		if (!mp)
 			continue;
 		pdk_mountinfo_unescape(mp);
+		/* Each once, and none that is itself a root (swept as one). */
+		if (pdk_rmshim_strv_has(roots, mp) || pdk_rmshim_strv_has(v, mp))
+			continue;
 		for (size_t i = 0; i < roots->n; i++)
-			if (strcmp(mp, roots->v[i]) != 0 && pdk_path_under(mp, roots->v[i]) &&
-			    !pdk_rmshim_strv_has(v, mp))
+			if (pdk_path_under(mp, roots->v[i])) {
 				(void)pdk_strv_push(v, mp);
+				break;
+			}
 	}
 	free(line);
 	fclose(f);
@@ -471,20 +475,18 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 	_cleanup_free_ char *state = pdk_state_dir();
 	_cleanup_free_ char *top = NULL;
 	struct sweep s = {.shim = shim};
-	struct pdk_strv bases = {0};
+	struct pdk_strv mounts = {0};
 	bool staged = false;
 
 	if (!(top = pdk_rmshim_stage_name()))
 		return -ENOMEM;
 	for (size_t i = 0; i < n_roots; i++) {
-		char *real = NULL;
+		_cleanup_free_ char *real =
+		    roots[i] && !roots_real ? realpath(roots[i], NULL) : NULL;
+		const char *r = roots_real ? roots[i] : real;
 
-		if (roots[i])
-			real = roots_real ? strdup(roots[i]) : realpath(roots[i], NULL);
-
-		if (real && !pdk_rmshim_strv_has(&s.roots, real))
-			(void)pdk_strv_push(&s.roots, real);
-		free(real);
+		if (r && !pdk_rmshim_strv_has(&s.roots, r))
+			(void)pdk_strv_push(&s.roots, r);
 	}
 	if (state) {
 		_cleanup_free_ char *shimdir = pdk_path_join(state, PDK_RMSHIM_DIR);
@@ -495,19 +497,14 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 		adopt_dead_runs(&s);
 
 	for (size_t i = 0; i < s.roots.n; i++)
-		if (!pdk_rmshim_strv_has(&bases, s.roots.v[i]))
-			(void)pdk_strv_push(&bases, s.roots.v[i]);
-	for (size_t i = 0; i < bases.n; i++)
-		staged |= sweep_area(&s, bases.v[i], top);
+		staged |= sweep_area(&s, s.roots.v[i], top);
 	/* Files on another mount inside a root are staged at the top of that mount, and the shim
 	 * then marks the root too (rmshim_int.h): a run that left no staging in any root, no
 	 * dead run and no root it could not write spares the kernel formatting every mount. */
 	if (staged || s.n_dead > 0 || unwritable_root(&s.roots)) {
-		size_t n_roots_only = bases.n;
-
-		mounts_under(&s.roots, &bases);
-		for (size_t i = n_roots_only; i < bases.n; i++)
-			sweep_area(&s, bases.v[i], top);
+		mounts_under(&s.roots, &mounts);
+		for (size_t i = 0; i < mounts.n; i++)
+			sweep_area(&s, mounts.v[i], top);
 	}
 
 	/* A registry entry goes once nothing of its run is left staged. */
@@ -525,7 +522,7 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 		unlink(shim->registry);
 	free(s.dead_fds);
 	free(s.dead_names);
-	pdk_strv_release(&bases);
+	pdk_strv_release(&mounts);
 	pdk_strv_release(&s.roots);
 	free(s.runs_dir);
 
