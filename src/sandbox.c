@@ -58,11 +58,11 @@ static bool strv_has(char **v, size_t n, const char *s)
 	return false;
 }
 
-static void add_note(struct pdk_sandbox *sb, const char *fmt, const char *a, const char *b)
+static void add_note(struct pdk_sandbox *sb, const char *fmt, const char *a)
 {
 	if (sb->n_note_buf >= PDK_ARRAY_SIZE(sb->note_buf))
 		return;
-	snprintf(sb->note_buf[sb->n_note_buf++], sizeof(sb->note_buf[0]), fmt, a, b);
+	snprintf(sb->note_buf[sb->n_note_buf++], sizeof(sb->note_buf[0]), fmt, a);
 }
 
 /* The result lines: the fallback first, then the rest. */
@@ -229,8 +229,8 @@ static int add_config_root(struct pdk_sandbox *sb, size_t *n, const char *p, cha
 		return -EINVAL;
 	}
 	if (stat(p, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
-		add_note(sb, "sandbox: the configured writable path %s does not exist%s; not "
-			     "granted", p, "");
+		add_note(sb, "sandbox: the configured writable path %s does not exist; not granted",
+			 p);
 		return 0;
 	}
 	return add_named_root(sb, n, "writablePaths:", p, why, why_len);
@@ -443,11 +443,10 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 		return -EINVAL;
 	}
 	if (req->no_sandbox) {
-		add_note(sb, "sandbox: none: the command ran unconfined, as %s%s",
+		add_note(sb, "sandbox: none: the command ran unconfined, as %s",
 			 cfg && !cfg->sandbox_enabled ? "the configuration asks "
 							"(commandPolicy.sandbox.enabled is false)"
-						      : "--no-sandbox asked",
-			 "");
+						      : "--no-sandbox asked");
 		collect_notes(sb);
 		return 0;
 	}

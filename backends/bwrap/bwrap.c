@@ -19,6 +19,7 @@
 
 #include "bwrap.h"
 #include "../../src/confine.h"
+#include "../../src/fmt.h"
 #include "../../src/path.h"
 #include "../../src/seccomp.h"
 #include "../../src/store.h"
@@ -692,31 +693,23 @@ static int arity(const char *opt)
 	return 0;
 }
 
-/* Shell quoting: bare when only safe bytes, '...' otherwise, and $'...' when
- * there are control bytes, so that a newline in a path never breaks a line. */
+/* As pdk_fput_shell_word(), but a word with control bytes is written $'...',
+ * so that the profile stays one line per option. */
 static void put_quoted(const char *arg, FILE *out)
 {
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				   "0123456789_-+=/.,:@%";
-	bool ctrl = false;
 	const char *p;
 
-	for (p = arg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			ctrl = true;
-	if (*arg && strspn(arg, safe) == strlen(arg)) {
-		fputs(arg, out);
+	for (p = arg; *p && (unsigned char)*p >= 0x20 && *p != 0x7f; p++)
+		;
+	if (!*p) {
+		pdk_fput_shell_word(out, arg);
 		return;
 	}
-	fputs(ctrl ? "$'" : "'", out);
+	fputs("$'", out);
 	for (p = arg; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 
-		if (!ctrl && c == '\'')
-			fputs("'\\''", out);
-		else if (!ctrl)
-			fputc(c, out);
-		else if (c == '\'' || c == '\\')
+		if (c == '\'' || c == '\\')
 			fprintf(out, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", out);

@@ -86,8 +86,7 @@ struct ll_state {
 	struct ll_ruleset_attr attr;
 	struct ll_rule *rules;
 	size_t n_rules;
-	char **notes; /* what the rules could not express, for describe */
-	size_t n_notes;
+	bool protect_unenforced; /* protected paths asked for: describe says why not */
 	struct pdk_bpf bpf;
 	bool network;
 	unsigned long max_procs;
@@ -150,30 +149,16 @@ static size_t attr_size(int abi)
 	return offsetof(struct ll_ruleset_attr, handled_access_net);
 }
 
-static int note(struct ll_state *st, const char *fmt, const char *a, const char *b)
-{
-	char **n = realloc(st->notes, (st->n_notes + 1) * sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	st->notes = n;
-	if (asprintf(&n[st->n_notes], fmt, a, b) < 0)
-		return -ENOMEM;
-	st->n_notes++;
-	return 0;
-}
-
 /* Grant access on path (beneath it when a directory); a missing path is skipped
  * unless must_exist. */
-static int add_rule(struct ll_state *st, int dirfd, const char *name, const char *path,
-		    uint64_t access, bool must_exist)
+static int add_rule(struct ll_state *st, const char *path, uint64_t access, bool must_exist)
 {
 	_cleanup_close_ int fd = -1;
 	struct landlock_path_beneath_attr pb = { 0 };
 	struct ll_rule *rules;
 	struct stat sb;
 
-	fd = openat(dirfd, name, O_PATH | O_CLOEXEC);
+	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return must_exist ? -errno : 0;
 	if (fstat(fd, &sb) < 0)
@@ -214,9 +199,6 @@ static void landlock_release(void *p)
 	for (size_t i = 0; i < st->n_rules; i++)
 		free(st->rules[i].path);
 	free(st->rules);
-	for (size_t i = 0; i < st->n_notes; i++)
-		free(st->notes[i]);
-	free(st->notes);
 	pdk_bpf_release(&st->bpf);
 	free(st);
 }
@@ -261,22 +243,16 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 	st->ruleset_fd = r;
 
 	for (size_t i = 0; i < policy->n_roots; i++) {
-		r = add_rule(st, AT_FDCWD, policy->roots[i], policy->roots[i], access, true);
+		r = add_rule(st, policy->roots[i], access, true);
 		if (r < 0 && r != -ENOENT)
 			return r;
 	}
 	/* Landlock only adds rights going down a tree: keeping .git/config
 	 * read-only under a writable root would mean no rule on .git, and then
 	 * git could not create its index.lock. Ordinary git use wins; say so. */
-	if (policy->n_protect > 0) {
-		r = note(st, "%s%s", "protected paths are not enforced: Landlock cannot take "
-			 "rights back below a writable root without breaking git ",
-			 "(bwrap and Seatbelt do enforce them)");
-		if (r < 0)
-			return r;
-	}
+	st->protect_unenforced = policy->n_protect > 0;
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(devices); i++) {
-		r = add_rule(st, AT_FDCWD, devices[i], devices[i], FS_FILE_RIGHTS, false);
+		r = add_rule(st, devices[i], FS_FILE_RIGHTS, false);
 		if (r < 0)
 			return r;
 	}
@@ -374,8 +350,10 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 		fprintf(out, " %s %s\n", st->rules[i].beneath ? "beneath" : "on",
 			st->rules[i].path);
 	}
-	for (size_t i = 0; i < st->n_notes; i++)
-		fprintf(out, "landlock: %s\n", st->notes[i]);
+	if (st->protect_unenforced)
+		fprintf(out, "landlock: protected paths are not enforced: Landlock cannot take "
+			     "rights back below a writable root without breaking git (bwrap and "
+			     "Seatbelt do enforce them)\n");
 	if (st->attr.handled_access_net)
 		fprintf(out, "landlock: TCP bind and connect denied (no rule)\n");
 	else if (st->network)
