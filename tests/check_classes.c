@@ -8,6 +8,7 @@
 #include "policy_int.h"
 #include "policy_lists.h"
 #include "src/read_only_table.h"
+#include "ck_main.h"
 
 /* What the lists say of a name, scanned list by list: no table involved. */
 static bool expect(const char *name, unsigned *ret_kind, unsigned long long *ret_rules)
@@ -113,15 +114,9 @@ int main(void)
 {
 	Suite *s = suite_create("classes");
 	TCase *tc = tcase_create("table");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_every_listed_name);
 	tcase_add_test(tc, test_merged_and_unknown);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pdk_ck_run(s);
 }

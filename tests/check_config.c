@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "ck_main.h"
 
 static char base[256];
 static char *saved_home, *saved_xdg;
@@ -782,11 +783,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pdk_ck_run(suite());
 }

@@ -23,6 +23,7 @@
 #include "gate.h"
 #include "policy.h"
 #include "session.h"
+#include "ck_main.h"
 
 static char base[256];
 static struct pdk_config cfg;
@@ -725,11 +726,5 @@ static Suite *gate_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(gate_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pdk_ck_run(gate_suite());
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "policy.h"
+#include "ck_main.h"
 
 static char root[256], home[300], dirs[4][300];
 
@@ -794,8 +795,7 @@ int main(void)
 {
 	Suite *s = suite_create("policy");
 	TCase *tc = tcase_create("decide");
-	SRunner *sr;
-	int failed;
+	int r;
 
 	fixture();
 	tcase_set_timeout(tc, 120);
@@ -807,10 +807,7 @@ int main(void)
 	tcase_add_test(tc, test_print_json);
 	tcase_add_test(tc, test_empty_argv);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	r = pdk_ck_run(s);
 	cleanup();
-	return failed ? 1 : 0;
+	return r;
 }

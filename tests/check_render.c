@@ -20,6 +20,7 @@
 #include "fmt.h"
 #include "render.h"
 #include "store.h"
+#include "ck_main.h"
 
 static char base[256];
 static char store_dir[512];
@@ -694,11 +695,5 @@ static Suite *render_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(render_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pdk_ck_run(render_suite());
 }

@@ -14,6 +14,7 @@
 
 #include "../backends/seatbelt/seatbelt.h"
 #include "util.h"
+#include "ck_main.h"
 
 /* A path carrying SBPL syntax: a quote that would end the string, parens that
  * would open a rule granting writes everywhere, a newline, a backslash. */
@@ -640,11 +641,5 @@ static Suite *seatbelt_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(seatbelt_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pdk_ck_run(seatbelt_suite());
 }

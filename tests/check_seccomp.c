@@ -1,6 +1,8 @@
 /* check_seccomp.c - unit tests of the compiled seccomp filter: each test loads
  * it in a forked child, makes the call and checks what the kernel answered. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "../src/seccomp.h"
+#include "ck_main.h"
 
 #ifndef __NR_clone3
 #define __NR_clone3 435
@@ -576,8 +579,6 @@ int main(void)
 {
 	Suite *s = suite_create("seccomp");
 	TCase *tc = tcase_create("filter");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_denied_always);
 	tcase_add_test(tc, test_fork_works);
@@ -591,9 +592,5 @@ int main(void)
 	tcase_add_test(tc, test_memfd_sealed);
 	tcase_add_test(tc, test_describe);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pdk_ck_run(s);
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "shparse.h"
+#include "ck_main.h"
 
 /*
  * A parse renders as one line per simple command, joined by " ## ":
@@ -748,12 +749,6 @@ static Suite *shparse_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(shparse_suite());
-	int failed;
-
 	printf("check_shparse: %zu table scripts\n", sizeof(rows) / sizeof(rows[0]));
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pdk_ck_run(shparse_suite());
 }

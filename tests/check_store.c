@@ -21,6 +21,7 @@
 #include "recall.h"
 #include "render.h"
 #include "store.h"
+#include "ck_main.h"
 
 static char base[256];
 static char dir[512];
@@ -536,11 +537,5 @@ static Suite *store_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(store_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pdk_ck_run(store_suite());
 }

@@ -21,6 +21,7 @@
 
 #include "rmshim.h"
 #include "trash.h"
+#include "ck_main.h"
 
 static char base[256];		 /* real path of the per-test temp dir */
 static char work[PATH_MAX];	 /* the one writable root */
@@ -826,11 +827,5 @@ static Suite *trash_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(trash_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return pdk_ck_run(trash_suite());
 }
