@@ -128,13 +128,13 @@ static char *call_line(char *const *argv)
 int pdk_cli_call_decide(struct pdk_cli_call *c)
 {
 	struct pdk_policy_call pc = {
-		.argv = c->o.argv,
-		.cwd = c->cwd,
-		.home = getenv("HOME"),
-		.network = c->o.network && !c->o.no_sandbox,
-		.n_writes = c->o.n_writes,
-		.outside_sandbox = c->o.outside_sandbox && !c->o.no_sandbox,
-		.sandbox_off = c->o.no_sandbox,
+	    .argv = c->o.argv,
+	    .cwd = c->cwd,
+	    .home = getenv("HOME"),
+	    .network = c->o.network && !c->o.no_sandbox,
+	    .n_writes = c->o.n_writes,
+	    .outside_sandbox = c->o.outside_sandbox,
+	    .sandbox_off = c->o.no_sandbox,
 	};
 	int r;
 
@@ -168,20 +168,25 @@ int pdk_cli_call_decide(struct pdk_cli_call *c)
 	return password_paths(c);
 }
 
+bool pdk_cli_call_needs_gate(const struct pdk_cli_call *c)
+{
+	return c->d.verdict == PDK_VERDICT_ASK || c->password.n || c->o.outside_sandbox;
+}
+
 int pdk_cli_call_gate(struct pdk_cli_call *c)
 {
 	struct pdk_gate_request rq = {
-		.line = c->line,
-		.d = &c->d,
-		.session = c->session,
-		.cwd = c->cwd,
-		.outside_sandbox = c->o.outside_sandbox && !c->o.no_sandbox,
-		.password_paths = (const char *const *)c->password.v,
-		.n_password_paths = c->password.n,
+	    .line = c->line,
+	    .d = &c->d,
+	    .session = c->session,
+	    .cwd = c->cwd,
+	    .outside_sandbox = c->o.outside_sandbox,
+	    .password_paths = (const char *const *)c->password.v,
+	    .n_password_paths = c->password.n,
 	};
 	int r;
 
-	if (c->d.verdict != PDK_VERDICT_ASK && !c->password.n && !rq.outside_sandbox)
+	if (!pdk_cli_call_needs_gate(c))
 		return 0;
 	r = pdk_gate_decide(&c->cfg, c->o.yes, &rq, &c->g);
 	if (r < 0)

@@ -30,6 +30,9 @@ struct pdk_cli_call {
 int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char **argv);
 /* The decision; a refusal lands in c->refusal. -errno only when out of memory. */
 int pdk_cli_call_decide(struct pdk_cli_call *c);
+/* Does the call need a person's yes: the decision asks, a write path outside
+ * $HOME needs a password, or the call asks to run outside the sandbox? */
+bool pdk_cli_call_needs_gate(const struct pdk_cli_call *c);
 /* The confirm gate, when the decision or the call needs a person's yes. */
 int pdk_cli_call_gate(struct pdk_cli_call *c);
 void pdk_cli_call_release(struct pdk_cli_call *c);

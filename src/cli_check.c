@@ -32,8 +32,7 @@ int pdk_cli_check_main(int argc, char **argv)
 		pdk_cli_error("check: %s", strerror(-r));
 		goto out;
 	}
-	bool outside = c.o.outside_sandbox && !c.o.no_sandbox;
-	bool asks = !c.refusal && (c.d.verdict == PDK_VERDICT_ASK || c.password.n || outside);
+	bool asks = !c.refusal && pdk_cli_call_needs_gate(&c);
 	code = c.refusal ? CHECK_REFUSED : asks ? CHECK_ASKS : CHECK_RUNS;
 	if (c.o.json) {
 		cJSON *o = pdk_decision_json(&c.d);
@@ -60,7 +59,7 @@ int pdk_cli_check_main(int argc, char **argv)
 	for (size_t i = 0; i < c.password.n; i++)
 		printf("password: writes %s, outside $HOME: a yes must be backed by the "
 		       "person's password\n", c.password.v[i]);
-	if (outside && !c.refusal)
+	if (c.o.outside_sandbox && !c.refusal)
 		printf("outside the sandbox: a person is asked every time, for this one run\n");
 out:
 	pdk_cli_call_release(&c);

@@ -213,6 +213,9 @@ void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cf
 		o->network = true;
 	if (!cfg->sandbox_enabled)
 		o->no_sandbox = true;
+	/* Unconfined already: nothing to ask to leave. */
+	if (o->no_sandbox)
+		o->outside_sandbox = false;
 }
 
 void pdk_request_release(struct pdk_request *o)

@@ -274,7 +274,7 @@ int pdk_cli_run_main(int argc, char **argv)
 		}
 	}
 	/* Approved to run outside: unconfined, this once. */
-	outside = c.o.outside_sandbox && !c.o.no_sandbox;
+	outside = c.o.outside_sandbox;
 	if (outside)
 		c.o.no_sandbox = true;
 	c.o.cwd = c.cwd;
