@@ -7,6 +7,7 @@
 
 #include "fmt.h"
 #include "gate_int.h"
+#include "textclean.h"
 #include "session.h"
 #include "util.h"
 
@@ -18,17 +19,11 @@
 /* The call for a refusal message: the model already has it, so a short head will do. */
 static void put_short(struct pdk_buf *b, const char *text)
 {
-	size_t len = text ? strlen(text) : 0;
+	size_t len = text ? strlen(text) : 0, n = pdk_text_prefix(text, len, SHOWN_MAX);
 
-	if (len <= SHOWN_MAX) {
-		pdk_buf_puts(b, text ? text : "");
-		return;
-	}
-	len = SHOWN_MAX;
-	while (len > 0 && ((unsigned char)text[len] & 0xc0) == 0x80)
-		len--;
-	pdk_buf_add(b, text, len);
-	pdk_buf_puts(b, "...");
+	pdk_buf_add(b, text ? text : "", n);
+	if (n < len)
+		pdk_buf_puts(b, "...");
 }
 
 int pdk_gate_approve(struct pdk_gate_result *ret, const char *by)

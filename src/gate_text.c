@@ -6,39 +6,7 @@
 #include <string.h>
 
 #include "gate_int.h"
-
-/* One UTF-8 character at s (len bytes left): its code point and length, or -1
- * for a byte that does not start a valid, shortest-form character. */
-static long utf8_next(const unsigned char *s, size_t len, size_t *ret_n)
-{
-	unsigned char c = s[0];
-	size_t n;
-	long cp, min;
-
-	if (c < 0x80) {
-		*ret_n = 1;
-		return c;
-	}
-	if ((c & 0xe0) == 0xc0)
-		n = 2, cp = c & 0x1f, min = 0x80;
-	else if ((c & 0xf0) == 0xe0)
-		n = 3, cp = c & 0x0f, min = 0x800;
-	else if ((c & 0xf8) == 0xf0)
-		n = 4, cp = c & 0x07, min = 0x10000;
-	else
-		return -1;
-	if (n > len)
-		return -1;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return -1;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return -1;
-	*ret_n = n;
-	return cp;
-}
+#include "textclean.h"
 
 /* Characters that would let the text redraw or reorder what the person reads:
  * C1 controls, bidirectional overrides and isolates, zero-width characters. */
@@ -61,7 +29,7 @@ void pdk_gate_put_shown(struct pdk_buf *b, const char *text)
 
 	for (size_t i = 0; i < len;) {
 		size_t n;
-		long cp = utf8_next(s + i, len - i, &n);
+		long cp = pdk_utf8_next(s + i, len - i, &n);
 
 		if (cp < 0) {
 			pdk_buf_printf(b, "\\x%02x", s[i]);
@@ -94,7 +62,7 @@ char *pdk_gate_utf8_clean(const char *text)
 	for (size_t i = 0; i < len;) {
 		size_t n;
 
-		if (utf8_next(s + i, len - i, &n) < 0) {
+		if (pdk_utf8_next(s + i, len - i, &n) < 0) {
 			pdk_buf_puts(&b, "\xef\xbf\xbd");
 			i++;
 		} else {

@@ -6,15 +6,16 @@
 
 #include "textclean.h"
 
-/* Length of the valid UTF-8 sequence at s, or 0 when it is not valid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+long pdk_utf8_next(const unsigned char *s, size_t n, size_t *ret_n)
 {
 	unsigned char c = s[0];
 	size_t need;
 	uint32_t cp;
 
-	if (c < 0x80)
-		return 1;
+	if (c < 0x80) {
+		*ret_n = 1;
+		return c;
+	}
 	if (c >= 0xc2 && c <= 0xdf) {
 		need = 2;
 		cp = c & 0x1f;
@@ -25,19 +26,28 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 		need = 4;
 		cp = c & 0x07;
 	} else {
-		return 0;
+		return -1;
 	}
 	if (n < need)
-		return 0;
+		return -1;
 	for (size_t i = 1; i < need; i++) {
 		if ((s[i] & 0xc0) != 0x80)
-			return 0;
+			return -1;
 		cp = (cp << 6) | (s[i] & 0x3f);
 	}
 	if ((need == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
 	    (need == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return need;
+		return -1;
+	*ret_n = need;
+	return (long)cp;
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 when it is not valid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+
+	return pdk_utf8_next(s, n, &len) < 0 ? 0 : len;
 }
 
 /* Bytes of the escape sequence starting at s[0] == ESC. */

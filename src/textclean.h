@@ -22,6 +22,10 @@ size_t pdk_text_clean_line(const char *in, size_t len, char *out);
 /* Bytes the cleaned text takes once escaped as a JSON string body. */
 size_t pdk_text_json_len(const char *s, size_t len);
 
+/* One UTF-8 character at s (n bytes left): its code point, its length in
+ * *ret_n; -1 for a byte that does not start a valid, shortest-form one. */
+long pdk_utf8_next(const unsigned char *s, size_t n, size_t *ret_n);
+
 /* Length of the longest prefix of s (at most max) that ends on a UTF-8
  * character boundary of cleaned text. */
 size_t pdk_text_prefix(const char *s, size_t len, size_t max);
