@@ -104,6 +104,8 @@ static bool has_token(const char *list, const char *word, const char *seps)
  * the kernel formats every hierarchy's path for it. */
 static char self_cgroup[4096];
 
+static bool own_path(bool v2, const char *mroot, char *out, size_t len);
+
 /* The usual mount points, each taken as a mount of its hierarchy's root:
  * reading mountinfo makes the kernel format every mount, which costs each
  * run more than all the rest of finding its cgroup. Only the hierarchy that
@@ -111,19 +113,10 @@ static char self_cgroup[4096];
  * v1 line with pids in /proc/self/cgroup means cgroup v2 has none. */
 static void usual_mounts(char *v2, char *v2root, char *v1, char *v1root, size_t len)
 {
-	bool v1pids = false;
+	char scratch[PATH_MAX];
+	bool v1pids = own_path(false, "/", scratch, sizeof(scratch));
 	struct statfs sf;
 
-	for (const char *l = self_cgroup; *l && !v1pids; l = strchr(l, '\n'), l = l ? l + 1 : "") {
-		const char *c1 = strchr(l, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		char ctl[256];
-
-		if (c2 && c2 > c1 + 1 && (size_t)(c2 - c1) < sizeof(ctl)) {
-			memcpy(ctl, c1 + 1, (size_t)(c2 - c1 - 1));
-			ctl[c2 - c1 - 1] = '\0';
-			v1pids = has_token(ctl, "pids", ",");
-		}
-	}
 	v2[0] = v1[0] = '\0';
 	if (v1pids) {
 		if (statfs("/sys/fs/cgroup/pids", &sf) == 0 && sf.f_type == CGROUP_SUPER_MAGIC)
