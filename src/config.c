@@ -204,9 +204,8 @@ static int read_all(const char *path, bool must_exist, char **ret, size_t *ret_l
 		    size_t why_len)
 {
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
 	struct stat st;
-	size_t len = 0;
+	int r;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
@@ -233,28 +232,12 @@ static int read_all(const char *path, bool must_exist, char **ret, size_t *ret_l
 			 path, MAX_FILE_BYTES);
 		return -EFBIG;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return -ENOMEM;
-	/* Read to the end or the limit: the file may have grown since fstat. */
-	for (;;) {
-		ssize_t k = read(fd, buf + len, (size_t)st.st_size - len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			int e = errno;
-
-			snprintf(why, why_len, "%s: cannot read the configuration: %s", path,
-				 strerror(e));
-			return -e;
-		}
-		if (k == 0 || (len += (size_t)k) == (size_t)st.st_size)
-			break;
+	/* Up to the size fstat gave: the file may have grown since. */
+	r = pdk_read_size(fd, (size_t)st.st_size, ret, ret_len);
+	if (r < 0) {
+		snprintf(why, why_len, "%s: cannot read the configuration: %s", path, strerror(-r));
+		return r;
 	}
-	buf[len] = '\0';
-	*ret = steal_pointer(&buf);
-	*ret_len = len;
 	return 1;
 }
 

@@ -134,6 +134,31 @@ bool pdk_being_made(int fd)
 	return fstat(fd, &st) == 0 && st.st_size == 0 && st.st_mtime >= time(NULL) - 60;
 }
 
+int pdk_read_size(int fd, size_t size, char **ret, size_t *ret_len)
+{
+	_cleanup_free_ char *buf = malloc(size + 1);
+	size_t len = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (len < size) {
+		ssize_t n = read(fd, buf + len, size - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret = steal_pointer(&buf);
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
 int pdk_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

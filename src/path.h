@@ -27,6 +27,10 @@ int pdk_open_in_dir(const char *dir, const char *path, int flags);
  * written: found unlocked but empty and less than a minute old, it is one whose run is between
  * the first two, not a dead run's. */
 bool pdk_being_made(int fd);
+/* Up to size bytes of fd (a regular file's size, from fstat), read to the end
+ * or to size, across short reads and EINTR: a new NUL-terminated buffer in
+ * *ret, its length in *ret_len when not NULL. 0 or -errno. */
+int pdk_read_size(int fd, size_t size, char **ret, size_t *ret_len);
 /* write(2) until done, across short writes and EINTR. 0 or -errno. */
 int pdk_write_all(int fd, const void *buf, size_t len);
 /* The path the kernel has for an open file or directory: what was opened is

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "recall.h"
 #include "textclean.h"
 
@@ -29,23 +30,10 @@ struct file {
 static int slurp(int fd, struct file *f)
 {
 	struct stat st;
-	size_t got = 0;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	f->data = malloc((size_t)st.st_size + 1);
-	if (!f->data)
-		return -ENOMEM;
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, f->data + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	f->len = got;
-	return 0;
+	return pdk_read_size(fd, (size_t)st.st_size, &f->data, &f->len);
 }
 
 static uint64_t count_lines(const struct file *f)

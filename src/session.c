@@ -69,9 +69,8 @@ int pdk_session_dir(const char *session, char **ret)
 /* The whole of dir/name into a new NUL-terminated string; -ENOENT when missing. */
 static int read_state(const char *dir, const char *name, char **ret, size_t *ret_len)
 {
-	_cleanup_free_ char *path = NULL, *buf = NULL;
+	_cleanup_free_ char *path = NULL;
 	_cleanup_close_ int fd = -1;
-	size_t len = 0, alloc = 256;
 	struct stat st;
 
 	if (!(path = pdk_path_join(dir, name)))
@@ -83,38 +82,10 @@ static int read_state(const char *dir, const char *name, char **ret, size_t *ret
 		return -errno;
 	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
 		return -EPERM;
-	buf = malloc(alloc);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= alloc) {
-			char *nb;
-
-			if (alloc >= STATE_FILE_MAX)
-				return -EFBIG;
-			nb = realloc(buf, alloc * 2);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-			alloc *= 2;
-		}
-		n = read(fd, buf + len, alloc - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = steal_pointer(&buf);
-	if (ret_len)
-		*ret_len = len;
-	return 0;
+	/* State files are replaced whole, by rename: their size holds. */
+	if (st.st_size >= STATE_FILE_MAX)
+		return -EFBIG;
+	return pdk_read_size(fd, (size_t)st.st_size, ret, ret_len);
 }
 
 /* Replace dir/name with data: a 0600 temp file in the same directory, synced,
