@@ -332,12 +332,9 @@ static const char *loop_steering(const char *s, size_t len, size_t *ret_len)
 				continue;
 			while (j < len && strchr(" \t", s[j]))
 				j++;
-			for (v = j; v < len && (s[v] == '_' || (s[v] >= 'A' && s[v] <= 'Z') ||
-						(s[v] >= 'a' && s[v] <= 'z') ||
-						(v > j && s[v] >= '0' && s[v] <= '9'));
-			     v++)
+			for (v = j; v < len && !strchr(" \t\n;", s[v]); v++)
 				;
-			if (v > j && (v == len || strchr(" \t\n;", s[v])) &&
+			if (pdk_policy_is_assignment_name(s + j, v - j) &&
 			    pdk_policy_steering_name(s + j, v - j)) {
 				*ret_len = v - j;
 				return s + j;
