@@ -330,6 +330,16 @@ static int parse_list(struct parser *p, size_t *count);
 static int lex_dollar(struct parser *p, struct lexer *lx, struct wbuf *w, bool in_dq);
 static int lex_backtick(struct parser *p, struct lexer *lx, struct wbuf *w, bool in_dq);
 static int lex_dquote(struct parser *p, struct lexer *lx, struct wbuf *w);
+
+/* At a single quote: the quote that closes it, or NULL with the failure recorded. */
+static const char *squote_end(struct parser *p, const struct lexer *lx)
+{
+	const char *q = memchr(lx->s + lx->pos + 1, '\'', lx->len - lx->pos - 1);
+
+	if (!q)
+		fail(p, lx, lx->pos, "unterminated single quote");
+	return q;
+}
 static int lex_word(struct parser *p, struct lexer *lx, struct wbuf *w);
 static int peek(struct parser *p, struct token **ret);
 static void consume(struct parser *p);
@@ -513,9 +523,9 @@ static int lex_param(struct parser *p, struct lexer *lx, struct wbuf *w, bool in
 		if (c == '\\') {
 			lx->pos += lx->pos + 1 < lx->len ? 2 : 1;
 		} else if (c == '\'' && !in_dq) {
-			const char *q = memchr(lx->s + lx->pos + 1, '\'', lx->len - lx->pos - 1);
+			const char *q = squote_end(p, lx);
 			if (!q) {
-				r = fail(p, lx, lx->pos, "unterminated single quote");
+				r = p->rc;
 				break;
 			}
 			lx->pos = q - lx->s + 1;
@@ -953,10 +963,10 @@ static int lex_word(struct parser *p, struct lexer *lx, struct wbuf *w)
 			w->lit = false;
 			break;
 		case '\'': {
-			const char *q = memchr(lx->s + lx->pos + 1, '\'', lx->len - lx->pos - 1);
+			const char *q = squote_end(p, lx);
 
 			if (!q)
-				return fail(p, lx, lx->pos, "unterminated single quote");
+				return p->rc;
 			r = wb_putn(w, lx->s + lx->pos + 1, q - (lx->s + lx->pos + 1));
 			lx->pos = q - lx->s + 1;
 			w->flags |= PDK_SH_QUOTED;
@@ -1850,10 +1860,10 @@ static int lex_regex(struct parser *p, struct lexer *lx)
 			continue;
 		}
 		if (c == '\'') {
-			const char *q = memchr(lx->s + lx->pos + 1, '\'', lx->len - lx->pos - 1);
+			const char *q = squote_end(p, lx);
 
 			if (!q) {
-				r = fail(p, lx, lx->pos, "unterminated single quote");
+				r = p->rc;
 				break;
 			}
 			lx->pos = q - lx->s + 1;
