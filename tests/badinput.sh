@@ -27,13 +27,11 @@ bad 125 "option without its value" run --no-sandbox --timeout
 for t in abc 0 -5 1e999 nan inf 5s ''; do
 	bad 125 "timeout '$t'" run --no-sandbox -t "$t" -- true
 done
-err_has "is not a positive number" &&
-	ok "the timeout error says what is wanted" || not_ok "the timeout error says what is wanted"
+check "the timeout error says what is wanted" err_has "is not a positive number"
 for b in 10 1023 2M 1048577 abc -1K 1X ''; do
 	bad 125 "bound '$b'" run --no-sandbox --bound "$b" -- true
 done
-err_has "1024 to 1048576" &&
-	ok "the bound error names the range" || not_ok "the bound error names the range"
+check "the bound error names the range" err_has "1024 to 1048576"
 bad 125 "unknown verb" frobnicate
 export PADDOCK_SESSION=../x
 bad 125 "PADDOCK_SESSION with a slash" run --no-sandbox -- true
@@ -53,8 +51,7 @@ check "options after the program are the program's" has_line "--bogus -t abc"
 
 # --- the program: 127 missing, 126 not executable or a directory -------------
 bad 127 "missing program on PATH" run --no-sandbox -- pdk-no-such-program-$$
-err_has "command not found" && ok "missing program: says not found" ||
-	not_ok "missing program: says not found"
+check "missing program: says not found" err_has "command not found"
 bad 127 "missing program by path" run --no-sandbox -- "$T/no-such-file"
 printf '#!/bin/sh\necho ran\n' >"$T/noexec"
 chmod 644 "$T/noexec"
@@ -86,8 +83,7 @@ export HOME XDG_STATE_HOME
 check "no absolute HOME or XDG_STATE_HOME: exit 125 (got $rc)" test "$rc" -eq 125
 check "no absolute HOME or XDG_STATE_HOME: one 'paddock:' line, nothing on stdout" \
 	one_error_line
-err_has "set one of them" && ok "no absolute HOME or XDG_STATE_HOME: says what to set" ||
-	not_ok "no absolute HOME or XDG_STATE_HOME: says what to set"
+check "no absolute HOME or XDG_STATE_HOME: says what to set" err_has "set one of them"
 
 # --- recall ------------------------------------------------------------------
 bad 125 "recall without an id" recall

@@ -15,9 +15,11 @@ MARK="pdk-test-mark-$$-$(date +%s%N)"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/pdk-test.XXXXXX")
 bgpids=
+# kill_marked: SIGKILL every process whose command line holds $MARK.
+kill_marked() { for p in $(pgrep -f "$MARK"); do kill -9 "$p" 2>/dev/null; done; }
 lib_cleanup() {
 	for p in $bgpids; do kill -9 "$p" 2>/dev/null; done
-	for p in $(pgrep -f "$MARK"); do kill -9 "$p" 2>/dev/null; done
+	kill_marked
 	chmod -R u+rwx "$T" 2>/dev/null
 	rm -rf "$T"
 }
@@ -76,7 +78,7 @@ pcall() {
 }
 
 # The output id and --from line named by the held-back note in $T/out.
-note_id() { sed -n 's/.*kept as output \([0-9a-f]\{8\}\).*/\1/p' "$T/out" | head -n 1; }
+note_id() { sed -n 's/.*kept as output \([0-9a-f]\{8\}\).*/\1/p' "${1:-$T/out}" | head -n 1; }
 note_from() { sed -n 's/.*recall [0-9a-f]\{8\} --from \([0-9]*\)".*/\1/p' "$T/out" | head -n 1; }
 
 has_line() { grep -qxF -- "$1" "$T/out"; }

@@ -84,8 +84,7 @@ check "the deny pattern's twin runs" test "$rc" -eq 0 -a -e "$T/proj/other"
 printf '{\n  "commandPolicy": {\n    "deny": ["(unclosed"]\n  }\n}\n' >"$T/bad.json"
 refused "an invalid pattern names file:line:col and key" "bad.json:3:" \
 	run --config "$T/bad.json" -- touch made
-err_has 'commandPolicy.deny[0]' && ok "the pattern error names the key" ||
-	not_ok "the pattern error names the key"
+check "the pattern error names the key" err_has 'commandPolicy.deny[0]'
 printf '{ "commandPolicy": { "sandbox": { "enabled": "yes" } } }\n' >"$T/type.json"
 refused "a wrong type" 'commandPolicy.sandbox.enabled' run --config "$T/type.json" -- touch made
 printf '{ "commandPolicy": [1,\n' >"$T/syntax.json"

@@ -161,7 +161,7 @@ bgpids="$bgpids $ppid"
 for _ in $(seq 100); do [ -e orphan ] || break; sleep 0.1; done
 kill -9 "$ppid" 2>/dev/null
 wait "$ppid" 2>/dev/null
-for p in $(pgrep -f "$MARK"); do kill -9 "$p" 2>/dev/null; done
+kill_marked
 check "the killed run had staged orphan" sh -c "ls -d '$W/$stage'/*/1/orphan >/dev/null 2>&1"
 check "orphan is not in the trash yet" not_in_trash "$W/orphan"
 run -- true
@@ -255,7 +255,7 @@ if [ "$uid" = 0 ] && mount -t tmpfs -o mode=0755 tmpfs "$W/vol" 2>/dev/null; the
 	for _ in $(seq 100); do [ -e vol/deep/h ] || break; sleep 0.1; done
 	kill -9 "$ppid" 2>/dev/null
 	wait "$ppid" 2>/dev/null
-	for p in $(pgrep -f "$MARK"); do kill -9 "$p" 2>/dev/null; done
+	kill_marked
 	check "the killed run had staged h on the tmpfs" \
 		sh -c "ls -d '$W/vol/$stage'/*/1/h >/dev/null 2>&1"
 	mkdir -p "$T/elsewhere"

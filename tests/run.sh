@@ -71,7 +71,7 @@ check "setsid daemon: gone after the run" none_left
 setsid sh -c "sh -c 'sleep 60; : $MARK' >/dev/null 2>&1 </dev/null &"
 sleep 0.3
 check "setsid daemon outside paddock survives (the check can see one)" some_left
-for p in $(pgrep -f "$MARK"); do kill -9 "$p"; done
+kill_marked
 
 # --- descriptors and stdin ---------------------------------------------------
 # paddock is started with extra descriptors open; none reaches the command.

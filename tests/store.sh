@@ -65,12 +65,12 @@ fails=0
 for p in $pids; do wait "$p" || fails=$((fails + 1)); done
 bgpids=
 check "20 parallel runs all succeed" test "$fails" -eq 0
-ids=$(for i in $(seq 0 19); do sed -n 's/.*kept as output \([0-9a-f]\{8\}\).*/\1/p' "$T/conc$i"; done)
+ids=$(for i in $(seq 0 19); do note_id "$T/conc$i"; done)
 check "20 parallel runs: 20 ids" test "$(echo "$ids" | grep -c .)" -eq 20
 check "20 parallel runs: all ids distinct" test "$(echo "$ids" | sort -u | wc -l)" -eq 20
 intact=0
 for i in $(seq 0 19); do
-	id=$(sed -n 's/.*kept as output \([0-9a-f]\{8\}\).*/\1/p' "$T/conc$i")
+	id=$(note_id "$T/conc$i")
 	yes "writer $i says hello to the store" | head -c 204800 >"$T/payload"
 	expect_stored "$(store_root)/default/$id" "$T/payload" && intact=$((intact + 1))
 done
