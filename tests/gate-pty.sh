@@ -6,7 +6,7 @@
 # the question on the pane, types the answer, and checks what the gate decided.
 # Exit codes follow automake: 0 pass, 1 fail, 77 skip (tmux missing).
 
-set -u
+. "${srcdir:-.}/tests/lib.sh"
 
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "SKIP: tmux is not installed"
@@ -20,7 +20,6 @@ if [ ! -x "$driver" ]; then
 fi
 driver=$(cd "$(dirname "$driver")" && pwd)/$(basename "$driver")
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/gate-pty.XXXXXX")
 sock="pdk-gate-$$"
 cat >"$T/tmux.conf" <<'EOF'
 set -g remain-on-exit on
@@ -28,30 +27,16 @@ set -g default-shell /bin/sh
 set -g history-limit 1000
 EOF
 tm() { tmux -L "$sock" -f "$T/tmux.conf" "$@"; }
-cleanup() {
-	tm kill-server 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'tm kill-server 2>/dev/null; lib_cleanup' EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
+# What a failing check shows besides lib.sh's: the current run's output and pane.
+show_cur() {
 	[ -n "${cur:-}" ] && [ -f "$T/$cur.out" ] && sed 's/^/#   out: /' "$T/$cur.out"
 	[ -n "${cur:-}" ] && [ -s "$T/$cur.err" ] && sed 's/^/#   err: /' "$T/$cur.err"
 	[ -n "${cur:-}" ] && tm capture-pane -p -t "$cur" 2>/dev/null | grep . | sed 's/^/#   pane: /'
 	return 0
 }
-check() { # check DESCRIPTION COMMAND...
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
+not_ok_show=show_cur
 
 q() { printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")"; }
 
@@ -237,5 +222,4 @@ check "no tty, password: refused" out_grep "writing outside your home (/etc/x) n
 cur=
 check "no run wrote anything to stderr" sh -c "! grep -l . '$T'/*.err"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

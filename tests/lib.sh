@@ -33,10 +33,11 @@ not_ok() {
 	n=$((n + 1))
 	failed=$((failed + 1))
 	echo "not ok $n - $1"
-	# Show what the failing run printed, to see why.
+	# Show what the failing run printed, to see why (a suite may show more: $not_ok_show).
 	for f in "$T/out" "$T/err"; do
 		[ -s "$f" ] && sed -n '1,15p' "$f" | cut -c1-200 | sed "s|^|#   $(basename "$f"): |"
 	done
+	[ -n "${not_ok_show:-}" ] && "$not_ok_show"
 	return 0
 }
 check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
