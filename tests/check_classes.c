@@ -8,7 +8,7 @@
 #include "policy_int.h"
 #include "policy_lists.h"
 #include "src/read_only_table.h"
-#include "ck_main.h"
+#include "ck_util.h"
 
 /* What the lists say of a name, scanned list by list: no table involved. */
 static bool expect(const char *name, unsigned *ret_kind, unsigned long long *ret_rules)

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "ck_main.h"
+#include "ck_util.h"
 
 static char base[256];
 static char *saved_home, *saved_xdg;

@@ -23,7 +23,7 @@
 #include "gate.h"
 #include "policy.h"
 #include "session.h"
-#include "ck_main.h"
+#include "ck_util.h"
 
 static char base[256];
 static struct pdk_config cfg;
@@ -34,42 +34,10 @@ static char *programs[4];
 static char *raises[] = {"network on"};
 static char *step_argv[] = {"git", "push", "origin", "main", NULL};
 
-static char *p(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *p(const char *fmt, ...)
-{
-	static char bufs[8][4096];
-	static int next;
-	char *b = bufs[next++ % 8];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(b, sizeof(bufs[0]), fmt, ap);
-	va_end(ap);
-	return b;
-}
-
 static void xwrite(const char *path, const char *text, mode_t mode)
 {
-	FILE *f = fopen(path, "w");
-
-	ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
+	ck_write(path, text);
 	ck_assert_int_eq(chmod(path, mode), 0);
-}
-
-static char *slurp(const char *path)
-{
-	static char buf[65536];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return NULL;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
 }
 
 static void set_programs(const char *a, const char *b)
@@ -83,9 +51,9 @@ static void setup(void)
 {
 	strcpy(base, "/tmp/check_gate.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(base));
-	ck_assert_int_eq(mkdir(p("%s/home", base), 0700), 0);
-	setenv("HOME", p("%s/home", base), 1);
-	setenv("XDG_STATE_HOME", p("%s/state", base), 1);
+	ck_assert_int_eq(mkdir(ck_path("%s/home", base), 0700), 0);
+	setenv("HOME", ck_path("%s/home", base), 1);
+	setenv("XDG_STATE_HOME", ck_path("%s/state", base), 1);
 	unsetenv("PADDOCK_SESSION");
 	signal(SIGPIPE, SIG_DFL);
 
@@ -316,20 +284,20 @@ END_TEST
 
 static const char *approver(const char *name, const char *body)
 {
-	const char *path = p("%s/%s", base, name);
+	const char *path = ck_path("%s/%s", base, name);
 
-	xwrite(path, p("#!/bin/sh\n%s", body), 0755);
+	xwrite(path, ck_path("#!/bin/sh\n%s", body), 0755);
 	return path;
 }
 
 START_TEST(test_command_gets_json_and_approves_on_exit_0)
 {
-	const char *json_path = p("%s/request.json", base);
+	const char *json_path = ck_path("%s/request.json", base);
 	const char *cmd =
-	    approver("approve.sh", p("cat >'%s'\n"
-				     "grep -q '\"programs\":\\[\"git\"\\]' '%s' && exit 0\n"
-				     "echo 'only git may run'\nexit 1\n",
-				     json_path, json_path));
+	    approver("approve.sh", ck_path("cat >'%s'\n"
+					   "grep -q '\"programs\":\\[\"git\"\\]' '%s' && exit 0\n"
+					   "echo 'only git may run'\nexit 1\n",
+					   json_path, json_path));
 	struct pdk_gate_result res;
 	cJSON *j, *s;
 
@@ -338,10 +306,10 @@ START_TEST(test_command_gets_json_and_approves_on_exit_0)
 	decide(false, &res);
 	ck_assert_msg(res.approved, "%s", res.message);
 	ck_assert(res.asked);
-	ck_assert_str_eq(res.by, p("approval command %s", cmd));
+	ck_assert_str_eq(res.by, ck_path("approval command %s", cmd));
 	pdk_gate_result_release(&res);
 
-	j = cJSON_Parse(slurp(json_path));
+	j = cJSON_Parse(ck_slurp(json_path));
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(cJSON_GetObjectItem(j, "line")->valuestring, "git push origin main");
 	ck_assert_str_eq(cJSON_GetObjectItem(j, "cwd")->valuestring, "/work/project");
@@ -365,12 +333,13 @@ START_TEST(test_command_gets_json_and_approves_on_exit_0)
 	decide(false, &res);
 	ck_assert(!res.approved);
 	ck_assert_ptr_null(res.by);
-	ck_assert_str_eq(res.message,
-			 p("command not approved: `git push origin main`: publishes "
-			   "commits to the remote; approval command %s said no (exit status 1): "
-			   "only git may run; do not run it again as it is; ask the person what "
-			   "they want instead",
-			   cmd));
+	ck_assert_str_eq(
+	    res.message,
+	    ck_path("command not approved: `git push origin main`: publishes "
+		    "commits to the remote; approval command %s said no (exit status 1): "
+		    "only git may run; do not run it again as it is; ask the person what "
+		    "they want instead",
+		    cmd));
 	pdk_gate_result_release(&res);
 }
 END_TEST
@@ -410,8 +379,9 @@ static bool process_gone(pid_t pid)
 
 START_TEST(test_command_that_hangs_is_killed)
 {
-	const char *pidfile = p("%s/sleep.pid", base);
-	const char *cmd = approver("hang.sh", p("sleep 60 &\necho $! >'%s'\nwait\n", pidfile));
+	const char *pidfile = ck_path("%s/sleep.pid", base);
+	const char *cmd =
+	    approver("hang.sh", ck_path("sleep 60 &\necho $! >'%s'\nwait\n", pidfile));
 	struct pdk_gate_result res;
 	struct timespec t0, t1;
 	double took;
@@ -427,12 +397,12 @@ START_TEST(test_command_that_hangs_is_killed)
 	ck_assert(!res.approved);
 	ck_assert_msg(took >= 0.45 && took < 5, "took %.2f s", took);
 	ck_assert_ptr_nonnull(
-	    strstr(res.message, p("approval command %s gave no answer within 0.5 s and was "
-				  "killed; use a read-only alternative",
-				  cmd)));
+	    strstr(res.message, ck_path("approval command %s gave no answer within 0.5 s and was "
+					"killed; use a read-only alternative",
+					cmd)));
 	pdk_gate_result_release(&res);
 	/* The whole group went, not only the script: its sleep is not left behind. */
-	sleeper = (pid_t)atoi(slurp(pidfile));
+	sleeper = (pid_t)atoi(ck_slurp(pidfile));
 	ck_assert_int_gt(sleeper, 0);
 	for (int i = 0; i < 100 && !process_gone(sleeper); i++)
 		usleep(20000);
@@ -451,7 +421,7 @@ START_TEST(test_command_crash_missing_relative)
 	ck_assert_ptr_nonnull(strstr(res.message, "was killed by signal 9"));
 	pdk_gate_result_release(&res);
 
-	cfg.approval_command = (char *)p("%s/no-such-approver", base);
+	cfg.approval_command = (char *)ck_path("%s/no-such-approver", base);
 	decide(false, &res);
 	ck_assert(!res.approved);
 	ck_assert_ptr_nonnull(strstr(res.message, "could not be run: No such file or directory"));
@@ -484,11 +454,11 @@ START_TEST(test_command_that_ignores_a_huge_request)
 	ck_assert(res.approved);
 	pdk_gate_result_release(&res);
 	/* A reader gets all of it. */
-	cfg.approval_command = (char *)approver("count.sh", p("wc -c >'%s/count'\n", base));
+	cfg.approval_command = (char *)approver("count.sh", ck_path("wc -c >'%s/count'\n", base));
 	decide(false, &res);
 	ck_assert(res.approved);
 	pdk_gate_result_release(&res);
-	ck_assert_int_gt(atoi(slurp(p("%s/count", base))), 1 << 20);
+	ck_assert_int_gt(atoi(ck_slurp(ck_path("%s/count", base))), 1 << 20);
 	free(line);
 }
 END_TEST
@@ -584,17 +554,17 @@ END_TEST
 
 START_TEST(test_session_files_exact_and_private)
 {
-	const char *dir = p("%s/state/paddock/sessions/s1", base);
+	const char *dir = ck_path("%s/state/paddock/sessions/s1", base);
 	struct stat st;
 	char *got = NULL;
 
 	ck_assert_int_eq(pdk_session_approve("s1", "git"), 0);
 	ck_assert_int_eq(pdk_session_approve("s1", "make"), 0);
 	ck_assert_int_eq(pdk_session_approve("s1", "git"), 0);
-	ck_assert_str_eq(slurp(p("%s/approvals", dir)), "git\nmake\n");
+	ck_assert_str_eq(ck_slurp(ck_path("%s/approvals", dir)), "git\nmake\n");
 	ck_assert_int_eq(stat(dir, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0700);
-	ck_assert_int_eq(stat(p("%s/approvals", dir), &st), 0);
+	ck_assert_int_eq(stat(ck_path("%s/approvals", dir), &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
 
 	ck_assert_int_eq(pdk_session_approved("s1", "git"), 1);
@@ -612,26 +582,28 @@ START_TEST(test_session_files_exact_and_private)
 	ck_assert_int_eq(pdk_session_dir("a/b", &got), -EINVAL);
 	ck_assert_ptr_null(got);
 	/* No temp file left behind. */
-	ck_assert_int_eq(system(p("test $(ls -A '%s' | grep -v '^lock$' | wc -l) = 1", dir)), 0);
+	ck_assert_int_eq(system(ck_path("test $(ls -A '%s' | grep -v '^lock$' | wc -l) = 1", dir)),
+			 0);
 }
 END_TEST
 
 START_TEST(test_session_symlinks_are_not_trusted)
 {
-	const char *sessions = p("%s/state/paddock/sessions", base);
-	const char *elsewhere = p("%s/elsewhere", base);
+	const char *sessions = ck_path("%s/state/paddock/sessions", base);
+	const char *elsewhere = ck_path("%s/elsewhere", base);
 	char *dir = NULL;
 
 	/* A session directory that is a symlink to approvals someone else wrote. */
-	ck_assert_int_eq(system(p("mkdir -p '%s' '%s' && printf 'rm\\n' >'%s/approvals'", sessions,
-				  elsewhere, elsewhere)),
+	ck_assert_int_eq(system(ck_path("mkdir -p '%s' '%s' && printf 'rm\\n' >'%s/approvals'",
+					sessions, elsewhere, elsewhere)),
 			 0);
-	ck_assert_int_eq(symlink(elsewhere, p("%s/evil", sessions)), 0);
+	ck_assert_int_eq(symlink(elsewhere, ck_path("%s/evil", sessions)), 0);
 	ck_assert_int_eq(pdk_session_dir("evil", &dir), -ENOTDIR);
 	ck_assert_int_lt(pdk_session_approved("evil", "rm"), 0);
 	/* An approvals file that is a symlink. */
-	ck_assert_int_eq(mkdir(p("%s/s9", sessions), 0700), 0);
-	ck_assert_int_eq(symlink(p("%s/approvals", elsewhere), p("%s/s9/approvals", sessions)), 0);
+	ck_assert_int_eq(mkdir(ck_path("%s/s9", sessions), 0700), 0);
+	ck_assert_int_eq(
+	    symlink(ck_path("%s/approvals", elsewhere), ck_path("%s/s9/approvals", sessions)), 0);
 	ck_assert_int_ne(pdk_session_approved("s9", "rm"), 1);
 
 	struct pdk_gate_result res;
@@ -659,14 +631,15 @@ START_TEST(test_session_concurrent_approvals_all_kept)
 		pids[i] = fork();
 		ck_assert_int_ge(pids[i], 0);
 		if (pids[i] == 0)
-			_exit(pdk_session_approve("s1", p("prog%d", i)) == 0 ? 0 : 1);
+			_exit(pdk_session_approve("s1", ck_path("prog%d", i)) == 0 ? 0 : 1);
 	}
 	for (int i = 0; i < N; i++) {
 		ck_assert_int_eq(waitpid(pids[i], &status, 0), pids[i]);
 		ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
 	for (int i = 0; i < N; i++)
-		ck_assert_msg(pdk_session_approved("s1", p("prog%d", i)) == 1, "prog%d lost", i);
+		ck_assert_msg(pdk_session_approved("s1", ck_path("prog%d", i)) == 1, "prog%d lost",
+			      i);
 }
 END_TEST
 

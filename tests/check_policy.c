@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "policy.h"
-#include "ck_main.h"
+#include "ck_util.h"
 
 static char root[256], home[300], dirs[4][300];
 

@@ -20,7 +20,7 @@
 #include "fmt.h"
 #include "render.h"
 #include "store.h"
-#include "ck_main.h"
+#include "ck_util.h"
 
 static char base[256];
 static char store_dir[512];

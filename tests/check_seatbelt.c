@@ -14,7 +14,7 @@
 
 #include "../backends/seatbelt/seatbelt.h"
 #include "util.h"
-#include "ck_main.h"
+#include "ck_util.h"
 
 /* A path carrying SBPL syntax: a quote that would end the string, parens that
  * would open a rule granting writes everywhere, a newline, a backslash. */

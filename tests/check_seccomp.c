@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "../src/seccomp.h"
-#include "ck_main.h"
+#include "ck_util.h"
 
 #ifndef __NR_clone3
 #define __NR_clone3 435

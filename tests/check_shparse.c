@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "shparse.h"
-#include "ck_main.h"
+#include "ck_util.h"
 
 /*
  * A parse renders as one line per simple command, joined by " ## ":

@@ -21,7 +21,7 @@
 #include "recall.h"
 #include "render.h"
 #include "store.h"
-#include "ck_main.h"
+#include "ck_util.h"
 
 static char base[256];
 static char dir[512];

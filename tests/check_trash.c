@@ -21,7 +21,7 @@
 
 #include "rmshim.h"
 #include "trash.h"
-#include "ck_main.h"
+#include "ck_util.h"
 
 static char base[256];		 /* real path of the per-test temp dir */
 static char work[PATH_MAX];	 /* the one writable root */
@@ -29,49 +29,11 @@ static char outside[PATH_MAX];	 /* a sibling that is not a root */
 static char trash_dir[PATH_MAX]; /* $XDG_DATA_HOME/Trash */
 static const char *roots[1];
 
-static void xwrite(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static char *slurp(const char *path)
-{
-	static char buf[8192];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return NULL;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static bool exists(const char *path)
 {
 	struct stat st;
 
 	return lstat(path, &st) == 0;
-}
-
-static char *p(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *p(const char *fmt, ...)
-{
-	/* A few rotating buffers so several paths can be live in one expression. */
-	static char bufs[8][PATH_MAX];
-	static int next;
-	char *b = bufs[next++ % 8];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(b, PATH_MAX, fmt, ap);
-	va_end(ap);
-	return b;
 }
 
 static void setup(void)
@@ -91,9 +53,9 @@ static void setup(void)
 	snprintf(trash_dir, sizeof(trash_dir), "%s/data/Trash", base);
 	ck_assert_int_eq(mkdir(work, 0755), 0);
 	ck_assert_int_eq(mkdir(outside, 0755), 0);
-	ck_assert_int_eq(mkdir(p("%s/home", base), 0755), 0);
-	setenv("HOME", p("%s/home", base), 1);
-	setenv("XDG_DATA_HOME", p("%s/data", base), 1);
+	ck_assert_int_eq(mkdir(ck_path("%s/home", base), 0755), 0);
+	setenv("HOME", ck_path("%s/home", base), 1);
+	setenv("XDG_DATA_HOME", ck_path("%s/data", base), 1);
 	ck_assert_int_eq(chdir(work), 0);
 	roots[0] = work;
 }
@@ -156,18 +118,18 @@ START_TEST(trashinfo_content)
 	const char *info, *date;
 	char *end;
 
-	xwrite("plain.txt", "plain\n");
+	ck_write("plain.txt", "plain\n");
 	ck_assert_int_eq(pdk_trash_put("plain.txt", roots, 1, &as, &err), 0);
 	after = time(NULL);
-	ck_assert_str_eq(as, p("%s/files/plain.txt", trash_dir));
+	ck_assert_str_eq(as, ck_path("%s/files/plain.txt", trash_dir));
 	free(as);
 	ck_assert(!exists("plain.txt"));
-	ck_assert_str_eq(slurp(p("%s/files/plain.txt", trash_dir)), "plain\n");
+	ck_assert_str_eq(ck_slurp(ck_path("%s/files/plain.txt", trash_dir)), "plain\n");
 
-	info = slurp(p("%s/info/plain.txt.trashinfo", trash_dir));
+	info = ck_slurp(ck_path("%s/info/plain.txt.trashinfo", trash_dir));
 	ck_assert_ptr_nonnull(info);
 	ck_assert_msg(strncmp(info, "[Trash Info]\nPath=", 18) == 0, "got %s", info);
-	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/plain.txt", work));
+	ck_assert_str_eq(info_key(info, "\nPath="), ck_path("%s/plain.txt", work));
 	date = info_key(info, "\nDeletionDate=");
 	ck_assert_ptr_nonnull(date);
 	ck_assert_uint_eq(strlen(date), 19); /* YYYY-MM-DDThh:mm:ss, no zone */
@@ -197,15 +159,16 @@ START_TEST(percent_encoding)
 		struct pdk_error err = { 0 };
 		const char *info, *path;
 
-		xwrite(cases[i].name, cases[i].name);
+		ck_write(cases[i].name, cases[i].name);
 		ck_assert_int_eq(pdk_trash_put(cases[i].name, roots, 1, NULL, &err), 0);
-		info = slurp(p("%s/info/%s.trashinfo", trash_dir, cases[i].name));
+		info = ck_slurp(ck_path("%s/info/%s.trashinfo", trash_dir, cases[i].name));
 		ck_assert_ptr_nonnull(info);
 		path = info_key(info, "\nPath=");
-		ck_assert_str_eq(path, p("%s/%s", work, cases[i].encoded));
+		ck_assert_str_eq(path, ck_path("%s/%s", work, cases[i].encoded));
 		/* Only the base name needed escaping here, and it round-trips byte for byte. */
-		ck_assert_str_eq(percent_decode(path), p("%s/%s", work, cases[i].name));
-		ck_assert_str_eq(slurp(p("%s/files/%s", trash_dir, cases[i].name)), cases[i].name);
+		ck_assert_str_eq(percent_decode(path), ck_path("%s/%s", work, cases[i].name));
+		ck_assert_str_eq(ck_slurp(ck_path("%s/files/%s", trash_dir, cases[i].name)),
+				 cases[i].name);
 	}
 }
 END_TEST
@@ -218,36 +181,37 @@ START_TEST(name_collisions)
 		struct pdk_error err = { 0 };
 		char *as = NULL;
 
-		ck_assert_int_eq(mkdir(p("d%d", i), 0755), 0);
-		xwrite(p("d%d/same", i), p("content %d", i));
-		ck_assert_int_eq(pdk_trash_put(p("d%d/same", i), roots, 1, &as, &err), 0);
-		ck_assert_str_eq(as, p("%s/files/%s", trash_dir, names[i]));
+		ck_assert_int_eq(mkdir(ck_path("d%d", i), 0755), 0);
+		ck_write(ck_path("d%d/same", i), ck_path("content %d", i));
+		ck_assert_int_eq(pdk_trash_put(ck_path("d%d/same", i), roots, 1, &as, &err), 0);
+		ck_assert_str_eq(as, ck_path("%s/files/%s", trash_dir, names[i]));
 		free(as);
 	}
 	for (int i = 0; i < 3; i++) {
-		const char *info = slurp(p("%s/info/%s.trashinfo", trash_dir, names[i]));
+		const char *info = ck_slurp(ck_path("%s/info/%s.trashinfo", trash_dir, names[i]));
 
 		ck_assert_ptr_nonnull(info);
-		ck_assert_str_eq(info_key(info, "\nPath="), p("%s/d%d/same", work, i));
-		ck_assert_str_eq(slurp(p("%s/files/%s", trash_dir, names[i])),
-				 p("content %d", i));
+		ck_assert_str_eq(info_key(info, "\nPath="), ck_path("%s/d%d/same", work, i));
+		ck_assert_str_eq(ck_slurp(ck_path("%s/files/%s", trash_dir, names[i])),
+				 ck_path("content %d", i));
 	}
 
 	/* An entry in files/ without its .trashinfo still holds the name, and is kept. */
-	xwrite(p("%s/files/orphan", trash_dir), "old orphan");
-	xwrite("orphan", "new");
+	ck_write(ck_path("%s/files/orphan", trash_dir), "old orphan");
+	ck_write("orphan", "new");
 	ck_assert_int_eq(pdk_trash_put("orphan", roots, 1, NULL, NULL), 0);
-	ck_assert_str_eq(slurp(p("%s/files/orphan", trash_dir)), "old orphan");
-	ck_assert_str_eq(slurp(p("%s/files/orphan.2", trash_dir)), "new");
-	ck_assert(!exists(p("%s/info/orphan.trashinfo", trash_dir)));
-	ck_assert(exists(p("%s/info/orphan.2.trashinfo", trash_dir)));
+	ck_assert_str_eq(ck_slurp(ck_path("%s/files/orphan", trash_dir)), "old orphan");
+	ck_assert_str_eq(ck_slurp(ck_path("%s/files/orphan.2", trash_dir)), "new");
+	ck_assert(!exists(ck_path("%s/info/orphan.trashinfo", trash_dir)));
+	ck_assert(exists(ck_path("%s/info/orphan.2.trashinfo", trash_dir)));
 
 	/* And a .trashinfo without its file holds the name too. */
-	xwrite(p("%s/info/lone.trashinfo", trash_dir), "[Trash Info]\nPath=/x\n");
-	xwrite("lone", "lone");
+	ck_write(ck_path("%s/info/lone.trashinfo", trash_dir), "[Trash Info]\nPath=/x\n");
+	ck_write("lone", "lone");
 	ck_assert_int_eq(pdk_trash_put("lone", roots, 1, NULL, NULL), 0);
-	ck_assert_str_eq(slurp(p("%s/info/lone.trashinfo", trash_dir)), "[Trash Info]\nPath=/x\n");
-	ck_assert_str_eq(slurp(p("%s/files/lone.2", trash_dir)), "lone");
+	ck_assert_str_eq(ck_slurp(ck_path("%s/info/lone.trashinfo", trash_dir)),
+			 "[Trash Info]\nPath=/x\n");
+	ck_assert_str_eq(ck_slurp(ck_path("%s/files/lone.2", trash_dir)), "lone");
 }
 END_TEST
 
@@ -259,13 +223,13 @@ START_TEST(long_name_fits)
 
 	memset(name, 'n', 255);
 	name[255] = '\0';
-	xwrite(name, "long");
+	ck_write(name, "long");
 	ck_assert_int_eq(pdk_trash_put(name, roots, 1, &as, NULL), 0);
 	ck_assert(!exists(name));
-	ck_assert_str_eq(slurp(as), "long");
-	info = slurp(p("%s/info/%s.trashinfo", trash_dir, strrchr(as, '/') + 1));
+	ck_assert_str_eq(ck_slurp(as), "long");
+	info = ck_slurp(ck_path("%s/info/%s.trashinfo", trash_dir, strrchr(as, '/') + 1));
 	ck_assert_ptr_nonnull(info);
-	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/%s", work, name));
+	ck_assert_str_eq(info_key(info, "\nPath="), ck_path("%s/%s", work, name));
 	free(as);
 }
 END_TEST
@@ -277,18 +241,19 @@ START_TEST(directory_whole)
 
 	ck_assert_int_eq(mkdir("tree", 0750), 0);
 	ck_assert_int_eq(mkdir("tree/sub", 0755), 0);
-	xwrite("tree/sub/leaf", "leaf");
+	ck_write("tree/sub/leaf", "leaf");
 	ck_assert_int_eq(lstat("tree", &before), 0);
 	ck_assert_int_eq(pdk_trash_put("tree/", roots, 1, &as, NULL), 0);
 	ck_assert(!exists("tree"));
-	ck_assert_str_eq(as, p("%s/files/tree", trash_dir));
+	ck_assert_str_eq(as, ck_path("%s/files/tree", trash_dir));
 	/* The same directory inode: moved by one rename, not rebuilt file by file. */
 	ck_assert_int_eq(lstat(as, &after), 0);
 	ck_assert_uint_eq(before.st_ino, after.st_ino);
 	ck_assert_uint_eq(after.st_mode & 07777, 0750);
-	ck_assert_str_eq(slurp(p("%s/sub/leaf", as)), "leaf");
-	ck_assert_str_eq(info_key(slurp(p("%s/info/tree.trashinfo", trash_dir)), "\nPath="),
-			 p("%s/tree", work));
+	ck_assert_str_eq(ck_slurp(ck_path("%s/sub/leaf", as)), "leaf");
+	ck_assert_str_eq(
+	    info_key(ck_slurp(ck_path("%s/info/tree.trashinfo", trash_dir)), "\nPath="),
+	    ck_path("%s/tree", work));
 	free(as);
 }
 END_TEST
@@ -299,19 +264,19 @@ START_TEST(symlink_is_trashed_not_target)
 	char buf[PATH_MAX];
 	ssize_t n;
 
-	xwrite(p("%s/target", outside), "precious");
-	ck_assert_int_eq(mkdir(p("%s/tdir", outside), 0755), 0);
-	xwrite(p("%s/tdir/inner", outside), "inner");
-	ck_assert_int_eq(symlink(p("%s/target", outside), "lnk"), 0);
-	ck_assert_int_eq(symlink(p("%s/tdir", outside), "dlnk"), 0);
+	ck_write(ck_path("%s/target", outside), "precious");
+	ck_assert_int_eq(mkdir(ck_path("%s/tdir", outside), 0755), 0);
+	ck_write(ck_path("%s/tdir/inner", outside), "inner");
+	ck_assert_int_eq(symlink(ck_path("%s/target", outside), "lnk"), 0);
+	ck_assert_int_eq(symlink(ck_path("%s/tdir", outside), "dlnk"), 0);
 
 	ck_assert_int_eq(pdk_trash_put("lnk", roots, 1, &as, NULL), 0);
 	n = readlink(as, buf, sizeof(buf) - 1);
 	ck_assert_int_gt(n, 0);
 	buf[n] = '\0';
-	ck_assert_str_eq(buf, p("%s/target", outside));
+	ck_assert_str_eq(buf, ck_path("%s/target", outside));
 	ck_assert(!exists("lnk"));
-	ck_assert_str_eq(slurp(p("%s/target", outside)), "precious");
+	ck_assert_str_eq(ck_slurp(ck_path("%s/target", outside)), "precious");
 	free(as);
 
 	/* A trailing slash does not make it follow the link either. */
@@ -319,7 +284,7 @@ START_TEST(symlink_is_trashed_not_target)
 	ck_assert_int_eq(pdk_trash_put("dlnk/", roots, 1, &as, NULL), 0);
 	ck_assert_int_gt(readlink(as, buf, sizeof(buf) - 1), 0);
 	ck_assert(!exists("dlnk"));
-	ck_assert_str_eq(slurp(p("%s/tdir/inner", outside)), "inner");
+	ck_assert_str_eq(ck_slurp(ck_path("%s/tdir/inner", outside)), "inner");
 	free(as);
 }
 END_TEST
@@ -329,34 +294,34 @@ START_TEST(refused_outside_roots)
 	struct pdk_error err = { 0 };
 	char *as = (char *)"untouched";
 
-	xwrite(p("%s/victim", outside), "keep me");
-	ck_assert_int_eq(pdk_trash_put(p("%s/victim", outside), roots, 1, &as, &err), -EPERM);
+	ck_write(ck_path("%s/victim", outside), "keep me");
+	ck_assert_int_eq(pdk_trash_put(ck_path("%s/victim", outside), roots, 1, &as, &err), -EPERM);
 	ck_assert_msg(strstr(err.message, "outside the writable roots"), "%s", err.message);
 	ck_assert_str_eq(as, "untouched"); /* not clobbered on failure */
-	ck_assert_str_eq(slurp(p("%s/victim", outside)), "keep me");
-	ck_assert(!exists(p("%s/info/victim.trashinfo", trash_dir)));
+	ck_assert_str_eq(ck_slurp(ck_path("%s/victim", outside)), "keep me");
+	ck_assert(!exists(ck_path("%s/info/victim.trashinfo", trash_dir)));
 
 	/* Through a symlinked directory inside the root: the real parent is what counts. */
 	ck_assert_int_eq(symlink(outside, "escape"), 0);
 	ck_assert_int_eq(pdk_trash_put("escape/victim", roots, 1, NULL, &err), -EPERM);
-	ck_assert_str_eq(slurp(p("%s/victim", outside)), "keep me");
+	ck_assert_str_eq(ck_slurp(ck_path("%s/victim", outside)), "keep me");
 
 	/* Via "..": same. */
 	ck_assert_int_eq(pdk_trash_put("../outside/victim", roots, 1, NULL, &err), -EPERM);
-	ck_assert_str_eq(slurp(p("%s/victim", outside)), "keep me");
+	ck_assert_str_eq(ck_slurp(ck_path("%s/victim", outside)), "keep me");
 
 	/* A sibling sharing the root's name as a prefix is not inside it. */
-	ck_assert_int_eq(mkdir(p("%s2", work), 0755), 0);
-	xwrite(p("%s2/f", work), "sibling");
-	ck_assert_int_eq(pdk_trash_put(p("%s2/f", work), roots, 1, NULL, &err), -EPERM);
-	ck_assert(exists(p("%s2/f", work)));
+	ck_assert_int_eq(mkdir(ck_path("%s2", work), 0755), 0);
+	ck_write(ck_path("%s2/f", work), "sibling");
+	ck_assert_int_eq(pdk_trash_put(ck_path("%s2/f", work), roots, 1, NULL, &err), -EPERM);
+	ck_assert(exists(ck_path("%s2/f", work)));
 
 	/* The root itself cannot be trashed: its parent is outside. */
 	ck_assert_int_eq(pdk_trash_put(work, roots, 1, NULL, &err), -EPERM);
 	ck_assert(exists(work));
 
 	/* No roots, nothing writable. */
-	xwrite("inside", "x");
+	ck_write("inside", "x");
 	ck_assert_int_eq(pdk_trash_put("inside", roots, 0, NULL, &err), -EPERM);
 	ck_assert(exists("inside"));
 
@@ -374,16 +339,16 @@ START_TEST(trash_inside_operand)
 	struct pdk_error err = { 0 };
 
 	/* Trashing a directory that holds the trash itself cannot work: refuse, keep all. */
-	setenv("XDG_DATA_HOME", p("%s/share", work), 1);
+	setenv("XDG_DATA_HOME", ck_path("%s/share", work), 1);
 	ck_assert_int_eq(mkdir("share", 0755), 0);
-	xwrite("share/doc", "doc");
+	ck_write("share/doc", "doc");
 	ck_assert_int_eq(pdk_trash_put("share", roots, 1, NULL, &err), -EINVAL);
 	ck_assert_msg(strstr(err.message, "contains the trash"), "%s", err.message);
-	ck_assert_str_eq(slurp("share/doc"), "doc");
+	ck_assert_str_eq(ck_slurp("share/doc"), "doc");
 	ck_assert(!exists("share/Trash/info/share.trashinfo"));
-	xwrite("other", "other");
+	ck_write("other", "other");
 	ck_assert_int_eq(pdk_trash_put("other", roots, 1, NULL, &err), 0);
-	ck_assert_str_eq(slurp("share/Trash/files/other"), "other");
+	ck_assert_str_eq(ck_slurp("share/Trash/files/other"), "other");
 }
 END_TEST
 
@@ -418,7 +383,7 @@ START_TEST(rm_semantics)
 	char msg[4096];
 
 	ck_assert_int_eq(mkdir("dir", 0755), 0);
-	xwrite("dir/f", "f");
+	ck_write("dir/f", "f");
 
 	/* A directory needs -r. */
 	ck_assert_int_eq(RM("dir"), 1);
@@ -427,7 +392,7 @@ START_TEST(rm_semantics)
 	ck_assert_int_eq(RM("dir", "-r"), 0); /* options after operands, as GNU getopt */
 	ck_assert_str_eq(msg, "");
 	ck_assert(!exists("dir"));
-	ck_assert(exists(p("%s/files/dir/f", trash_dir)));
+	ck_assert(exists(ck_path("%s/files/dir/f", trash_dir)));
 
 	/* Missing files: an error, silenced by -f. */
 	ck_assert_int_eq(RM("missing"), 1);
@@ -439,7 +404,7 @@ START_TEST(rm_semantics)
 
 	/* Combined flags and the long spellings. */
 	ck_assert_int_eq(mkdir("d2", 0755), 0);
-	xwrite("d2/x", "x");
+	ck_write("d2/x", "x");
 	ck_assert_int_eq(RM("-rf", "d2", "gone"), 0);
 	ck_assert(!exists("d2"));
 	ck_assert_int_eq(mkdir("d3", 0755), 0);
@@ -453,7 +418,7 @@ START_TEST(rm_semantics)
 	ck_assert(!exists("d5"));
 
 	/* "--" ends options: "-x" is a file name then, an option before. */
-	xwrite("-x", "dash");
+	ck_write("-x", "dash");
 	ck_assert_int_eq(RM("-x"), 1);
 	ck_assert_str_eq(msg, "rm: invalid option -- 'x'\nTry 'rm --help' for more information.\n");
 	ck_assert(exists("-x"));
@@ -469,8 +434,8 @@ START_TEST(rm_semantics)
 	ck_assert_int_eq(RM("-f"), 0);
 
 	/* One failure makes the exit code 1 but the others still go. */
-	xwrite("a", "a");
-	xwrite("b", "b");
+	ck_write("a", "a");
+	ck_write("b", "b");
 	ck_assert_int_eq(RM("a", "nope", "b"), 1);
 	ck_assert(!exists("a") && !exists("b"));
 	ck_assert_str_eq(msg, "rm: cannot remove 'nope': No such file or directory\n");
@@ -478,7 +443,7 @@ START_TEST(rm_semantics)
 	/* -d: empty directories only. */
 	ck_assert_int_eq(mkdir("empty", 0755), 0);
 	ck_assert_int_eq(mkdir("full", 0755), 0);
-	xwrite("full/x", "x");
+	ck_write("full/x", "x");
 	ck_assert_int_eq(RM("-d", "full"), 1);
 	ck_assert_str_eq(msg, "rm: cannot remove 'full': Directory not empty\n");
 	ck_assert(exists("full/x"));
@@ -486,7 +451,7 @@ START_TEST(rm_semantics)
 	ck_assert(!exists("empty"));
 
 	/* Interactive modes are refused, and nothing moves; a later -f overrides -i. */
-	xwrite("ask", "ask");
+	ck_write("ask", "ask");
 	ck_assert_int_eq(RM("-i", "ask"), 1);
 	ck_assert_ptr_nonnull(strstr(msg, "interactive"));
 	ck_assert_int_eq(RM("-I", "ask"), 1);
@@ -509,11 +474,11 @@ START_TEST(rm_semantics)
 	ck_assert(exists("/etc"));
 
 	/* Outside the roots: refused with the reason, file stays; -f does not hide it. */
-	xwrite(p("%s/keep", outside), "keep");
-	ck_assert_int_eq(RM("-f", p("%s/keep", outside)), 1);
+	ck_write(ck_path("%s/keep", outside), "keep");
+	ck_assert_int_eq(RM("-f", ck_path("%s/keep", outside)), 1);
 	ck_assert_ptr_nonnull(strstr(msg, "outside the writable roots"));
 	ck_assert_ptr_nonnull(strstr(msg, "rm: cannot remove '"));
-	ck_assert(exists(p("%s/keep", outside)));
+	ck_assert(exists(ck_path("%s/keep", outside)));
 }
 END_TEST
 
@@ -536,8 +501,8 @@ static bool enter_userns(void)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		return false;
 	return write_file("/proc/self/setgroups", "deny") &&
-	       write_file("/proc/self/uid_map", p("%u %u 1", (unsigned)uid, (unsigned)uid)) &&
-	       write_file("/proc/self/gid_map", p("%u %u 1", (unsigned)gid, (unsigned)gid));
+	       write_file("/proc/self/uid_map", ck_path("%u %u 1", (unsigned)uid, (unsigned)uid)) &&
+	       write_file("/proc/self/gid_map", ck_path("%u %u 1", (unsigned)gid, (unsigned)gid));
 }
 
 /* A tmpfs in a private mount namespace stands for "another filesystem". */
@@ -562,59 +527,60 @@ START_TEST(topdir_trash)
 	const char *info;
 
 	ck_assert_int_eq(mkdir("vol", 0755), 0);
-	if (!private_tmpfs(p("%s/vol", work)))
+	if (!private_tmpfs(ck_path("%s/vol", work)))
 		return;
-	uid_dir = strdup(p("%s/vol/.Trash-%u", work, (unsigned)getuid()));
-	uid_sub = strdup(p("%s/vol/.Trash/%u", work, (unsigned)getuid()));
+	uid_dir = strdup(ck_path("%s/vol/.Trash-%u", work, (unsigned)getuid()));
+	uid_sub = strdup(ck_path("%s/vol/.Trash/%u", work, (unsigned)getuid()));
 
 	/* A $topdir/.Trash that is not sticky must not be used. */
 	ck_assert_int_eq(mkdir("vol/.Trash", 0777), 0);
 	ck_assert_int_eq(chmod("vol/.Trash", 0777), 0);
 	ck_assert_int_eq(mkdir("vol/sub", 0755), 0);
-	xwrite("vol/sub/a b", "on tmpfs");
+	ck_write("vol/sub/a b", "on tmpfs");
 	ck_assert_int_eq(pdk_trash_put("vol/sub/a b", roots, 1, &as, &err), 0);
-	ck_assert_str_eq(as, p("%s/files/a b", uid_dir));
+	ck_assert_str_eq(as, ck_path("%s/files/a b", uid_dir));
 	free(as);
 	ck_assert_int_eq(lstat(uid_dir, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0700);
-	info = slurp(p("%s/info/a b.trashinfo", uid_dir));
+	info = ck_slurp(ck_path("%s/info/a b.trashinfo", uid_dir));
 	ck_assert_ptr_nonnull(info);
 	/* Relative to $topdir, so the volume can move. */
 	ck_assert_str_eq(info_key(info, "\nPath="), "sub/a%20b");
-	ck_assert(!exists(p("%s/files/a b", trash_dir)));
+	ck_assert(!exists(ck_path("%s/files/a b", trash_dir)));
 
 	/* A sticky one is used, through $uid. */
 	ck_assert_int_eq(chmod("vol/.Trash", 01777), 0);
-	xwrite("vol/b", "b");
+	ck_write("vol/b", "b");
 	as = NULL;
 	ck_assert_int_eq(pdk_trash_put("vol/b", roots, 1, &as, &err), 0);
-	ck_assert_str_eq(as, p("%s/files/b", uid_sub));
+	ck_assert_str_eq(as, ck_path("%s/files/b", uid_sub));
 	free(as);
-	ck_assert_str_eq(info_key(slurp(p("%s/info/b.trashinfo", uid_sub)), "\nPath="), "b");
+	ck_assert_str_eq(info_key(ck_slurp(ck_path("%s/info/b.trashinfo", uid_sub)), "\nPath="),
+			 "b");
 
 	/* A symlink named .Trash is never trusted, even to a sticky directory. */
 	ck_assert_int_eq(rename("vol/.Trash", "vol/real-trash"), 0);
 	ck_assert_int_eq(symlink("real-trash", "vol/.Trash"), 0);
-	xwrite("vol/c", "c");
+	ck_write("vol/c", "c");
 	as = NULL;
 	ck_assert_int_eq(pdk_trash_put("vol/c", roots, 1, &as, &err), 0);
-	ck_assert_str_eq(as, p("%s/files/c", uid_dir));
+	ck_assert_str_eq(as, ck_path("%s/files/c", uid_dir));
 	free(as);
 
 	/* When no trash can be made on that filesystem, fail and leave the file. */
 	ck_assert_int_eq(unlink("vol/.Trash"), 0);
-	ck_assert_int_eq(rename(uid_dir, p("%s/vol/old", work)), 0);
-	xwrite(uid_dir, "a file where the trash would go");
-	xwrite("vol/d", "d");
+	ck_assert_int_eq(rename(uid_dir, ck_path("%s/vol/old", work)), 0);
+	ck_write(uid_dir, "a file where the trash would go");
+	ck_write("vol/d", "d");
 	ck_assert_int_lt(pdk_trash_put("vol/d", roots, 1, NULL, &err), 0);
 	ck_assert_ptr_nonnull(strstr(err.message, "not moved"));
-	ck_assert_str_eq(slurp("vol/d"), "d");
-	ck_assert(!exists(p("%s/files/d", trash_dir)));
+	ck_assert_str_eq(ck_slurp("vol/d"), "d");
+	ck_assert(!exists(ck_path("%s/files/d", trash_dir)));
 
 	/* A mount point itself is not moved. */
 	ck_assert_int_eq(pdk_trash_put("vol", roots, 1, NULL, &err), -EBUSY);
 	ck_assert(exists("vol/d"));
-	umount2(p("%s/vol", work), MNT_DETACH);
+	umount2(ck_path("%s/vol", work), MNT_DETACH);
 	free(uid_dir);
 	free(uid_sub);
 }
@@ -628,25 +594,26 @@ START_TEST(put_as_records_given_path)
 	int dfd;
 
 	ck_assert_int_eq(mkdir("stage", 0700), 0);
-	xwrite("stage/name one", "staged");
+	ck_write("stage/name one", "staged");
 	ck_assert_int_eq(symlink(outside, "stage/link"), 0);
 	dfd = open("stage", O_RDONLY | O_DIRECTORY);
 	ck_assert_int_ge(dfd, 0);
-	ck_assert_int_eq(pdk_trash_put_as(dfd, "name one", p("%s/was here/name one", work),
+	ck_assert_int_eq(pdk_trash_put_as(dfd, "name one", ck_path("%s/was here/name one", work),
 					  "2001-02-03T04:05:06", &as, &err),
 			 0);
-	ck_assert_str_eq(as, p("%s/files/name one", trash_dir));
+	ck_assert_str_eq(as, ck_path("%s/files/name one", trash_dir));
 	free(as);
 	ck_assert(!exists("stage/name one"));
-	info = slurp(p("%s/info/name one.trashinfo", trash_dir));
-	ck_assert_str_eq(percent_decode(info_key(info, "\nPath=")), p("%s/was here/name one", work));
+	info = ck_slurp(ck_path("%s/info/name one.trashinfo", trash_dir));
+	ck_assert_str_eq(percent_decode(info_key(info, "\nPath=")),
+			 ck_path("%s/was here/name one", work));
 	ck_assert_str_eq(info_key(info, "\nDeletionDate="), "2001-02-03T04:05:06");
 
 	/* A date of any other shape is replaced by now; the link moves, not its target. */
-	ck_assert_int_eq(pdk_trash_put_as(dfd, "link", p("%s/link", work), "2001-02-03 04:05", NULL,
-					  &err),
-			 0);
-	info = slurp(p("%s/info/link.trashinfo", trash_dir));
+	ck_assert_int_eq(
+	    pdk_trash_put_as(dfd, "link", ck_path("%s/link", work), "2001-02-03 04:05", NULL, &err),
+	    0);
+	info = ck_slurp(ck_path("%s/info/link.trashinfo", trash_dir));
 	ck_assert_str_ne(info_key(info, "\nDeletionDate="), "2001-02-03 04:05");
 	ck_assert_uint_eq(strlen(info_key(info, "\nDeletionDate=")), 19);
 	ck_assert(exists(outside));
@@ -682,8 +649,8 @@ START_TEST(rm_with_mover)
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
 
 	ck_assert_int_eq(mkdir("d", 0755), 0);
-	xwrite("f", "f");
-	xwrite("refuse", "r");
+	ck_write("f", "f");
+	ck_write("refuse", "r");
 	/* The checks rm makes stay in rm: the mover only sees what passed them. */
 	ck_assert_int_eq(pdk_rm_main_with(4, argv1, &m, f), 1);
 	ck_assert_int_eq(s.n, 1);
@@ -714,11 +681,11 @@ static void plant(const char *run, const char *num, const char *name, const char
 	const char *area = stage_area();
 
 	mkdir(area, 0700);
-	mkdir(p("%s/%s", area, run), 0700);
-	ck_assert_int_eq(mkdir(p("%s/%s/%s", area, run, num), 0700), 0);
-	xwrite(p("%s/%s/%s/%s", area, run, num, name), "staged");
+	mkdir(ck_path("%s/%s", area, run), 0700);
+	ck_assert_int_eq(mkdir(ck_path("%s/%s/%s", area, run, num), 0700), 0);
+	ck_write(ck_path("%s/%s/%s/%s", area, run, num, name), "staged");
 	if (record)
-		xwrite(p("%s/%s/%s.info", area, run, num), record);
+		ck_write(ck_path("%s/%s/%s.info", area, run, num), record);
 }
 
 START_TEST(sweep_trusts_records_only_inside_roots)
@@ -727,36 +694,36 @@ START_TEST(sweep_trusts_records_only_inside_roots)
 	char *note = NULL;
 	const char *info;
 
-	setenv("XDG_STATE_HOME", p("%s/state", base), 1);
+	setenv("XDG_STATE_HOME", ck_path("%s/state", base), 1);
 	plant("0123456789abcdef", "1", "good",
-	      p("[Paddock Rm]\nPath=%s/sub/good\nDeletionDate=2002-03-04T05:06:07\n", work));
+	      ck_path("[Paddock Rm]\nPath=%s/sub/good\nDeletionDate=2002-03-04T05:06:07\n", work));
 	plant("0123456789abcdef", "2", "passwd", "Path=/etc/passwd\n");
-	plant("0123456789abcdef", "3", "dots", p("Path=%s/../outside/dots\n", work));
-	plant("0123456789abcdef", "4", "other", p("Path=%s/sub/not-this-name\n", work));
+	plant("0123456789abcdef", "3", "dots", ck_path("Path=%s/../outside/dots\n", work));
+	plant("0123456789abcdef", "4", "other", ck_path("Path=%s/sub/not-this-name\n", work));
 	plant("0123456789abcdef", "5", "norecord", NULL);
 	/* A slot that is a symlink out of the staging area: the link goes, not what it names. */
-	xwrite(p("%s/victim", outside), "victim");
-	ck_assert_int_eq(symlink(outside, p("%s/0123456789abcdef/6", area)), 0);
-	xwrite(p("%s/0123456789abcdef/6.info", area), p("Path=%s/victim\n", work));
+	ck_write(ck_path("%s/victim", outside), "victim");
+	ck_assert_int_eq(symlink(outside, ck_path("%s/0123456789abcdef/6", area)), 0);
+	ck_write(ck_path("%s/0123456789abcdef/6.info", area), ck_path("Path=%s/victim\n", work));
 
 	ck_assert_int_eq(pdk_rmshim_sweep_roots(roots, 1, NULL, &note), 6);
 	ck_assert_ptr_null(note);
 	ck_assert(!exists(area));
-	ck_assert_str_eq(slurp(p("%s/victim", outside)), "victim");
+	ck_assert_str_eq(ck_slurp(ck_path("%s/victim", outside)), "victim");
 
-	info = slurp(p("%s/info/good.trashinfo", trash_dir));
-	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/sub/good", work));
+	info = ck_slurp(ck_path("%s/info/good.trashinfo", trash_dir));
+	ck_assert_str_eq(info_key(info, "\nPath="), ck_path("%s/sub/good", work));
 	ck_assert_str_eq(info_key(info, "\nDeletionDate="), "2002-03-04T05:06:07");
-	info = slurp(p("%s/info/passwd.trashinfo", trash_dir));
-	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/0123456789abcdef/2/passwd", area));
-	info = slurp(p("%s/info/dots.trashinfo", trash_dir));
-	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/0123456789abcdef/3/dots", area));
-	info = slurp(p("%s/info/other.trashinfo", trash_dir));
-	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/0123456789abcdef/4/other", area));
-	ck_assert(exists(p("%s/files/norecord", trash_dir)));
-	ck_assert(exists(p("%s/files/6", trash_dir)));
-	info = slurp(p("%s/info/6.trashinfo", trash_dir));
-	ck_assert_str_eq(info_key(info, "\nPath="), p("%s/0123456789abcdef/6", area));
+	info = ck_slurp(ck_path("%s/info/passwd.trashinfo", trash_dir));
+	ck_assert_str_eq(info_key(info, "\nPath="), ck_path("%s/0123456789abcdef/2/passwd", area));
+	info = ck_slurp(ck_path("%s/info/dots.trashinfo", trash_dir));
+	ck_assert_str_eq(info_key(info, "\nPath="), ck_path("%s/0123456789abcdef/3/dots", area));
+	info = ck_slurp(ck_path("%s/info/other.trashinfo", trash_dir));
+	ck_assert_str_eq(info_key(info, "\nPath="), ck_path("%s/0123456789abcdef/4/other", area));
+	ck_assert(exists(ck_path("%s/files/norecord", trash_dir)));
+	ck_assert(exists(ck_path("%s/files/6", trash_dir)));
+	info = ck_slurp(ck_path("%s/info/6.trashinfo", trash_dir));
+	ck_assert_str_eq(info_key(info, "\nPath="), ck_path("%s/0123456789abcdef/6", area));
 }
 END_TEST
 
@@ -765,17 +732,17 @@ START_TEST(sweep_leaves_what_it_cannot_trash)
 	const char *area = stage_area();
 	char *note = NULL;
 
-	setenv("XDG_STATE_HOME", p("%s/state", base), 1);
-	plant("0123456789abcdef", "1", "kept", p("Path=%s/kept\n", work));
+	setenv("XDG_STATE_HOME", ck_path("%s/state", base), 1);
+	plant("0123456789abcdef", "1", "kept", ck_path("Path=%s/kept\n", work));
 	/* No trash can be made: a file where the home trash would go. */
-	ck_assert_int_eq(mkdir(p("%s/data", base), 0700), 0);
-	xwrite(p("%s/data/Trash", base), "in the way");
+	ck_assert_int_eq(mkdir(ck_path("%s/data", base), 0700), 0);
+	ck_write(ck_path("%s/data/Trash", base), "in the way");
 	ck_assert_int_eq(pdk_rmshim_sweep_roots(roots, 1, NULL, &note), 0);
 	ck_assert_ptr_nonnull(note);
-	ck_assert_ptr_nonnull(strstr(note, p("%s/0123456789abcdef/1/kept", area)));
+	ck_assert_ptr_nonnull(strstr(note, ck_path("%s/0123456789abcdef/1/kept", area)));
 	ck_assert_ptr_nonnull(strstr(note, "nothing deleted"));
 	free(note);
-	ck_assert_str_eq(slurp(p("%s/0123456789abcdef/1/kept", area)), "staged");
+	ck_assert_str_eq(ck_slurp(ck_path("%s/0123456789abcdef/1/kept", area)), "staged");
 }
 END_TEST
 
@@ -785,13 +752,13 @@ START_TEST(sweep_skips_live_runs)
 	const char *area = stage_area();
 	char *note = NULL;
 
-	setenv("XDG_STATE_HOME", p("%s/state", base), 1);
+	setenv("XDG_STATE_HOME", ck_path("%s/state", base), 1);
 	ck_assert_int_eq(pdk_rmshim_prepare_roots(roots, 1, &live), 0);
 	ck_assert_ptr_nonnull(live.env[0]);
-	plant(live.run_id, "1", "busy", p("Path=%s/busy\n", work));
+	plant(live.run_id, "1", "busy", ck_path("Path=%s/busy\n", work));
 	/* Another sweep (another paddock) leaves a run that is still going alone... */
 	ck_assert_int_eq(pdk_rmshim_sweep_roots(roots, 1, NULL, &note), 0);
-	ck_assert(exists(p("%s/%s/1/busy", area, live.run_id)));
+	ck_assert(exists(ck_path("%s/%s/1/busy", area, live.run_id)));
 	/* ...its own sweep moves it; once its paddock is gone, anyone's sweep would. */
 	ck_assert_int_eq(pdk_rmshim_sweep_roots(roots, 1, &live, &note), 1);
 	ck_assert(!exists(area));
