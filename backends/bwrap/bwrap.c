@@ -723,6 +723,18 @@ static void put_quoted(const char *arg, FILE *out)
 	fputc('\'', out);
 }
 
+/* A comment heading and the paths under it, one a line; nothing when there are none. */
+static void put_paths(FILE *out, const char *heading, char *const *v, size_t n)
+{
+	if (n)
+		fprintf(out, "# %s:\n", heading);
+	for (size_t i = 0; i < n; i++) {
+		fputs("#\t", out);
+		put_quoted(v[i], out);
+		fputc('\n', out);
+	}
+}
+
 static bool is_wrapped(const struct bwrap_state *s, char *const *argv)
 {
 	for (size_t i = 0; i < s->n_prefix; i++)
@@ -758,22 +770,10 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 		put_quoted(argv[i], out);
 	}
 	fputc('\n', out);
-	if (s->n_placeholders) {
-		fputs("# missing protected paths, held by a read-only /dev/null:\n", out);
-		for (size_t i = 0; i < s->n_placeholders; i++) {
-			fputs("#\t", out);
-			put_quoted(s->placeholders[i], out);
-			fputc('\n', out);
-		}
-	}
-	if (s->n_unheld) {
-		fputs("# protected paths not held (no parent, dangling link, unreadable):\n", out);
-		for (size_t i = 0; i < s->n_unheld; i++) {
-			fputs("#\t", out);
-			put_quoted(s->unheld[i], out);
-			fputc('\n', out);
-		}
-	}
+	put_paths(out, "missing protected paths, held by a read-only /dev/null", s->placeholders,
+		  s->n_placeholders);
+	put_paths(out, "protected paths not held (no parent, dangling link, unreadable)", s->unheld,
+		  s->n_unheld);
 	fprintf(out, "# bwrap reports its status (did the command start?) to fd %d\n",
 		s->status_wr);
 	if (s->max_procs)
