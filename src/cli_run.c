@@ -212,12 +212,9 @@ static bool runs_rm(const struct pdk_decision *d)
  * trash at once. */
 static int unconfined_rm(struct pdk_sandbox *sb, const char *shim_dir)
 {
-	const char *path = getenv("PATH");
-	_cleanup_free_ char *p = NULL;
+	_cleanup_free_ char *p = pdk_rmshim_path_env(shim_dir, getenv("PATH"));
 
-	if (!path || !*path)
-		path = PDK_DEFAULT_PATH;
-	if (asprintf(&p, "PATH=%s:%s", shim_dir, path) < 0)
+	if (!p)
 		return -ENOMEM;
 	return pdk_sandbox_setenv(sb, (const char *const[]){p, PDK_RMSHIM_ENV_DIRECT "=1", NULL});
 }

@@ -282,6 +282,16 @@ static bool env_is(const char *entry, const char *name)
 	return strncmp(entry, name, n) == 0 && entry[n] == '=';
 }
 
+char *pdk_rmshim_path_env(const char *dir, const char *path)
+{
+	char *s;
+
+	/* A PATH that is missing or empty means the default search path to execvp(3). */
+	if (asprintf(&s, "PATH=%s:%s", dir, path && path[0] ? path : PDK_DEFAULT_PATH) < 0)
+		return NULL;
+	return s;
+}
+
 int pdk_rmshim_env(struct pdk_rmshim *shim, char *const *envp, char ***ret_envp)
 {
 	const char *path = NULL;
@@ -294,12 +304,8 @@ int pdk_rmshim_env(struct pdk_rmshim *shim, char *const *envp, char ***ret_envp)
 		if (env_is(envp[n], "PATH"))
 			path = envp[n] + 5;
 	free(shim->path_env);
-	/* A PATH that is missing or empty means the default search path to execvp(3). */
-	if (asprintf(&shim->path_env, "PATH=%s:%s", shim->dir,
-		     path && path[0] ? path : PDK_DEFAULT_PATH) < 0) {
-		shim->path_env = NULL;
+	if (!(shim->path_env = pdk_rmshim_path_env(shim->dir, path)))
 		return -ENOMEM;
-	}
 	v = calloc(n + 4, sizeof(char *));
 	if (!v)
 		return -ENOMEM;

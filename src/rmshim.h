@@ -61,6 +61,10 @@ int pdk_rmshim_install(char **ret_dir);
  */
 int pdk_rmshim_prepare_roots(const char *const *roots, size_t n_roots, struct pdk_rmshim *ret);
 
+/* "PATH=DIR:PATH" (the default search path for a missing or empty path), a new
+ * string, or NULL: the shim in DIR first on a command's PATH. */
+char *pdk_rmshim_path_env(const char *dir, const char *path);
+
 /*
  * A new environment for the confined command: ENVP with PATH=SHIMDIR:<ENVP's PATH, or
  * /usr/local/bin:/usr/bin:/bin> and the PADDOCK_RM_* variables (any previous ones replaced).
