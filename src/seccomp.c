@@ -52,6 +52,8 @@ struct rule {
  * 0xffffffff00005412 is TIOCSTI too. */
 #define IOCTL_CMD(c) ARG(1, SCMP_CMP_MASKED_EQ, 0xffffffffULL, (c))
 #define FLAG_SET(f) ARG(0, SCMP_CMP_MASKED_EQ, (f), (f))
+/* The same for a socket's domain, an int too: 0x100000001 is AF_UNIX. */
+#define DOMAIN_IS(d) ARG(0, SCMP_CMP_MASKED_EQ, 0xffffffffULL, (d))
 /* clone with a namespace flag: the rule names the flag (# does not expand it). */
 #define CLONE_NS(f)                                                                                \
 	{                                                                                          \
@@ -72,6 +74,16 @@ static const struct rule rules[] = {
     {.syscall = "ptrace", .err = EPERM, .why = "tracing processes"},
     {.syscall = "process_vm_readv", .err = EPERM, .why = "reading other processes' memory"},
     {.syscall = "process_vm_writev", .err = EPERM, .why = "writing other processes' memory"},
+    /* Another process's resource limits need only the same uid, and no
+     * Landlock scope covers them: an RLIMIT_CPU of 1 kills a process outside,
+     * an RLIMIT_NOFILE of 0 leaves paddock unable to clean up after the run.
+     * Reading them, and setting the caller's own (pid 0, as setrlimit()
+     * does), stay allowed. */
+    {.syscall = "prlimit64",
+     .err = EPERM,
+     .n_args = 2,
+     .arg = {ARG(0, SCMP_CMP_NE, 0, 0), ARG(2, SCMP_CMP_NE, 0, 0)},
+     .why = "setting another process's resource limits (prlimit with a pid)"},
     /* Only the query and the default persona: personality flags such as
      * READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken the process. */
     {.syscall = "personality",
@@ -151,26 +163,32 @@ static const struct rule rules[] = {
      .err = EPERM,
      .when = NET_OFF,
      .n_args = 2,
-     .arg = {ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
      .why = "unix datagram sockets (sendmsg() could address an outside one)"},
     {.syscall = "socket",
      .err = EPERM,
      .when = NET_OFF,
      .n_args = 2,
-     .arg = {ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
      .why = "unix raw sockets (datagram sockets by another name)"},
     {.syscall = "socketpair",
      .err = EPERM,
      .when = NET_OFF,
      .n_args = 2,
-     .arg = {ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
      .why = "unix datagram socketpairs (an end can still sendmsg() to an address)"},
     {.syscall = "socketpair",
      .err = EPERM,
      .when = NET_OFF,
      .n_args = 2,
-     .arg = {ARG(0, SCMP_CMP_EQ, AF_UNIX, 0), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
      .why = "unix raw socketpairs"},
+    {.syscall = "socketpair",
+     .err = EAFNOSUPPORT,
+     .when = NET_OFF,
+     .n_args = 1,
+     .arg = {ARG(0, SCMP_CMP_NE, AF_UNIX, 0)},
+     .why = "socketpair() but for AF_UNIX"},
 };
 
 /* Syscalls from 424 on share one number on every architecture but alpha. */

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -293,6 +294,54 @@ static int do_socketpair_dgram(void)
 	return c[0] == 'a' && c[1] == 'b' ? 0 : 98;
 }
 
+/* The kernel reads the domain as an int: bits above 32 must not hide AF_UNIX. */
+static int do_socketpair_dgram_high_bits(void)
+{
+	int sv[2];
+
+	if (syscall(SYS_socketpair, 0x100000001UL, SOCK_DGRAM, 0, sv) < 0)
+		return errno;
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
+
+static int do_socketpair_raw_high_bits(void)
+{
+	int sv[2];
+
+	if (syscall(SYS_socketpair, 0xffffffff00000001UL, SOCK_RAW, 0, sv) < 0)
+		return errno;
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
+
+/* Resource limits: another process's (here the parent's) may be read, not
+ * set; the caller's own, by pid 0, may be set. */
+static int do_prlimit_other_set(void)
+{
+	struct rlimit cur;
+
+	if (prlimit(getppid(), RLIMIT_CORE, NULL, &cur) < 0)
+		return 90;
+	return errno_of(prlimit(getppid(), RLIMIT_CORE, &cur, NULL));
+}
+
+static int do_prlimit_other_read(void)
+{
+	struct rlimit cur;
+
+	return errno_of(prlimit(getppid(), RLIMIT_NOFILE, NULL, &cur));
+}
+
+static int do_setrlimit_self(void)
+{
+	struct rlimit rl = {0, 0};
+
+	return errno_of(setrlimit(RLIMIT_CORE, &rl));
+}
+
 static int do_socket_unix_raw(void)
 {
 	int fd = socket(AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0);
@@ -386,6 +435,9 @@ START_TEST(test_denied_always)
 		ASSERT_ERRNO(net, do_clone_newuser, EPERM);
 		ASSERT_ERRNO(net, do_clone3, ENOSYS);
 		ASSERT_ERRNO(net, do_setxattr, EOPNOTSUPP);
+		ASSERT_ERRNO(net, do_prlimit_other_set, EPERM);
+		ASSERT_ERRNO(net, do_prlimit_other_read, 0);
+		ASSERT_ERRNO(net, do_setrlimit_self, 0);
 	}
 }
 END_TEST
@@ -434,6 +486,9 @@ START_TEST(test_network_off)
 	/* An end of a datagram pair can sendmsg() to any named socket. */
 	ASSERT_ERRNO(false, do_socketpair_dgram, EPERM);
 	ASSERT_ERRNO(true, do_socketpair_dgram, 0);
+	ASSERT_ERRNO(false, do_socketpair_dgram_high_bits, EPERM);
+	ASSERT_ERRNO(false, do_socketpair_raw_high_bits, EPERM);
+	ASSERT_ERRNO(true, do_socketpair_dgram_high_bits, 0);
 	ASSERT_ERRNO(false, do_sendto_connected, 0);
 }
 END_TEST

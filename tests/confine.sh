@@ -61,6 +61,9 @@ dgram_raw() { # dgram_raw WORD: the same through AF_UNIX SOCK_RAW, a datagram so
 dgram_pair() { # dgram_pair WORD: the same from one end of a datagram socketpair
 	echo "import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendmsg([b'$1'], [], 0, '$T/dgram.sock')"
 }
+dgram_highpair() { # dgram_highpair WORD: the pair asked for with bits above 32 in its domain
+	echo "import ctypes, os, socket; sv = (ctypes.c_int * 2)(); nr = {'x86_64': 53, 'aarch64': 199}[os.uname().machine]; assert ctypes.CDLL(None, use_errno=True).syscall(nr, ctypes.c_ulong(0x100000001), socket.SOCK_DGRAM, 0, sv) == 0; socket.socket(fileno=sv[0]).sendmsg([b'$1'], [], 0, '$T/dgram.sock')"
+}
 connect() { # connect WORD: send WORD to the listener
 	echo "import socket; s=socket.create_connection(('127.0.0.1', $PORT), 2); s.sendall(b'$1')"
 }
@@ -103,7 +106,7 @@ assert not any("refused a write" in n for n in r["notes"]), r' "$out" "$T/outsid
 	run --yes -n -- python3 -c "$(connect "allowed-$b")" >/dev/null 2>&1
 	sleep 0.2
 	check "$b: with --network the same connect arrives" grep -q "allowed-$b" "$T/got"
-	for kind in sendto sendmsg raw pair; do
+	for kind in sendto sendmsg raw pair highpair; do
 		run -- python3 -c "$(dgram_$kind "d$kind-denied-$b")" >/dev/null 2>&1
 		sleep 0.2
 		check "$b: with network off a unix datagram ($kind) to an address does not arrive" \

@@ -183,6 +183,18 @@ check "ptrace attach to an outside process fails ($out), victim not stopped ($st
 	sh -c "[ '$out' = '-1 1' ] && [ '$state' = S ]"
 sbx -- sh -c 'sleep 5 & kill $!'
 check "kill inside the sandbox works" [ $? -eq 0 ]
+# Another process's resource limits: same uid is all the kernel asks, so the filter refuses
+# setting them (an RLIMIT_CPU of 1 would kill the process, an RLIMIT_NOFILE of 0 would stop
+# paddock's clean-up); reading them and the command's own stay allowed.
+nofile() { awk '/^Max open files/ {print $4}' "/proc/$1/limits"; }
+before=$(nofile "$VICTIM")
+sbx -- prlimit --pid "$VICTIM" --nofile=7:7 2>/dev/null
+check "prlimit on an outside process fails, its limit stays ($before)" \
+	[ "$(nofile "$VICTIM")" = "$before" ]
+out=$(sbx -- sh -c "prlimit --pid $VICTIM --nofile --noheadings --raw >/dev/null && ulimit -n 7 && ulimit -n")
+check "reading it, and setting the command's own limit, work ($out)" [ "$out" = 7 ]
+prlimit --pid "$VICTIM" --nofile=7:7
+check "the same prlimit from outside works (control)" [ "$(nofile "$VICTIM")" = 7 ]
 
 # TIOCSTI on a real pty given as stdin; the control injects from outside.
 cat > "$T/sti.py" <<'EOF'
