@@ -22,9 +22,11 @@
 #endif
 
 const char *const pdk_secret_env_default[] = {
-	"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_KEY", "*API_KEY*", "*APIKEY*",
-	"*CREDENTIAL*", "*PRIVATE_KEY*", "AWS_*", "SSH_AUTH_SOCK", "GPG_AGENT_INFO",
-	"*_PAT", "*SESSION_KEY*", NULL,
+    "*TOKEN*",	     "*SECRET*",       "*PASSWORD*",   "*PASSWD*",	"*_KEY",
+    "*API_KEY*",     "*APIKEY*",       "*CREDENTIAL*", "*PRIVATE_KEY*", "AWS_*",
+    "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "*_PAT",	       "*SESSION_KEY*", "*_PWD",
+    "*_PASS",	     "*PASSPHRASE*",   "*JWT*",	       "*_DSN",		"*WEBHOOK*",
+    "*AUTH_CONFIG*", "*COOKIE*",       NULL,
 };
 
 /* Names that, written inside a root, let code run later outside it. */
@@ -189,6 +191,19 @@ static bool is_secret(const char *name, const struct pdk_config *cfg)
 	return false;
 }
 
+/* Does value hold a URL with a password in it (scheme://user:password@host),
+ * as a DATABASE_URL or a REDIS_URL does? */
+static bool url_with_password(const char *value)
+{
+	for (const char *p = value; (p = strstr(p, "://"));) {
+		size_t auth = strcspn(p += 3, "/?#@ \t");
+
+		if (p[auth] == '@' && memchr(p, ':', auth))
+			return true;
+	}
+	return false;
+}
+
 static int build_env(struct pdk_sandbox *sb, char **environ, const struct pdk_config *cfg)
 {
 	size_t n = 0, k = 0;
@@ -209,7 +224,7 @@ static int build_env(struct pdk_sandbox *sb, char **environ, const struct pdk_co
 			continue;
 		memcpy(name, environ[i], len);
 		name[len] = '\0';
-		if (!is_secret(name, cfg))
+		if (!is_secret(name, cfg) && !url_with_password(eq ? eq + 1 : ""))
 			sb->envp[k++] = environ[i];
 	}
 	return 0;

@@ -129,6 +129,15 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 		sh -c "! echo '$out' | grep -q s3cret"
 	check "$b: a variable no pattern names does reach it" \
 		sh -c "echo '$out' | grep -q '^PLAIN_KEYS=visible\$'"
+	out=$(MYSQL_PWD=s3cret DB_PASS=s3cret CI_JOB_JWT=s3cret SENTRY_DSN=s3cret \
+		DOCKER_AUTH_CONFIG=s3cret SLACK_WEBHOOK_URL=s3cret \
+		DATABASE_URL=postgres://app:s3cret@db/app HOMEPAGE_URL=https://example.org/a@b \
+		GIT_AUTHOR_NAME=visible run -- env)
+	check "$b: passwords by other names, and URLs with a password, do not reach it" \
+		sh -c "! echo '$out' | grep -q s3cret"
+	check "$b: ... while PWD, a URL without one and GIT_AUTHOR_NAME do" sh -c \
+		"echo '$out' | grep -q '^PWD=' && echo '$out' | grep -q '^HOMEPAGE_URL=https://example.org/a@b\$' &&
+		echo '$out' | grep -q '^GIT_AUTHOR_NAME=visible\$'"
 	out=$(run -- grep CapEff /proc/self/status)
 	check "$b: no capabilities" sh -c "echo '$out' | grep -q 'CapEff:	0000000000000000'"
 	# Durations no other process on the machine uses, so pgrep finds only these.
