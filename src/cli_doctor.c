@@ -324,6 +324,8 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 		return;
 	add_str(arr, "protected paths inside the writable roots (.git/hooks, .git/config, shell "
 		     "start-up files...) stay writable");
+	add_str(arr, "reads stay open everywhere, the user's other terminals (/dev/pts/N) "
+		     "included: the command can read what is typed there");
 	if (!cgroup)
 		add_str(arr, "if paddock itself is SIGKILLed, a process the command started that "
 			     "cleared its environment survives (without a cgroup, the guardian "

@@ -370,6 +370,8 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 			     "Landlock only\n", st->abi);
 	fprintf(out, "landlock: not covered: chmod, chown, utimes on files outside the roots "
 		     "that the user owns\n");
+	fprintf(out, "landlock: not covered: reads, of the user's other terminals (/dev/pts/N) "
+		     "too\n");
 	fprintf(out, "process: every capability dropped (effective, permitted, inheritable, "
 		     "ambient, bounding when held), no_new_privs\n");
 	if (st->max_procs)
