@@ -16,6 +16,7 @@
 #include "path.h"
 #include "sandbox.h"
 #include "store.h"
+#include "trash.h"
 #include "util.h"
 #ifdef HAVE_BWRAP
 #include "../backends/bwrap/bwrap.h"
@@ -281,13 +282,21 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 	return 0;
 }
 
-/* paddock's own directories, resolved: its state and the user's configuration. */
-static void own_dirs(char *ret[2])
-{
-	_cleanup_free_ char *state = pdk_state_dir(), *config = pdk_config_user_dir();
+#define N_OWN 4
 
-	ret[0] = state ? pdk_path_resolve(state) : NULL;
-	ret[1] = config ? pdk_path_resolve(config) : NULL;
+/* The directories paddock trusts after a run, resolved: its state, the
+ * user's configuration, a configured output store (the default one is in
+ * the state) and the trash the rm sweep fills. */
+static void own_dirs(const struct pdk_config *cfg, char *ret[N_OWN])
+{
+	char *dirs[N_OWN] = {pdk_state_dir(), pdk_config_user_dir(),
+			     cfg && cfg->store_dir ? strdup(cfg->store_dir) : NULL,
+			     pdk_trash_home_dir()};
+
+	for (size_t i = 0; i < N_OWN; i++) {
+		ret[i] = dirs[i] ? pdk_path_resolve(dirs[i]) : NULL;
+		free(dirs[i]);
+	}
 }
 
 static int build_policy(const struct pdk_request *req, const struct pdk_config *cfg,
@@ -338,17 +347,24 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	for (size_t i = 0; cfg && i < cfg->protected_paths.n; i++)
 		if ((r = add_protected(sb, &np, named, cfg->protected_paths.v[i])) < 0)
 			return r;
-	/* Nothing paddock keeps for itself may be writable from inside, even
-	 * when a root holds it (paddock started in $HOME): its state (the
-	 * session's approvals, the rm shim) and its configuration. */
+	/* Nothing paddock trusts after the run may be writable from inside,
+	 * even when a root holds it (paddock started in $HOME): its state (the
+	 * session's approvals, the rm shim), its configuration, its output
+	 * store, and the trash it moves files into. */
 	{
-		char *own[2] = {NULL, NULL};
+		char *own[N_OWN];
 
-		own_dirs(own);
+		own_dirs(cfg, own);
 		sb->own_first = np;
-		for (size_t i = 0; i < 2; i++)
-			if (own[i] && (r = strv_push(&sb->protect, &np, own[i])) < 0)
-				return r;
+		r = 0;
+		for (size_t i = 0; i < N_OWN; i++) {
+			if (own[i] && (r < 0 || strv_has(sb->protect, np, own[i])))
+				free(own[i]);
+			else if (own[i])
+				r = strv_push(&sb->protect, &np, own[i]);
+		}
+		if (r < 0)
+			return r;
 	}
 	sb->policy.roots = (const char *const *)sb->roots;
 	sb->policy.n_roots = n;
@@ -419,20 +435,28 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
 		return r;
 	}
 	/* A backend that cannot keep paths read-only inside a root must not
-	 * get a root that holds paddock's own state or configuration: the
-	 * command could approve itself, or plant a program on paddock's PATH. */
-	for (size_t i = sb->own_first; !sb->backend->enforces_protect && i < sb->policy.n_protect;
-	     i++)
-		for (size_t k = 0; k < sb->policy.n_roots; k++)
-			if (pdk_path_under(sb->protect[i], sb->policy.roots[k])) {
-				snprintf(why, why_len,
-					 "the %s backend cannot keep paddock's own %s read-only "
-					 "inside the writable root %s; run from a project directory "
-					 "or give --root DIR, or use a backend that can (bwrap)",
-					 sb->backend->name, sb->protect[i], sb->policy.roots[k]);
-				sb->backend = NULL;
-				return -EPERM;
+	 * get a root that holds what paddock trusts after the run: the
+	 * command could approve itself, plant a program on paddock's PATH, or
+	 * point the trash or the store at a directory outside the roots. One
+	 * that can must find them there: a missing one the command could make. */
+	for (size_t i = sb->own_first; i < sb->policy.n_protect; i++)
+		for (size_t k = 0; k < sb->policy.n_roots; k++) {
+			if (!pdk_path_under(sb->protect[i], sb->policy.roots[k]))
+				continue;
+			if (sb->backend->enforces_protect) {
+				(void)pdk_mkdir_p(sb->protect[i], 0700);
+				break;
 			}
+			snprintf(why, why_len,
+				 "the %s backend cannot keep %s read-only inside the writable "
+				 "root %s, and paddock trusts it after the run (its state, "
+				 "configuration or output store, or the trash); run from a "
+				 "project directory or give --root DIR, or use a backend that "
+				 "can (bwrap)",
+				 sb->backend->name, sb->protect[i], sb->policy.roots[k]);
+			sb->backend = NULL;
+			return -EPERM;
+		}
 	snprintf(sb->fallback_note, sizeof(sb->fallback_note), "%s", fallback ? fallback : "");
 	collect_notes(sb);
 	return 0;

@@ -213,6 +213,13 @@ static char *home_dir(void)
 
 #if defined(__APPLE__)
 
+char *pdk_trash_home_dir(void)
+{
+	_cleanup_free_ char *home = home_dir();
+
+	return home ? pdk_path_join(home, ".Trash") : NULL;
+}
+
 /* macOS keeps no per-file metadata we could write; Finder names collisions "name 2.ext". */
 static char *mac_candidate(const char *base, unsigned n)
 {
@@ -233,8 +240,7 @@ static char *mac_candidate(const char *base, unsigned n)
 static int trash_into(int parent_fd, const char *parent, const char *base, const char *orig_as,
 		      const char *date_as, char **ret_trashed_as, struct pdk_error *err)
 {
-	_cleanup_free_ char *home = home_dir();
-	_cleanup_free_ char *trash = NULL;
+	_cleanup_free_ char *trash = pdk_trash_home_dir();
 	_cleanup_close_ int tfd = -1;
 	struct stat tst, st;
 
@@ -243,11 +249,8 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 	(void)date_as;
 	if (fstatat(parent_fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return fail(err, -errno, "%s", strerror(errno));
-	if (!home)
-		return fail(err, -ENOENT, "cannot find the home directory for the trash");
-	trash = pdk_path_join(home, ".Trash");
 	if (!trash)
-		return fail(err, -ENOMEM, "out of memory");
+		return fail(err, -ENOENT, "cannot find the home directory for the trash");
 	if (mkdir(trash, 0700) < 0 && errno != EEXIST)
 		return fail(err, -errno, "cannot create %s: %s", trash, strerror(errno));
 	tfd = open(trash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -277,7 +280,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 #else /* freedesktop.org */
 
 /* $XDG_DATA_HOME/Trash, with the specification's default for XDG_DATA_HOME. */
-static char *home_trash_path(void)
+char *pdk_trash_home_dir(void)
 {
 	const char *xdg = getenv("XDG_DATA_HOME");
 	_cleanup_free_ char *home = NULL;
@@ -415,7 +418,7 @@ static int rename_noreplace(int ofd, const char *old, int nfd, const char *new)
 static int trash_into(int parent_fd, const char *parent, const char *base, const char *orig_as,
 		      const char *date_as, char **ret_trashed_as, struct pdk_error *err)
 {
-	_cleanup_free_ char *home_trash = home_trash_path();
+	_cleanup_free_ char *home_trash = pdk_trash_home_dir();
 	_cleanup_free_ char *trash = NULL, *topdir = NULL, *orig = NULL, *enc = NULL;
 	_cleanup_free_ char *files = NULL, *info = NULL;
 	_cleanup_close_ int files_fd = -1;

@@ -52,6 +52,10 @@ int pdk_rm_main(int argc, char *const *argv, const char *const *roots, size_t n_
 int pdk_trash_put_as(int dirfd, const char *name, const char *orig_path, const char *deletion_date,
 		     char **ret_trashed_as, struct pdk_error *err);
 
+/* The user's home trash: $XDG_DATA_HOME/Trash (default ~/.local/share/Trash) on Linux,
+ * ~/.Trash on macOS; NULL without a home directory or memory. Free with free(). */
+char *pdk_trash_home_dir(void);
+
 /* PATH as the .trashinfo Path key writes it (URI-escaped bytes). Free with free(); NULL on
  * ENOMEM. */
 char *pdk_trash_path_encode(const char *path);

@@ -110,6 +110,31 @@ check "no placeholder is left behind" test ! -e "$repo/.mcp.json" -a ! -e "$repo
 prot -- sh -c 'echo three > a && git commit -qam three'
 check "git commit works with .git/hooks missing" \
 	test "$(git -C "$repo" log --format=%s -1)" = three
+# .git moved aside, with the read-only hooks in it, and a copy of the command's own in its
+# place: the next git commit outside would run the planted hook. And with .git/hooks missing
+# (held by a placeholder) a symlink in .git's place would turn the placeholders' removal
+# after the run on files outside. Every directory between the root and a protected path is
+# a mount point inside, which cannot be moved.
+: > "$outside/hooks" && : > "$outside/config"
+prot -- sh -c "mv .git .git-old || exit 1; ln -s '$outside' .git" 2>/dev/null
+check ".git with placeholders in it cannot be moved aside" \
+	sh -c "test -d '$repo/.git' -a ! -L '$repo/.git' -a ! -e '$repo/.git-old'"
+check "... and the files outside named like them are still there" \
+	test -e "$outside/hooks" -a -e "$outside/config"
+mkdir "$repo/.git/hooks"
+prot -- sh -c 'cp -a .git .git-new && mv .git .git-old && mv .git-new .git &&
+	printf "#!/bin/sh\ntouch /tmp/pwned\n" > .git/hooks/pre-commit' 2>/dev/null
+check ".git cannot be swapped for a copy with a hook of the command's" \
+	sh -c "test ! -e '$repo/.git-old' -a ! -e '$repo/.git/hooks/pre-commit'"
+rm -rf "$repo/.git-new"
+prot -- sh -c 'mkdir d1 && mv d1 d2'
+check "a directory that holds nothing protected still moves" test -d "$repo/d2"
+# A root inside another: the directories between them cannot be moved either, or the inner
+# root's path would lead elsewhere after the run.
+mkdir -p "$root/mid/inner"
+"$BACKEND_EXEC" --backend bwrap --root "$root" --root "$root/mid/inner" --cwd "$root" -- \
+	sh -c 'mv mid mid2' 2>/dev/null
+check "the directory between two roots cannot be moved" test -d "$root/mid/inner"
 sandbox -- sh -c 'git init -q fresh && echo x > fresh/x && git -C fresh add x &&
 	git -C fresh commit -qm first'
 check "git init + commit in a root works" \

@@ -208,6 +208,42 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 		run -- sh -c "echo x > keep-$b/g" >/dev/null
 		check "$b: ... and without that configuration it is writable" test -f "$T/proj/keep-$b/g"
 	fi
+
+	# paddock started in the home: its state, configuration and output store, and the trash,
+	# lie in the launch directory. What paddock trusts after the run must stay out of the
+	# command's reach: no configuration planted, no directory on the way to them moved, no
+	# symlink put in the trash's place for the rm sweep to follow out of the roots.
+	H=$T/home-$b
+	mkdir -p "$H/.config/paddock" "$H/.local/share"
+	echo "{ \"output\": { \"storeDir\": \"$H/store\" } }" > "$H/.config/paddock/config.json"
+	cp "$H/.config/paddock/config.json" "$T/home-cfg-$b"
+	out=$(cd "$H" && HOME=$H XDG_STATE_HOME=$H/.local/state XDG_CACHE_HOME=$H/.cache \
+		"$P" run --yes --backend "$b" -- sh -c "
+			echo '{}' > .config/paddock/config.json; mv .config .config.x
+			mv .local/share .local/share.x; rm -rf .local/share/Trash
+			ln -s '$T/outside' .local/share/Trash; ln -s '$T/outside' store/evil
+			echo x > $b-ran; rm $b-ran" 2>&1)
+	if [ "$b" = bwrap ]; then
+		check "$b: from the home, the configuration cannot be replaced" \
+			cmp -s "$H/.config/paddock/config.json" "$T/home-cfg-$b"
+		check "$b: ... nor the directories on the way to it and to the trash moved" \
+			sh -c "test ! -e '$H/.config.x' -a ! -e '$H/.local/share.x'"
+		check "$b: ... nor a symlink put in the trash's place or in the output store" \
+			sh -c "test -d '$H/.local/share/Trash' -a ! -L '$H/.local/share/Trash' \
+				-a ! -e '$H/store/evil' -a ! -e '$T/outside/files'"
+		check "$b: ... while rm still sends a file of the run to that trash" \
+			test -e "$H/.local/share/Trash/files/$b-ran"
+	else
+		check "$b: from the home, the run is refused, naming what paddock trusts there" sh -c \
+			'echo "$0" | grep -q "cannot keep $1/.* read-only inside the writable root $1;\\?.*trusts it after the run"' \
+			"$out" "$H"
+		check "$b: ... and the command did not run" absent "$H/$b-ran"
+		out=$(cd "$H" && HOME=$H XDG_STATE_HOME=$T/state XDG_CONFIG_HOME=$T/config \
+			XDG_DATA_HOME=$T/data XDG_CACHE_HOME=$H/.cache \
+			"$P" run --config "$T/home-cfg-$b" --backend "$b" -- true 2>&1)
+		check "$b: ... the output store alone is reason enough" sh -c \
+			'echo "$0" | grep -q "cannot keep $1/store read-only"' "$out" "$H"
+	fi
 done
 
 # Fallback: where bubblewrap cannot make namespaces, Landlock confines and

@@ -304,6 +304,14 @@ static int strv_add(char ***v, size_t *n, const char *str)
 	return 0;
 }
 
+static bool listed(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
 static bool inside_a_root(const struct pdk_confine *policy, const char *path)
 {
 	for (size_t i = 0; i < policy->n_roots; i++)
@@ -489,9 +497,48 @@ static void bwrap_release(void *state)
 	free(s);
 }
 
+/*
+ * The directories between a root and a path paddock relies on inside it (a
+ * root within the root, a protected path), into pins: each is bound onto
+ * itself, and a mount point cannot be renamed or removed. Otherwise the
+ * command could move .git aside, with its read-only hooks, and put a
+ * symlink or a copy of its own in its place: the next git commit would run
+ * its hooks, and what paddock does there after the run would follow the
+ * symlink. The walk stops at the first name that is not a directory.
+ */
+static int add_pins(const struct pdk_confine *policy, const char *path, char ***pins, size_t *n)
+{
+	char a[PATH_MAX];
+	struct stat st;
+	int r;
+
+	if (snprintf(a, sizeof(a), "%s", path) >= (int)sizeof(a))
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < policy->n_roots; i++) {
+		const char *root = policy->roots[i];
+		char *p = a + strlen(root);
+
+		if (!pdk_path_under(path, root) || !strcmp(path, root))
+			continue;
+		for (p += *p == '/'; (p = strchr(p, '/')); *p++ = '/') {
+			*p = '\0';
+			if (lstat(a, &st) < 0 || !S_ISDIR(st.st_mode)) {
+				*p = '/';
+				break;
+			}
+			if (!listed((char *const *)policy->roots, policy->n_roots, a) &&
+			    !listed(*pins, *n, a) && (r = strv_add(pins, n, a)) < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 {
+	_cleanup_strv_ char **pins = NULL;
 	_cleanup_free_ char **sorted = NULL;
+	size_t n_pins = 0, n_sorted = 0;
 	char fdbuf[16];
 	int r;
 
@@ -500,17 +547,27 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 		r = push3(s, "--ro-bind", "/", "/");
 	if (r < 0)
 		return r;
+	for (size_t i = 0; i < policy->n_roots; i++)
+		if ((r = add_pins(policy, policy->roots[i], &pins, &n_pins)) < 0)
+			return r;
+	for (size_t i = 0; i < policy->n_protect; i++)
+		if ((r = add_pins(policy, policy->protect[i], &pins, &n_pins)) < 0)
+			return r;
 	/* Parents before children, so a root inside another root is not
 	 * hidden by the later, wider bind; all protected paths after all
-	 * roots, so no root bind covers a read-only one. */
-	sorted = calloc(policy->n_roots + 1, sizeof(*sorted));
+	 * roots and pins, so no read-write bind covers a read-only one. */
+	sorted = calloc(policy->n_roots + n_pins + 1, sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
 	for (size_t i = 0; i < policy->n_roots; i++)
-		sorted[i] = (char *)policy->roots[i];
-	qsort(sorted, policy->n_roots, sizeof(*sorted), cmp_len);
-	for (size_t i = 0; i < policy->n_roots; i++)
-		if ((r = push3(s, "--bind", sorted[i], sorted[i])) < 0)
+		sorted[n_sorted++] = (char *)policy->roots[i];
+	for (size_t i = 0; i < n_pins; i++)
+		sorted[n_sorted++] = pins[i];
+	qsort(sorted, n_sorted, sizeof(*sorted), cmp_len);
+	/* -try for a pin: one another run removes first is no failure. */
+	for (size_t i = 0; i < n_sorted; i++)
+		if ((r = push3(s, listed(pins, n_pins, sorted[i]) ? "--bind-try" : "--bind",
+			       sorted[i], sorted[i])) < 0)
 			return r;
 	for (size_t i = 0; i < policy->n_protect; i++)
 		if ((r = protect_path(s, policy, policy->protect[i])) < 0)
@@ -680,7 +737,7 @@ static int bwrap_started(void *state)
 /* How many arguments follow each option this backend emits. */
 static int arity(const char *opt)
 {
-	static const char *const two[] = { "--ro-bind", "--ro-bind-try", "--bind" };
+	static const char *const two[] = {"--ro-bind", "--ro-bind-try", "--bind", "--bind-try"};
 	static const char *const one[] = { "--dev",	"--proc",    "--cap-drop",
 					   "--chdir", "--seccomp", "--json-status-fd" };
 
