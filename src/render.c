@@ -532,7 +532,26 @@ static int compose_json(const struct pdk_render_in *in, struct view *v, struct p
 	return 0;
 }
 
-int pdk_render(const struct pdk_render_in *in, struct pdk_render_out *ret)
+/* Notes and hints are paddock's words, but they quote what the command
+ * printed or named (a path with an escape sequence in it, say): each is
+ * cleaned as a line of the streams is. NULL when out of memory. */
+static char **clean_lines(const char *const *lines, size_t n)
+{
+	char **v = calloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < n; i++) {
+		size_t len = strlen(lines[i]);
+
+		if (!(v[i] = malloc(PDK_CLEAN_ROOM(len) + 1))) {
+			pdk_strvfreep(&v);
+			break;
+		}
+		v[i][pdk_text_clean_line(lines[i], len, v[i])] = '\0';
+	}
+	return v;
+}
+
+static int render(const struct pdk_render_in *in, struct pdk_render_out *ret)
 {
 	struct ctx c = {.json = in->json};
 	struct view v[2];
@@ -607,6 +626,19 @@ int pdk_render(const struct pdk_render_in *in, struct pdk_render_out *ret)
 	r.len = out.len;
 	*ret = r;
 	return 0;
+}
+
+int pdk_render(const struct pdk_render_in *in, struct pdk_render_out *ret)
+{
+	struct pdk_render_in cleaned = *in;
+	_cleanup_strv_ char **notes = clean_lines(in->notes, in->n_notes);
+	_cleanup_strv_ char **hints = clean_lines(in->hints, in->n_hints);
+
+	if (!notes || !hints)
+		return -ENOMEM;
+	cleaned.notes = (const char *const *)notes;
+	cleaned.hints = (const char *const *)hints;
+	return render(&cleaned, ret);
 }
 
 void pdk_render_out_release(struct pdk_render_out *out)

@@ -647,6 +647,38 @@ START_TEST(test_redraws_and_escapes)
 }
 END_TEST
 
+/* Notes and refusal hints quote names the command chose: an escape sequence
+ * in one never reaches the terminal, in text or in JSON. */
+START_TEST(test_notes_and_hints_cleaned)
+{
+	struct pdk_capture o = {0}, e = {0};
+	const char *notes[] = {"note: staged x\x1b]52;c;cHduZWQ=\x07y left in place"};
+	const char *hints[] = {"sandbox: the sandbox refused a write to /etc/\x1b]0;t\x07z\x01"};
+	struct pdk_render_out r;
+
+	ck_assert_int_eq(pdk_capture_init(&o, 1, 4096, NULL), 0);
+	ck_assert_int_eq(pdk_capture_init(&e, 2, 4096, NULL), 0);
+	for (int json = 0; json <= 1; json++) {
+		struct pdk_render_in in = {.out = &o,
+					   .err = &e,
+					   .bound = 4096,
+					   .json = json,
+					   .notes = notes,
+					   .n_notes = 1,
+					   .hints = hints,
+					   .n_hints = 1};
+		ck_assert_int_eq(pdk_render(&in, &r), 0);
+		ck_assert_ptr_null(strchr(r.text, '\x1b'));
+		ck_assert_ptr_null(strstr(r.text, "\\u001b"));
+		ck_assert_ptr_nonnull(strstr(r.text, "note: staged xy left in place"));
+		ck_assert_ptr_nonnull(strstr(r.text, json ? "/etc/z\\\\x01" : "/etc/z\\x01"));
+		pdk_render_out_release(&r);
+	}
+	pdk_capture_release(&o);
+	pdk_capture_release(&e);
+}
+END_TEST
+
 /* Without a usable store the result says the lines were not kept. */
 START_TEST(test_no_store)
 {
@@ -689,6 +721,7 @@ static Suite *render_suite(void)
 	tcase_add_test(t, test_binary_and_invalid_utf8);
 	tcase_add_test(t, test_redraws_and_escapes);
 	tcase_add_test(t, test_no_store);
+	tcase_add_test(t, test_notes_and_hints_cleaned);
 	suite_add_tcase(s, t);
 	return s;
 }
