@@ -90,10 +90,11 @@ static char *percent_decode(const char *s, size_t len)
 	return out;
 }
 
-/* Absolute, no empty, '.' or '..' component, no newline: a path trash-restore can use. */
+/* Absolute, no empty, '.' or '..' component: a path trash-restore can use (a newline is
+ * escaped in the .trashinfo). */
 static bool path_clean(const char *p)
 {
-	if (p[0] != '/' || strchr(p, '\n') || strstr(p, "//"))
+	if (p[0] != '/' || strstr(p, "//"))
 		return false;
 	for (const char *c = p; *c;) {
 		const char *e;

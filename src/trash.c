@@ -644,7 +644,7 @@ int pdk_trash_put_as(int dirfd, const char *name, const char *orig_path, const c
 		err->message[0] = '\0';
 	if (!name || !name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
 		return fail(err, -EINVAL, "not a name in a directory");
-	if (!orig_path || orig_path[0] != '/' || strchr(orig_path, '\n'))
+	if (!orig_path || orig_path[0] != '/')
 		return fail(err, -EINVAL, "the original path must be absolute");
 	if (deletion_date && !date_valid(deletion_date))
 		deletion_date = NULL;

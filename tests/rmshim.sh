@@ -54,6 +54,18 @@ check "trash-list shows $W/data.bin" in_trash "$W/data.bin"
 check "no staging directory is left in the root" no_stage
 check "the run's registry entry is gone" \
 	sh -c "[ -z \"\$(ls -A '$XDG_STATE_HOME/paddock/shim/runs')\" ]"
+# A name with a newline in it goes too (the .trashinfo escapes it), and leaves no staging
+# or registry behind that later runs would carry along.
+run -- sh -c 'printf x > "new
+line" && rm "new
+line"'
+check "a name with a newline goes to the trash" sh -c \
+	"[ ! -e '$W/new
+line' ] && [ -e '$XDG_DATA_HOME/Trash/files/new
+line' ] && grep -qx 'Path=$W/new%0Aline' '$XDG_DATA_HOME/Trash/info/new
+line.trashinfo'"
+check "... leaving no staging and no registry entry" sh -c \
+	"[ ! -e '$W/$stage' ] && [ -z \"\$(ls -A '$XDG_STATE_HOME/paddock/shim/runs')\" ]"
 trash-restore </dev/null >"$T/menu" 2>&1
 index=$(awk -v p="$W/data.bin" '{ i = $1; $1 = $2 = $3 = ""; sub(/^   /, ""); if ($0 == p) print i }' \
 	"$T/menu")
