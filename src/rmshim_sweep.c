@@ -34,14 +34,19 @@
 #define DATE_KEY_LEN (sizeof(DATE_KEY) - 1)
 
 struct sweep {
-	struct pdk_strv roots; /* trusted: this run's and those dead runs recorded */
+	struct pdk_strv roots; /* trusted: this run's (the first n_mine) and dead runs' */
+	size_t n_mine;
 	const struct pdk_rmshim *shim;
 	char *runs_dir;
 	int *dead_fds; /* locks held on dead runs' registries while sweeping them */
 	char **dead_names;
+	char **dead_roots; /* each dead run's roots, one per line */
 	size_t n_dead;
 	int moved;
-	int left;
+	const char *base; /* the root or mount top whose staging area is being swept */
+	int here;	  /* files left staged in that area */
+	bool mine;	  /* that area lies in this run's roots: its files go in the note */
+	int left_mine;	  /* files left staged in this run's roots */
 	char note[NOTE_MAX];
 	size_t note_len;
 };
@@ -62,6 +67,23 @@ static void note_add(struct sweep *s, const char *fmt, ...)
 		s->note_len += (size_t)n;
 	if (s->note_len >= sizeof(s->note) - 1)
 		strcpy(s->note + sizeof(s->note) - 5, "...");
+}
+
+/* One more file stays staged; said in the note when it is this run's. */
+static void left_one(struct sweep *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void left_one(struct sweep *s, const char *fmt, ...)
+{
+	char what[PATH_MAX + 256];
+	va_list ap;
+
+	s->here++;
+	if (!s->mine)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	note_add(s, "%s%s", s->left_mine++ ? "; " : "", what);
 }
 
 static char *percent_decode(const char *s, size_t len)
@@ -112,8 +134,9 @@ static bool path_clean(const char *p)
 	return true;
 }
 
-/* The record RFD/INFO: the original path (only when it is clean and inside a trusted root)
- * and the deletion date. */
+/* The record RFD/INFO: the original path (only when it is clean and lies under the root or
+ * mount top whose staging area holds the record: the shim stages a file there, and a
+ * record a command forged names nothing elsewhere) and the deletion date. */
 static void read_record(const struct sweep *s, int rfd, const char *info, char **ret_path,
 			char *date, size_t date_len)
 {
@@ -134,11 +157,8 @@ static void read_record(const struct sweep *s, int rfd, const char *info, char *
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, PATH_KEY, PATH_KEY_LEN) == 0 && !*ret_path) {
 			char *p = percent_decode(line + PATH_KEY_LEN, strlen(line + PATH_KEY_LEN));
-			bool trusted = false;
 
-			for (size_t i = 0; p && path_clean(p) && i < s->roots.n; i++)
-				trusted |= pdk_path_under(p, s->roots.v[i]);
-			if (trusted)
+			if (p && path_clean(p) && pdk_path_under(p, s->base))
 				*ret_path = p;
 			else
 				free(p);
@@ -197,17 +217,15 @@ static void trash_one(struct sweep *s, int dirfd, const char *name, const char *
 	int r;
 
 	if (!staged) {
-		s->left++;
-		note_add(s, "%s%s (staged, place unknown)", s->left > 1 ? "; " : "", name);
+		left_one(s, "%s (staged, place unknown)", name);
 		return;
 	}
 	r = pdk_trash_put_as(dirfd, name, orig ? orig : staged, date[0] ? date : NULL, NULL, &err);
 	if (r == 0) {
 		s->moved++;
 	} else if (r != -ENOENT) {
-		s->left++;
-		note_add(s, "%s%s%s%s (%s)", s->left > 1 ? "; " : "", orig ? orig : "",
-			 orig ? " at " : "", staged, err.message[0] ? err.message : strerror(-r));
+		left_one(s, "%s%s%s (%s)", orig ? orig : "", orig ? " at " : "", staged,
+			 err.message[0] ? err.message : strerror(-r));
 	}
 }
 
@@ -229,15 +247,12 @@ static void sweep_slot(struct sweep *s, int rfd, const char *num, const char *ar
 	 * what is moved must still lie in the staging area. */
 	where = pdk_path_of_fd(nfd);
 	if (!where || !pdk_path_under(where, area)) {
-		s->left++;
-		note_add(s, "%s%s moved away while it was swept; left alone",
-			 s->left > 1 ? "; " : "", where ? where : num);
+		left_one(s, "%s moved away while it was swept; left alone", where ? where : num);
 		return;
 	}
 	read_record(s, rfd, info, &orig, date, sizeof(date));
 	if (list_dir(nfd, &items, &n) < 0) {
-		s->left++;
-		note_add(s, "%s%s: cannot be read", s->left > 1 ? "; " : "", where);
+		left_one(s, "%s: cannot be read", where);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -324,6 +339,7 @@ static bool sweep_area(struct sweep *s, const char *base, const char *top)
 
 	if (!area)
 		return true; /* cannot tell */
+	s->base = base;
 	if (lstat(area, &st) < 0 && errno == ENOENT)
 		return false;
 	dfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -437,7 +453,7 @@ static void adopt_dead_runs(struct sweep *s)
 	for (size_t i = 0; i < n; i++) {
 		char buf[RECORD_MAX + 1], *tok, *save = NULL;
 		int fd, *nfds;
-		char **nnames;
+		char **nnames, **nroots;
 		ssize_t len;
 
 		if (!pdk_rmshim_run_id_valid(names[i]) ||
@@ -455,14 +471,20 @@ static void adopt_dead_runs(struct sweep *s)
 			s->dead_fds = nfds;
 		nnames = realloc(s->dead_names, (s->n_dead + 1) * sizeof(*nnames));
 		if (nnames)
-			s->dead_names = nnames;
-		if (!nfds || !nnames || !(s->dead_names[s->n_dead] = strdup(names[i]))) {
+			(s->dead_names = nnames)[s->n_dead] = NULL;
+		nroots = realloc(s->dead_roots, (s->n_dead + 1) * sizeof(*nroots));
+		if (nroots)
+			(s->dead_roots = nroots)[s->n_dead] = NULL;
+		len = read(fd, buf, RECORD_MAX);
+		buf[len > 0 ? len : 0] = '\0';
+		if (!nfds || !nnames || !nroots || !(nnames[s->n_dead] = strdup(names[i])) ||
+		    !(nroots[s->n_dead] = strdup(buf))) {
+			if (nnames)
+				free(steal_pointer(&nnames[s->n_dead]));
 			close(fd);
 			continue;
 		}
 		s->dead_fds[s->n_dead++] = fd;
-		len = read(fd, buf, RECORD_MAX);
-		buf[len > 0 ? len : 0] = '\0';
 		for (tok = strtok_r(buf, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save))
 			if (tok[0] == '/' && !pdk_rmshim_strv_has(&s->roots, tok))
 				(void)pdk_strv_push(&s->roots, tok);
@@ -489,6 +511,7 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 		if (r && !pdk_rmshim_strv_has(&s.roots, r))
 			(void)pdk_strv_push(&s.roots, r);
 	}
+	s.n_mine = s.roots.n;
 	if (state) {
 		_cleanup_free_ char *shimdir = pdk_path_join(state, PDK_RMSHIM_DIR);
 
@@ -496,21 +519,44 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 	}
 	if (s.runs_dir)
 		adopt_dead_runs(&s);
+	/* Files left staged, by root: a run's registry entry goes once none of its roots holds
+	 * any, and the note speaks only of this run's roots. */
+	_cleanup_free_ int *left = calloc(s.roots.n + 1, sizeof(*left));
 
-	for (size_t i = 0; i < s.roots.n; i++)
+	for (size_t i = 0; i < s.roots.n; i++) {
+		s.here = 0;
+		s.mine = i < s.n_mine;
 		staged |= sweep_area(&s, s.roots.v[i], top);
+		if (left)
+			left[i] += s.here;
+	}
 	/* Files on another mount inside a root are staged at the top of that mount, and the shim
 	 * then marks the root too (rmshim_int.h): a run that left no staging in any root, no
 	 * dead run and no root it could not write spares the kernel formatting every mount. */
 	if (staged || s.n_dead > 0 || unwritable_root(&s.roots)) {
 		mounts_under(&s.roots, &mounts);
-		for (size_t i = 0; i < mounts.n; i++)
+		for (size_t i = 0; i < mounts.n; i++) {
+			s.here = 0;
+			s.mine = false;
+			for (size_t k = 0; k < s.n_mine; k++)
+				s.mine |= pdk_path_under(mounts.v[i], s.roots.v[k]);
 			sweep_area(&s, mounts.v[i], top);
+			for (size_t k = 0; left && k < s.roots.n; k++)
+				if (pdk_path_under(mounts.v[i], s.roots.v[k]))
+					left[k] += s.here;
+		}
 	}
 
-	/* A registry entry goes once nothing of its run is left staged. */
+	/* Without the counts (no memory), every registry entry stays. */
 	for (size_t i = 0; i < s.n_dead; i++) {
-		if (s.left == 0) {
+		bool done = left != NULL;
+		char *save = NULL;
+
+		for (char *tok = strtok_r(s.dead_roots[i], "\n", &save); done && tok;
+		     tok = strtok_r(NULL, "\n", &save))
+			for (size_t k = 0; k < s.roots.n; k++)
+				done &= strcmp(tok, s.roots.v[k]) || !left[k];
+		if (done) {
 			_cleanup_free_ char *reg = pdk_path_join(s.runs_dir, s.dead_names[i]);
 
 			if (reg)
@@ -518,22 +564,28 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 		}
 		close(s.dead_fds[i]);
 		free(s.dead_names[i]);
+		free(s.dead_roots[i]);
 	}
-	if (shim && shim->registry && s.left == 0)
+	bool done = left != NULL;
+	for (size_t k = 0; left && k < s.n_mine; k++)
+		done &= !left[k];
+	if (shim && shim->registry && done)
 		unlink(shim->registry);
 	free(s.dead_fds);
 	free(s.dead_names);
+	free(s.dead_roots);
 	pdk_strv_release(&mounts);
 	pdk_strv_release(&s.roots);
 	free(s.runs_dir);
 
 	if (ret_note) {
+		int n = s.left_mine;
+
 		*ret_note = NULL;
-		if (s.left > 0 &&
-		    asprintf(ret_note,
-			     "rm: %d file%s could not be moved to the trash and stay%s staged, "
-			     "nothing deleted: %s",
-			     s.left, s.left == 1 ? "" : "s", s.left == 1 ? "s" : "", s.note) < 0)
+		if (n > 0 && asprintf(ret_note,
+				      "rm: %d file%s could not be moved to the trash and stay%s "
+				      "staged, nothing deleted: %s",
+				      n, n == 1 ? "" : "s", n == 1 ? "s" : "", s.note) < 0)
 			*ret_note = NULL;
 	}
 	return s.moved;

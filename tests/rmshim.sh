@@ -195,13 +195,16 @@ run -- sh -c "set -e; rm -f nothing
 r=$stage/0123456789abcdef; mkdir -p \$r/1 \$r/3; echo victim >\$r/1/keep
 printf '[Paddock Rm]\nPath=$enc_keep\nDeletionDate=2001-01-01T00:00:00\n' >\$r/1.info
 ln -s '$O/dir' \$r/2; ln -s '$O' \$r/3/dir; printf 'Path=$O/dir/file\n' >\$r/3.info
-ln -s '$O/dir2' $stage/fedcba9876543210"
+ln -s '$O/dir2' $stage/fedcba9876543210
+mkdir \$r/4; echo v >\$r/4/planted; printf 'Path=$TMPDIR/planted\n' >\$r/4.info"
 check "the forging run exits 0" test $? = 0
 check "the outside file is untouched" grep -qx precious "$O/keep"
 check "the outside directories keep their files" test -f "$O/dir/file" -a -f "$O/dir2/file"
 check "trash-list names nothing outside the roots" sh -c "! trash-list | grep -qF ' $O/'"
 check "the planted file is trashed under its staged place" \
 	in_trash "$W/$stage/0123456789abcdef/1/keep"
+check "a record naming a file of another root is not believed" sh -c \
+	"! trash-list | grep -qF ' $TMPDIR/planted' && trash-list | grep -qF ' $W/$stage/0123456789abcdef/4/planted'"
 check "the planted symlinks went to the trash as links" \
 	sh -c "[ -L '$XDG_DATA_HOME/Trash/files/2' ] && [ -L '$XDG_DATA_HOME/Trash/files/fedcba9876543210' ]"
 check "no staging directory is left" no_stage
@@ -275,6 +278,22 @@ if [ "$uid" = 0 ] && mount -t tmpfs -o mode=0755 tmpfs "$W/vol" 2>/dev/null; the
 	check "a run elsewhere moves it to the tmpfs's trash" test -f "vol/.Trash-$uid/files/h"
 	check "and leaves no staging on the tmpfs" test ! -e "vol/$stage"
 	check "nor in the root" no_stage
+	# A file no trash can take (the tmpfs's trash is a file) stays staged: its run's registry
+	# entry stays, and a run elsewhere neither names the file nor keeps its own entry.
+	rm -rf "vol/.Trash-$uid" && : >"vol/.Trash-$uid" && echo far4 >vol/deep/x
+	regs() { ls -A "$XDG_STATE_HOME/paddock/shim/runs" | wc -l; }
+	run -- sh -c 'rm vol/deep/x'
+	check "a file no trash takes stays staged, and the run says so" \
+		sh -c "ls -d '$W/vol/$stage'/*/1/x >/dev/null 2>&1 && grep -q 'could not be moved' '$T/out'"
+	check "... keeping that run's registry entry" test "$(regs)" = 1
+	mkdir -p "$T/elsewhere2"
+	(cd "$T/elsewhere2" && run -- sh -c 'echo y >y && rm y')
+	check "a run elsewhere does not name it" sh -c "! grep -q 'deep/x' '$T/out' '$T/err'"
+	check "... and keeps no registry entry of its own" test "$(regs)" = 1
+	rm -f "vol/.Trash-$uid"
+	run -- true
+	check "once a trash can take it, it goes there, and no entry is left" \
+		sh -c "test -f '$W/vol/.Trash-$uid/files/x' && test \"\$(ls -A '$XDG_STATE_HOME/paddock/shim/runs' | wc -l)\" = 0"
 	# A root that cannot be written, with a writable mount below it: the shim cannot mark
 	# the root, and rm there still reaches the mount's trash, under each backend.
 	ro="$T/ro-root"
