@@ -207,7 +207,7 @@ static int prepare(const char *const *roots, size_t n_roots, struct pdk_rmshim *
 	for (size_t i = 0; i < n_roots; i++) {
 		if (!roots[i] || roots[i][0] != '/' || strchr(roots[i], '\n'))
 			continue; /* the shim reads the roots one per line */
-		if (pdk_rmshim_strv_has(&kept, roots[i]))
+		if (pdk_strv_contains(kept.v, kept.n, roots[i]))
 			continue;
 		if ((r = pdk_strv_push(&kept, roots[i])) < 0)
 			break;

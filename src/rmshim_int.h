@@ -52,7 +52,5 @@ char *pdk_rmshim_stage_name(void);
 bool pdk_rmshim_run_id_valid(const char *s);
 /* The LEN bytes at S are 1 to 9 decimal digits: a slot number or a uid. */
 bool pdk_rmshim_digits(const char *s, size_t len);
-/* SV holds S. */
-bool pdk_rmshim_strv_has(const struct pdk_strv *sv, const char *s);
 
 #endif

@@ -38,11 +38,3 @@ bool pdk_rmshim_digits(const char *s, size_t len)
 			return false;
 	return true;
 }
-
-bool pdk_rmshim_strv_has(const struct pdk_strv *sv, const char *s)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		if (strcmp(sv->v[i], s) == 0)
-			return true;
-	return false;
-}

@@ -36,15 +36,18 @@
 struct sweep {
 	struct pdk_strv roots; /* trusted: this run's (the first n_mine) and dead runs' */
 	size_t n_mine;
+	char *const *protect; /* the run's protected paths: no record may name one */
+	size_t n_protect;
 	const struct pdk_rmshim *shim;
 	char *runs_dir;
 	int *dead_fds; /* locks held on dead runs' registries while sweeping them */
 	char **dead_names;
-	char **dead_roots; /* each dead run's roots, one per line */
 	size_t n_dead;
 	int moved;
 	const char *base; /* the root or mount top whose staging area is being swept */
-	int here;	  /* files left staged in that area */
+	const char *run;  /* the run whose staging is being swept; NULL: none */
+	struct pdk_strv left_runs; /* runs with files left staged: their entries stay */
+	bool lost;		   /* out of memory keeping that list: every entry stays */
 	bool mine;	  /* that area lies in this run's roots: its files go in the note */
 	int left_mine;	  /* files left staged in this run's roots */
 	char note[NOTE_MAX];
@@ -77,7 +80,9 @@ static void left_one(struct sweep *s, const char *fmt, ...)
 	char what[PATH_MAX + 256];
 	va_list ap;
 
-	s->here++;
+	if (s->run && !pdk_strv_contains(s->left_runs.v, s->left_runs.n, s->run) &&
+	    pdk_strv_push(&s->left_runs, s->run) < 0)
+		s->lost = true;
 	if (!s->mine)
 		return;
 	va_start(ap, fmt);
@@ -158,7 +163,11 @@ static void read_record(const struct sweep *s, int rfd, const char *info, char *
 		if (strncmp(line, PATH_KEY, PATH_KEY_LEN) == 0 && !*ret_path) {
 			char *p = percent_decode(line + PATH_KEY_LEN, strlen(line + PATH_KEY_LEN));
 
-			if (p && path_clean(p) && pdk_path_under(p, s->base))
+			bool named = p && path_clean(p) && pdk_path_under(p, s->base);
+
+			for (size_t i = 0; named && i < s->n_protect; i++)
+				named = !pdk_path_under(p, s->protect[i]);
+			if (named)
 				*ret_path = p;
 			else
 				free(p);
@@ -296,6 +305,7 @@ static void sweep_run(struct sweep *s, int sfd, const char *id, const char *area
 		return;
 	if (list_dir(rfd, &names, &n) < 0)
 		return;
+	s->run = id;
 	for (size_t i = 0; i < n; i++) {
 		const char *nm = names[i];
 		size_t len = strlen(nm);
@@ -323,6 +333,7 @@ static void sweep_run(struct sweep *s, int sfd, const char *id, const char *area
 		if (fstatat(rfd, num, &ignored, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
 			unlinkat(rfd, names[i], 0);
 	}
+	s->run = NULL;
 	unlinkat(sfd, id, AT_REMOVEDIR);
 }
 
@@ -417,7 +428,7 @@ static void mounts_under(const struct pdk_strv *roots, struct pdk_strv *v)
 			continue;
 		pdk_mountinfo_unescape(mp);
 		/* Each once, and none that is itself a root (swept as one). */
-		if (pdk_rmshim_strv_has(roots, mp) || pdk_rmshim_strv_has(v, mp))
+		if (pdk_strv_contains(roots->v, roots->n, mp) || pdk_strv_contains(v->v, v->n, mp))
 			continue;
 		for (size_t i = 0; i < roots->n; i++)
 			if (pdk_path_under(mp, roots->v[i])) {
@@ -453,7 +464,7 @@ static void adopt_dead_runs(struct sweep *s)
 	for (size_t i = 0; i < n; i++) {
 		char buf[RECORD_MAX + 1], *tok, *save = NULL;
 		int fd, *nfds;
-		char **nnames, **nroots;
+		char **nnames;
 		ssize_t len;
 
 		if (!pdk_rmshim_run_id_valid(names[i]) ||
@@ -471,33 +482,29 @@ static void adopt_dead_runs(struct sweep *s)
 			s->dead_fds = nfds;
 		nnames = realloc(s->dead_names, (s->n_dead + 1) * sizeof(*nnames));
 		if (nnames)
-			(s->dead_names = nnames)[s->n_dead] = NULL;
-		nroots = realloc(s->dead_roots, (s->n_dead + 1) * sizeof(*nroots));
-		if (nroots)
-			(s->dead_roots = nroots)[s->n_dead] = NULL;
-		len = read(fd, buf, RECORD_MAX);
-		buf[len > 0 ? len : 0] = '\0';
-		if (!nfds || !nnames || !nroots || !(nnames[s->n_dead] = strdup(names[i])) ||
-		    !(nroots[s->n_dead] = strdup(buf))) {
-			if (nnames)
-				free(steal_pointer(&nnames[s->n_dead]));
+			s->dead_names = nnames;
+		if (!nfds || !nnames || !(s->dead_names[s->n_dead] = strdup(names[i]))) {
 			close(fd);
 			continue;
 		}
 		s->dead_fds[s->n_dead++] = fd;
+		len = read(fd, buf, RECORD_MAX);
+		buf[len > 0 ? len : 0] = '\0';
 		for (tok = strtok_r(buf, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save))
-			if (tok[0] == '/' && !pdk_rmshim_strv_has(&s->roots, tok))
+			if (tok[0] == '/' && !pdk_strv_contains(s->roots.v, s->roots.n, tok))
 				(void)pdk_strv_push(&s->roots, tok);
 	}
 }
 
 /* ROOTS_REAL: the roots are real paths already (the sandbox's), so not resolved again. */
 static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real,
-		       struct pdk_rmshim *shim, char **ret_note)
+		       const struct pdk_sandbox *sb, struct pdk_rmshim *shim, char **ret_note)
 {
 	_cleanup_free_ char *state = pdk_state_dir();
 	_cleanup_free_ char *top = NULL;
-	struct sweep s = {.shim = shim};
+	struct sweep s = {.shim = shim,
+			  .protect = sb ? sb->protect : NULL,
+			  .n_protect = sb ? sb->policy.n_protect : 0};
 	struct pdk_strv mounts = {0};
 	bool staged = false;
 
@@ -508,7 +515,7 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 		    roots[i] && !roots_real ? realpath(roots[i], NULL) : NULL;
 		const char *r = roots_real ? roots[i] : real;
 
-		if (r && !pdk_rmshim_strv_has(&s.roots, r))
+		if (r && !pdk_strv_contains(s.roots.v, s.roots.n, r))
 			(void)pdk_strv_push(&s.roots, r);
 	}
 	s.n_mine = s.roots.n;
@@ -519,16 +526,11 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 	}
 	if (s.runs_dir)
 		adopt_dead_runs(&s);
-	/* Files left staged, by root: a run's registry entry goes once none of its roots holds
-	 * any, and the note speaks only of this run's roots. */
-	_cleanup_free_ int *left = calloc(s.roots.n + 1, sizeof(*left));
-
+	/* A run's registry entry goes once none of the files it staged is left; the note
+	 * speaks only of this run's roots. */
 	for (size_t i = 0; i < s.roots.n; i++) {
-		s.here = 0;
 		s.mine = i < s.n_mine;
 		staged |= sweep_area(&s, s.roots.v[i], top);
-		if (left)
-			left[i] += s.here;
 	}
 	/* Files on another mount inside a root are staged at the top of that mount, and the shim
 	 * then marks the root too (rmshim_int.h): a run that left no staging in any root, no
@@ -536,27 +538,15 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 	if (staged || s.n_dead > 0 || unwritable_root(&s.roots)) {
 		mounts_under(&s.roots, &mounts);
 		for (size_t i = 0; i < mounts.n; i++) {
-			s.here = 0;
 			s.mine = false;
 			for (size_t k = 0; k < s.n_mine; k++)
 				s.mine |= pdk_path_under(mounts.v[i], s.roots.v[k]);
 			sweep_area(&s, mounts.v[i], top);
-			for (size_t k = 0; left && k < s.roots.n; k++)
-				if (pdk_path_under(mounts.v[i], s.roots.v[k]))
-					left[k] += s.here;
 		}
 	}
 
-	/* Without the counts (no memory), every registry entry stays. */
 	for (size_t i = 0; i < s.n_dead; i++) {
-		bool done = left != NULL;
-		char *save = NULL;
-
-		for (char *tok = strtok_r(s.dead_roots[i], "\n", &save); done && tok;
-		     tok = strtok_r(NULL, "\n", &save))
-			for (size_t k = 0; k < s.roots.n; k++)
-				done &= strcmp(tok, s.roots.v[k]) || !left[k];
-		if (done) {
+		if (!s.lost && !pdk_strv_contains(s.left_runs.v, s.left_runs.n, s.dead_names[i])) {
 			_cleanup_free_ char *reg = pdk_path_join(s.runs_dir, s.dead_names[i]);
 
 			if (reg)
@@ -564,16 +554,13 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 		}
 		close(s.dead_fds[i]);
 		free(s.dead_names[i]);
-		free(s.dead_roots[i]);
 	}
-	bool done = left != NULL;
-	for (size_t k = 0; left && k < s.n_mine; k++)
-		done &= !left[k];
-	if (shim && shim->registry && done)
+	if (shim && shim->registry && !s.lost &&
+	    !(shim->run_id && pdk_strv_contains(s.left_runs.v, s.left_runs.n, shim->run_id)))
 		unlink(shim->registry);
 	free(s.dead_fds);
 	free(s.dead_names);
-	free(s.dead_roots);
+	pdk_strv_release(&s.left_runs);
 	pdk_strv_release(&mounts);
 	pdk_strv_release(&s.roots);
 	free(s.runs_dir);
@@ -594,12 +581,12 @@ static int sweep_roots(const char *const *roots, size_t n_roots, bool roots_real
 int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_rmshim *shim,
 			   char **ret_note)
 {
-	return sweep_roots(roots, n_roots, false, shim, ret_note);
+	return sweep_roots(roots, n_roots, false, NULL, shim, ret_note);
 }
 
 int pdk_rmshim_sweep(const struct pdk_sandbox *sb, struct pdk_rmshim *shim, char **ret_note)
 {
 	/* The policy's roots are real paths (confine.h), and they are what the run was given:
 	 * resolving them again would only trust whatever a root was swapped for meanwhile. */
-	return sweep_roots(sb->policy.roots, sb->policy.n_roots, true, shim, ret_note);
+	return sweep_roots(sb->policy.roots, sb->policy.n_roots, true, sb, shim, ret_note);
 }

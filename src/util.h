@@ -4,7 +4,9 @@
 #define PDK_UTIL_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define PDK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -41,6 +43,15 @@ static inline void pdk_strvfreep(char ***v)
 #define _cleanup_free_ __attribute__((cleanup(pdk_freep)))
 #define _cleanup_close_ __attribute__((cleanup(pdk_closep)))
 #define _cleanup_strv_ __attribute__((cleanup(pdk_strvfreep)))
+
+/* Is s one of the first n strings of v? */
+static inline bool pdk_strv_contains(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
 
 static inline int steal_fd(int *fd)
 {

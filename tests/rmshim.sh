@@ -83,8 +83,9 @@ check "nor its registry entry" \
 	sh -c "[ -z \"\$(ls -A '$XDG_STATE_HOME/paddock/shim/runs')\" ]"
 if command -v strace >/dev/null 2>&1 &&
 	strace -o "$T/strace" -e trace=openat,open "$PADDOCK" run --yes -- true >/dev/null 2>&1; then
+	# Its own mount table, that is: bwrap's sandbox is looked at before the command starts.
 	check "and paddock did not read the mount table for it" \
-		sh -c "! grep -q mountinfo '$T/strace'"
+		sh -c "! grep -q 'self/mountinfo' '$T/strace'"
 else
 	echo "# SKIP mount-table check: strace is not usable here"
 fi
@@ -196,7 +197,8 @@ r=$stage/0123456789abcdef; mkdir -p \$r/1 \$r/3; echo victim >\$r/1/keep
 printf '[Paddock Rm]\nPath=$enc_keep\nDeletionDate=2001-01-01T00:00:00\n' >\$r/1.info
 ln -s '$O/dir' \$r/2; ln -s '$O' \$r/3/dir; printf 'Path=$O/dir/file\n' >\$r/3.info
 ln -s '$O/dir2' $stage/fedcba9876543210
-mkdir \$r/4; echo v >\$r/4/planted; printf 'Path=$TMPDIR/planted\n' >\$r/4.info"
+mkdir \$r/4; echo v >\$r/4/planted; printf 'Path=$TMPDIR/planted\n' >\$r/4.info
+mkdir \$r/5; echo v >\$r/5/pre-commit; printf 'Path=$W/.git/hooks/pre-commit\n' >\$r/5.info"
 check "the forging run exits 0" test $? = 0
 check "the outside file is untouched" grep -qx precious "$O/keep"
 check "the outside directories keep their files" test -f "$O/dir/file" -a -f "$O/dir2/file"
@@ -205,6 +207,8 @@ check "the planted file is trashed under its staged place" \
 	in_trash "$W/$stage/0123456789abcdef/1/keep"
 check "a record naming a file of another root is not believed" sh -c \
 	"! trash-list | grep -qF ' $TMPDIR/planted' && trash-list | grep -qF ' $W/$stage/0123456789abcdef/4/planted'"
+check "nor one naming a protected path (a restore would plant a hook)" sh -c \
+	"! trash-list | grep -qF ' $W/.git/hooks/pre-commit' && trash-list | grep -qF ' $W/$stage/0123456789abcdef/5/pre-commit'"
 check "the planted symlinks went to the trash as links" \
 	sh -c "[ -L '$XDG_DATA_HOME/Trash/files/2' ] && [ -L '$XDG_DATA_HOME/Trash/files/fedcba9876543210' ]"
 check "no staging directory is left" no_stage
@@ -279,7 +283,7 @@ if [ "$uid" = 0 ] && mount -t tmpfs -o mode=0755 tmpfs "$W/vol" 2>/dev/null; the
 	check "and leaves no staging on the tmpfs" test ! -e "vol/$stage"
 	check "nor in the root" no_stage
 	# A file no trash can take (the tmpfs's trash is a file) stays staged: its run's registry
-	# entry stays, and a run elsewhere neither names the file nor keeps its own entry.
+	# entry stays, and a later run neither names it (from elsewhere) nor keeps its own entry.
 	rm -rf "vol/.Trash-$uid" && : >"vol/.Trash-$uid" && echo far4 >vol/deep/x
 	regs() { ls -A "$XDG_STATE_HOME/paddock/shim/runs" | wc -l; }
 	run -- sh -c 'rm vol/deep/x'
@@ -290,6 +294,8 @@ if [ "$uid" = 0 ] && mount -t tmpfs -o mode=0755 tmpfs "$W/vol" 2>/dev/null; the
 	(cd "$T/elsewhere2" && run -- sh -c 'echo y >y && rm y')
 	check "a run elsewhere does not name it" sh -c "! grep -q 'deep/x' '$T/out' '$T/err'"
 	check "... and keeps no registry entry of its own" test "$(regs)" = 1
+	run -- true
+	check "nor does a later run in the same project, the file still staged" test "$(regs)" = 1
 	rm -f "vol/.Trash-$uid"
 	run -- true
 	check "once a trash can take it, it goes there, and no entry is left" \
