@@ -53,6 +53,10 @@ struct pdk_backend {
 	 * across exec are its business here (the runner has already marked
 	 * every fd above 2 close-on-exec). Returns 0 or -errno. */
 	int (*enter)(void *state);
+	/* Wrappers, in the parent once the helper is executed and before the
+	 * command may start: 0 lets it start, -errno stops the run (the runner
+	 * kills the helper). NULL: the command starts when the helper says. */
+	int (*spawned)(void *state);
 	/* Wrappers, in the parent after the run: 1 when the helper started
 	 * the command, 0 when the helper's own setup failed first, so that
 	 * nothing of the command ran (the helper's complaint is on the

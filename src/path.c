@@ -214,6 +214,51 @@ void pdk_mountinfo_unescape(char *s)
 	*o = '\0';
 }
 
+int pdk_open_dir_nofollow(const char *path)
+{
+	return pdk_open_dir_nofollow_at(AT_FDCWD, path);
+}
+
+int pdk_open_dir_nofollow_at(int root, const char *path)
+{
+#ifdef O_PATH
+	const int flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+#else
+	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+#endif
+	char name[NAME_MAX + 1];
+	struct stat st;
+	int fd;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	if ((fd = root == AT_FDCWD ? open("/", flags) : openat(root, ".", flags)) < 0)
+		return -errno;
+	for (const char *p = path; *(p += strspn(p, "/"));) {
+		size_t len = strcspn(p, "/");
+		int next;
+
+		if (len > NAME_MAX || (len == 2 && p[0] == '.' && p[1] == '.')) {
+			close(fd);
+			return len > NAME_MAX ? -ENAMETOOLONG : -EINVAL;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len;
+		/* O_DIRECTORY with O_NOFOLLOW: a symlink is no directory. */
+		next = openat(fd, name, flags);
+		close(fd);
+		if (next < 0)
+			return -errno;
+		fd = next;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -ENOTDIR;
+	}
+	return fd;
+}
+
 int pdk_pipe_cloexec(int fds[2])
 {
 #ifdef HAVE_PIPE2

@@ -39,6 +39,12 @@ int pdk_write_all(int fd, const void *buf, size_t len);
 char *pdk_path_of_fd(int fd);
 /* In place: /proc/self/mountinfo writes blanks and backslashes as \ooo. */
 void pdk_mountinfo_unescape(char *s);
+/* The directory at the absolute path, opened O_PATH and close-on-exec through no symlink at
+ * all (-ELOOP or -ENOTDIR where one is met): what is checked is what is used, even when a
+ * component is swapped for a symlink after the path was resolved. The fd or -errno. */
+int pdk_open_dir_nofollow(const char *path);
+/* The same, path taken from the directory root instead of from /. */
+int pdk_open_dir_nofollow_at(int root, const char *path);
 /* pipe(2) with both ends close-on-exec. 0 or -errno. */
 int pdk_pipe_cloexec(int fds[2]);
 

@@ -555,6 +555,16 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 		r = 0;
 		goto restore;
 	}
+	/* A wrapper that checks what its helper made before the command runs:
+	 * nothing of the command has run when it says no. */
+	if (spec->backend && spec->backend->spawned &&
+	    (r = spec->backend->spawned(spec->backend_state)) < 0) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+			;
+		goto restore;
+	}
 
 	deadline = start + spec->timeout;
 	for (;;) {

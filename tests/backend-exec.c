@@ -55,7 +55,8 @@ static void free_paths(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: backend-exec [--backend NAME] [--root DIR]... [--protect PATH]... "
-			"[--network] [--cwd DIR] [--max-procs N] [--print] -- PROGRAM [ARG...]\n");
+			"[--network] [--cwd DIR] [--max-procs N] [--print] [--inject-bind DIR] -- "
+			"PROGRAM [ARG...]\n");
 	exit(125);
 }
 
@@ -90,14 +91,18 @@ static void child_fail(int fd, int stage, int err)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "backend", required_argument, NULL, 'b' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "protect", required_argument, NULL, 'p' },
-		{ "network", no_argument, NULL, 'n' },
-		{ "cwd", required_argument, NULL, 'C' },
-		{ "max-procs", required_argument, NULL, 'm' },
-		{ "print", no_argument, NULL, 'P' },
-		{ 0 },
+	    {"backend", required_argument, NULL, 'b'},
+	    {"root", required_argument, NULL, 'r'},
+	    {"protect", required_argument, NULL, 'p'},
+	    {"network", no_argument, NULL, 'n'},
+	    {"cwd", required_argument, NULL, 'C'},
+	    {"max-procs", required_argument, NULL, 'm'},
+	    {"print", no_argument, NULL, 'P'},
+	    /* A wrapper's helper given one more writable bind of DIR, as if a
+	     * directory had been swapped while it set up: the backend's check
+	     * must stop the command. */
+	    {"inject-bind", required_argument, NULL, 'I'},
+	    {0},
 	};
 	const struct pdk_backend *be = backends[0];
 	struct pdk_confine policy = { 0 };
@@ -105,13 +110,14 @@ int main(int argc, char **argv)
 	char **cmd, **wrapped = NULL;
 	void *state = NULL;
 	bool print = false;
+	const char *inject = NULL;
 	int c, r, pfd[2], status;
 	struct child_err ce;
 	pid_t pid;
 	ssize_t n;
 
 	atexit(free_paths);
-	while ((c = getopt_long(argc, argv, "+b:r:p:nC:m:P", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+b:r:p:nC:m:PI:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			be = NULL;
@@ -147,6 +153,9 @@ int main(int argc, char **argv)
 		case 'P':
 			print = true;
 			break;
+		case 'I':
+			inject = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -176,6 +185,23 @@ int main(int argc, char **argv)
 			return 125;
 		}
 		cmd = wrapped;
+	}
+	if (inject && wrapped) {
+		size_t k = 0, at;
+		char **v;
+
+		while (wrapped[k])
+			k++;
+		for (at = 1; at < k && strcmp(wrapped[at], "--"); at++)
+			;
+		if (!(v = realloc(wrapped, (k + 4) * sizeof(*v))))
+			return 125;
+		/* Last of the options, so that no later bind covers it. */
+		memmove(v + at + 3, v + at, (k + 1 - at) * sizeof(*v));
+		v[at] = strdup("--bind");
+		v[at + 1] = strdup(inject);
+		v[at + 2] = strdup(inject);
+		cmd = wrapped = v;
 	}
 	if (print) {
 		r = be->describe ? be->describe(state, cmd, stdout) : -ENOTSUP;
@@ -210,6 +236,12 @@ int main(int argc, char **argv)
 	do
 		n = read(pfd[0], &ce, sizeof(ce));
 	while (n < 0 && errno == EINTR);
+	/* As the runner does: the backend may stop the command before it starts. */
+	if (n == 0 && be->spawned && (r = be->spawned(state)) < 0) {
+		kill(pid, SIGKILL);
+		fprintf(stderr, "backend-exec: %s: the command was stopped before it started: %s\n",
+			be->name, strerror(-r));
+	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return 125;

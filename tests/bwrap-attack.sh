@@ -140,6 +140,46 @@ sandbox -- sh -c 'git init -q fresh && echo x > fresh/x && git -C fresh add x &&
 check "git init + commit in a root works" \
 	test "$(git -C "$root/fresh" log --format=%s -1 2>/dev/null)" = first
 
+# A directory bound by its path could be swapped for a symlink out of the root between the
+# check and bwrap's mount (another run does it, here a process outside): the roots and pins
+# are bound by descriptors opened through no symlink, so the swap brings nothing in.
+race="$root/race"
+mkdir -p "$race/.git/hooks" "$outside/swapped" && : > "$race/.git/config"
+# Relative: bwrap resolves a bind's source below the old root, where only such a link leads.
+ln -s "$(realpath --relative-to="$race" "$outside/swapped")" "$race/.gitL"
+python3 - "$race" <<'PY' &
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+os.chdir(sys.argv[1]); end = time.time() + 60
+open("started", "w").close()
+while time.time() < end and not os.path.exists("stop"):
+    libc.renameat2(-100, b".git", -100, b".gitL", 2)  # RENAME_EXCHANGE
+PY
+swapper=$!
+pids="$pids $swapper"
+i=0
+while [ ! -e "$race/started" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+i=0
+while [ $i -lt 40 ]; do
+	"$BACKEND_EXEC" --backend bwrap --root "$race" --cwd "$race" \
+		--protect "$race/.git/hooks" --protect "$race/.git/config" -- \
+		sh -c "echo in > '$outside/swapped/x$i'" 2>/dev/null
+	i=$((i + 1))
+done
+: > "$race/stop"
+wait "$swapper" 2>/dev/null
+check "a directory swapped for a symlink while the sandbox is made brings nothing in (40 runs)" \
+	sh -c "! ls '$outside/swapped' | grep -q '^x'"
+# Should a swap get past bwrap, paddock's look at the sandbox's mounts before the command
+# starts finds the writable mount nobody asked for (one is added here by hand) and stops it.
+mkdir -p "$outside/injected"
+out=$("$BACKEND_EXEC" --backend bwrap --root "$root" --cwd "$root" --inject-bind "$outside/injected" \
+	-- sh -c "echo in > '$outside/injected/f'; echo ran" 2>&1)
+sleep 0.3 # nor later, once paddock is gone
+check "a writable mount nobody asked for stops the command before it starts" \
+	sh -c "[ ! -e '$outside/injected/f' ] && echo \"\$0\" | grep -q 'stopped before it started' &&
+		! echo \"\$0\" | grep -q '^ran\$'" "$out"
+
 # --- network -----------------------------------------------------------------
 listen_log="$outside/listener.log"
 : > "$listen_log"

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "bwrap.h"
+#include "bwrap_check.h"
 #include "../../src/confine.h"
 #include "../../src/fmt.h"
 #include "../../src/path.h"
@@ -49,11 +52,23 @@ struct bwrap_state {
 	int held_fd;
 	char **unheld;
 	size_t n_unheld;
+	/* The writable roots and pins, opened through no symlink and bound by
+	 * fd: a directory another run swaps for a symlink between the check and
+	 * bwrap's mount cannot bring a place outside the roots in. */
+	int *bind_fds;
+	char **bind_dests;
+	size_t n_bind_fds;
+	/* bwrap waits on block_rd to start the command, until paddock has
+	 * checked the mounts it made (bwrap_check.c) and writes block_wr. */
+	int block_rd, block_wr;
+	char seen[512]; /* what the check read of the status fd first */
+	size_t n_seen;
 };
 
 static char bwrap_path[PATH_MAX];
 static char bwrap_configured[PATH_MAX];
 static int bwrap_located; /* 0: not yet, 1: found, <0: -errno */
+char pdk_bwrap_check_why[PATH_MAX + 64];
 
 int pdk_bwrap_set_path(const char *path)
 {
@@ -172,10 +187,23 @@ static int probe_once(char *why, size_t why_len)
 	 * fail where bwrap cannot work (no user namespaces, an AppArmor
 	 * userns restriction, a container whose /proc cannot be mounted
 	 * again). --dev is left out: it costs about a third of the probe and
-	 * fails only where those do. */
+	 * fails only where those do. A bind by fd, as runs bind their roots,
+	 * tells a bubblewrap too old to have --bind-fd (before 0.8). */
 	char *const args[] = {
-		bwrap_path, "--ro-bind", "/", "/", "--proc", "/proc", "--unshare-all",
-		"--die-with-parent", "--", "/bin/true", NULL,
+	    bwrap_path,
+	    "--ro-bind",
+	    "/",
+	    "/",
+	    "--ro-bind-fd",
+	    "3",
+	    "/",
+	    "--proc",
+	    "/proc",
+	    "--unshare-all",
+	    "--die-with-parent",
+	    "--",
+	    "/bin/true",
+	    NULL,
 	};
 	posix_spawn_file_actions_t fa;
 	int pipefd[2], status = 0, r;
@@ -197,9 +225,11 @@ static int probe_once(char *why, size_t why_len)
 		r = posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
 	if (r == 0)
 		r = posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+	if (r == 0)
+		r = posix_spawn_file_actions_addopen(&fa, 3, "/", O_PATH | O_DIRECTORY, 0);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
 	if (r == 0)
-		r = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+		r = posix_spawn_file_actions_addclosefrom_np(&fa, 4);
 #endif
 	if (r == 0)
 		r = posix_spawn(&pid, bwrap_path, &fa, NULL, args, environ);
@@ -304,14 +334,6 @@ static int strv_add(char ***v, size_t *n, const char *str)
 	return 0;
 }
 
-static bool listed(char *const *v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i], s))
-			return true;
-	return false;
-}
-
 static bool inside_a_root(const struct pdk_confine *policy, const char *path)
 {
 	for (size_t i = 0; i < policy->n_roots; i++)
@@ -365,7 +387,10 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 	if (!slash || slash == parent)
 		return strv_add(&s->unheld, &s->n_unheld, p);
 	*slash = '\0';
-	if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
+	/* Through no symlink: the command could point one elsewhere, and the
+	 * placeholder's removal after the run would follow it. */
+	_cleanup_close_ int pfd = pdk_open_dir_nofollow(parent);
+	if (pfd < 0)
 		return strv_add(&s->unheld, &s->n_unheld, p);
 	/* A directory paddock cannot write (a read-only mount, another
 	 * user's): the command, no more able than paddock, cannot make the
@@ -379,13 +404,22 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 }
 
 /* A placeholder mount point is an empty file on the host once its sandbox
- * is gone; anything else there is not paddock's to remove. */
+ * is gone; anything else there, or anything reached through a symlink, is
+ * not paddock's to remove. */
 static void remove_placeholder(const char *p)
 {
+	_cleanup_free_ char *dir = strdup(p);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	_cleanup_close_ int dfd = -1;
 	struct stat st;
 
-	if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
-		(void)unlink(p);
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	dfd = pdk_open_dir_nofollow(dir);
+	if (dfd >= 0 && fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size == 0)
+		(void)unlinkat(dfd, slash + 1, 0);
 }
 
 /* The lists of placeholders runs keep: $STATE/bwrap-held/PID-RANDOM. */
@@ -488,6 +522,14 @@ static void bwrap_release(void *state)
 	pdk_strvfreep(&s->placeholders);
 	pdk_strvfreep(&s->unheld);
 	pdk_strvfreep(&s->prefix);
+	for (size_t i = 0; i < s->n_bind_fds; i++)
+		close(s->bind_fds[i]);
+	free(s->bind_fds);
+	pdk_strvfreep(&s->bind_dests);
+	if (s->block_rd >= 0)
+		close(s->block_rd);
+	if (s->block_wr >= 0)
+		close(s->block_wr);
 	if (s->seccomp_fd >= 0)
 		close(s->seccomp_fd);
 	if (s->status_rd >= 0)
@@ -495,6 +537,25 @@ static void bwrap_release(void *state)
 	if (s->status_wr >= 0)
 		close(s->status_wr);
 	free(s);
+}
+
+/* Above 2, so the runner's dup2 onto stdio cannot clobber it, and
+ * close-on-exec, so no other child of paddock inherits it. On failure the
+ * fd is closed. */
+static int keep_high(int fd, int *ret_fd)
+{
+	/* Every fd it is given is close-on-exec already. */
+	if (fd < 3) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		int e = errno;
+
+		close(fd);
+		if (hi < 0)
+			return -e;
+		fd = hi;
+	}
+	*ret_fd = fd;
+	return 0;
 }
 
 /*
@@ -526,8 +587,8 @@ static int add_pins(const struct pdk_confine *policy, const char *path, char ***
 				*p = '/';
 				break;
 			}
-			if (!listed((char *const *)policy->roots, policy->n_roots, a) &&
-			    !listed(*pins, *n, a) && (r = strv_add(pins, n, a)) < 0)
+			if (!pdk_strv_contains((char *const *)policy->roots, policy->n_roots, a) &&
+			    !pdk_strv_contains(*pins, *n, a) && (r = strv_add(pins, n, a)) < 0)
 				return r;
 		}
 	}
@@ -564,11 +625,26 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 	for (size_t i = 0; i < n_pins; i++)
 		sorted[n_sorted++] = pins[i];
 	qsort(sorted, n_sorted, sizeof(*sorted), cmp_len);
-	/* -try for a pin: one another run removes first is no failure. */
-	for (size_t i = 0; i < n_sorted; i++)
-		if ((r = push3(s, listed(pins, n_pins, sorted[i]) ? "--bind-try" : "--bind",
-			       sorted[i], sorted[i])) < 0)
+	if (!(s->bind_fds = calloc(n_sorted + 1, sizeof(*s->bind_fds))) ||
+	    !(s->bind_dests = calloc(n_sorted + 1, sizeof(*s->bind_dests))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n_sorted; i++) {
+		int fd = pdk_open_dir_nofollow(sorted[i]);
+
+		/* A pin another run removed first is no failure. */
+		if (fd < 0 && pdk_strv_contains(pins, n_pins, sorted[i]))
+			continue;
+		if (fd < 0 || (r = keep_high(fd, &fd)) < 0)
+			return fd < 0 ? fd : r;
+		if (!(s->bind_dests[s->n_bind_fds] = strdup(sorted[i]))) {
+			close(fd);
+			return -ENOMEM;
+		}
+		s->bind_fds[s->n_bind_fds++] = fd;
+		snprintf(fdbuf, sizeof(fdbuf), "%d", fd);
+		if ((r = push3(s, "--bind-fd", fdbuf, sorted[i])) < 0)
 			return r;
+	}
 	for (size_t i = 0; i < policy->n_protect; i++)
 		if ((r = protect_path(s, policy, policy->protect[i])) < 0)
 			return r;
@@ -589,26 +665,10 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 	if ((r = push2(s, "--json-status-fd", fdbuf)) < 0)
 		return r;
 	snprintf(fdbuf, sizeof(fdbuf), "%d", s->seccomp_fd);
-	return push2(s, "--seccomp", fdbuf);
-}
-
-/* Above 2, so the runner's dup2 onto stdio cannot clobber it, and
- * close-on-exec, so no other child of paddock inherits it. On failure the
- * fd is closed. */
-static int keep_high(int fd, int *ret_fd)
-{
-	/* Every fd it is given is close-on-exec already. */
-	if (fd < 3) {
-		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-		int e = errno;
-
-		close(fd);
-		if (hi < 0)
-			return -e;
-		fd = hi;
-	}
-	*ret_fd = fd;
-	return 0;
+	if ((r = push2(s, "--seccomp", fdbuf)) < 0)
+		return r;
+	snprintf(fdbuf, sizeof(fdbuf), "%d", s->block_rd);
+	return push2(s, "--block-fd", fdbuf);
 }
 
 static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
@@ -618,6 +678,7 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	struct pdk_bpf bpf = { 0 };
 	int r, fd = -1, pipefd[2];
 
+	pdk_bwrap_check_why[0] = '\0';
 	r = locate_bwrap();
 	if (r < 0)
 		return r;
@@ -628,7 +689,7 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->seccomp_fd = s->status_rd = s->status_wr = s->held_fd = -1;
+	s->seccomp_fd = s->status_rd = s->status_wr = s->held_fd = s->block_rd = s->block_wr = -1;
 	s->network = policy->network;
 	s->max_procs = policy->max_procs;
 	r = pdk_seccomp_compile(policy, &bpf);
@@ -650,6 +711,15 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	}
 	if (r == 0 && fcntl(s->status_wr, F_SETFL, 0) < 0)
 		r = -errno;
+	if (r == 0 && pipe2(pipefd, O_CLOEXEC) < 0)
+		r = -errno;
+	if (r == 0) {
+		r = keep_high(pipefd[0], &s->block_rd);
+		if (r == 0)
+			r = keep_high(pipefd[1], &s->block_wr);
+		else
+			close(pipefd[1]);
+	}
 	if (r == 0)
 		r = build_prefix(s, policy);
 	if (r == 0)
@@ -701,6 +771,11 @@ static int bwrap_enter(void *state)
 		return -errno;
 	if (fcntl(s->seccomp_fd, F_SETFD, 0) < 0 || fcntl(s->status_wr, F_SETFD, 0) < 0)
 		return -errno;
+	for (size_t i = 0; i < s->n_bind_fds; i++)
+		if (fcntl(s->bind_fds[i], F_SETFD, 0) < 0)
+			return -errno;
+	if (fcntl(s->block_rd, F_SETFD, 0) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -708,6 +783,58 @@ static int bwrap_enter(void *state)
  * the runner has reaped it. "exit-code" comes only after bwrap executed the
  * command; without it bwrap failed first (no namespaces, no /proc mount,
  * the exec itself), and nothing of the command ran. */
+/* Before the command starts: bwrap's sandbox holds the mounts asked for and
+ * no other (bwrap_check.c); then bwrap may go on. */
+static int bwrap_spawned(void *state)
+{
+	struct bwrap_state *s = state;
+	char what[PATH_MAX + 64];
+	long pid = 0;
+	int r;
+
+	/* bwrap holds these now; with paddock's copy of the status pipe's
+	 * write end closed, bwrap's exit is an end of file there. */
+	close(steal_fd(&s->block_rd));
+	close(steal_fd(&s->status_wr));
+	/* bwrap says the sandbox's pid first: { "child-pid": N, ... }. */
+	while (!strstr(s->seen, "\"child-pid\"") && s->n_seen < sizeof(s->seen) - 1) {
+		struct pollfd p = {s->status_rd, POLLIN, 0};
+		ssize_t n;
+
+		if (poll(&p, 1, 10 * 1000) <= 0)
+			return -ETIMEDOUT;
+		n = read(s->status_rd, s->seen + s->n_seen, sizeof(s->seen) - 1 - s->n_seen);
+		if (n == 0)
+			return 0; /* bwrap is gone: it says why itself */
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return -errno;
+		s->n_seen += n > 0 ? (size_t)n : 0;
+		s->seen[s->n_seen] = '\0';
+	}
+	const char *c = strstr(s->seen, "\"child-pid\"");
+	if (c)
+		pid =
+		    strtol(c + strlen("\"child-pid\"") + strspn(c + strlen("\"child-pid\""), ": "),
+			   NULL, 10);
+	if (pid <= 0)
+		return -EPROTO;
+	r = pdk_bwrap_check_mounts((pid_t)pid, s->bind_dests, s->bind_fds, s->n_bind_fds, 10 * 1000,
+				   what, sizeof(what));
+	if (r == -ENOENT)
+		return 0; /* bwrap failed in its set-up: it says why itself */
+	if (r < 0) {
+		/* bwrap binds its sandbox to its parent's life only after the
+		 * wait: the sandbox itself goes first, then nothing reads EOF. */
+		kill((pid_t)pid, SIGKILL);
+		snprintf(pdk_bwrap_check_why, sizeof(pdk_bwrap_check_why), "%s",
+			 what[0] ? what : strerror(-r));
+		return r;
+	}
+	r = write(s->block_wr, "g", 1) == 1 ? 0 : -errno;
+	close(steal_fd(&s->block_wr));
+	return r;
+}
+
 static int bwrap_started(void *state)
 {
 	struct bwrap_state *s = state;
@@ -716,6 +843,9 @@ static int bwrap_started(void *state)
 
 	if (!s || s->status_rd < 0)
 		return -EINVAL;
+	/* What the check read first is part of it. */
+	len = s->n_seen < sizeof(buf) - 1 ? s->n_seen : sizeof(buf) - 1;
+	memcpy(buf, s->seen, len);
 	for (;;) {
 		ssize_t n = read(s->status_rd, buf + len, sizeof(buf) - 1 - len);
 
@@ -737,9 +867,9 @@ static int bwrap_started(void *state)
 /* How many arguments follow each option this backend emits. */
 static int arity(const char *opt)
 {
-	static const char *const two[] = {"--ro-bind", "--ro-bind-try", "--bind", "--bind-try"};
-	static const char *const one[] = { "--dev",	"--proc",    "--cap-drop",
-					   "--chdir", "--seccomp", "--json-status-fd" };
+	static const char *const two[] = {"--ro-bind", "--ro-bind-try", "--bind", "--bind-fd"};
+	static const char *const one[] = {"--dev",     "--proc",	   "--cap-drop", "--chdir",
+					  "--seccomp", "--json-status-fd", "--block-fd"};
 
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(two); i++)
 		if (!strcmp(opt, two[i]))
@@ -833,6 +963,10 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 		  s->n_unheld);
 	fprintf(out, "# bwrap reports its status (did the command start?) to fd %d\n",
 		s->status_wr);
+	fprintf(out,
+		"# the writable binds are directories paddock opened (--bind-fd); bwrap "
+		"waits on fd %d until paddock has found them, and only them, in the sandbox\n",
+		s->block_rd);
 	if (s->max_procs)
 		fprintf(out, "# at most %lu processes at once (set by paddock's runner)\n",
 			s->max_procs);
@@ -843,15 +977,16 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 }
 
 const struct pdk_backend pdk_backend_bwrap = {
-	.name = "bwrap",
-	.enforces_protect = true,
-	.tree_dies_with_parent = true,
-	.probe = probe_once, /* backend.c keeps the verdict for the process */
-	.available = bwrap_available,
-	.prepare = bwrap_prepare,
-	.wrap_argv = bwrap_wrap_argv,
-	.enter = bwrap_enter,
-	.started = bwrap_started,
-	.release = bwrap_release,
-	.describe = bwrap_describe,
+    .name = "bwrap",
+    .enforces_protect = true,
+    .tree_dies_with_parent = true,
+    .probe = probe_once, /* backend.c keeps the verdict for the process */
+    .available = bwrap_available,
+    .prepare = bwrap_prepare,
+    .wrap_argv = bwrap_wrap_argv,
+    .enter = bwrap_enter,
+    .spawned = bwrap_spawned,
+    .started = bwrap_started,
+    .release = bwrap_release,
+    .describe = bwrap_describe,
 };

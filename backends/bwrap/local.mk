@@ -2,7 +2,8 @@
 # configure's --with-bwrap=PATH defines PDK_BWRAP_PATH; otherwise /usr/bin/bwrap, then PATH.
 
 if BACKEND_BWRAP
-libpaddock_a_SOURCES += backends/bwrap/bwrap.c backends/bwrap/bwrap.h
+libpaddock_a_SOURCES += backends/bwrap/bwrap.c backends/bwrap/bwrap.h \
+	backends/bwrap/bwrap_check.c backends/bwrap/bwrap_check.h
 
 # Escape suite; drives tests/backend-exec (built with the backends, HAVE_BWRAP from config.h).
 TESTS += tests/bwrap-attack.sh
