@@ -246,9 +246,9 @@ int pdk_cli_run_main(int argc, char **argv)
 	struct pdk_run_status st = {0};
 	struct pdk_render_out res = {0};
 	struct pdk_rmshim shim = {0};
-	_cleanup_free_ char *path = NULL, *store_dir = NULL, *sweep_note = NULL;
+	_cleanup_free_ char *path = NULL, *store_dir = NULL, *sweep_note = NULL, *made_note = NULL;
 	char why[1024], tnote[256], dnote[1200], snote[160];
-	const char *notes[12];
+	const char *notes[16];
 	size_t n_notes = 0;
 	bool outside, special;
 	int r, code = PDK_EXIT_FAILURE;
@@ -343,6 +343,8 @@ int pdk_cli_run_main(int argc, char **argv)
 		r = pdk_sandbox_run(&sb, &out, &err, &st);
 		if (sb.backend && shim_dir)
 			pdk_rmshim_sweep(&sb, &shim, &sweep_note);
+		if (sb.backend && r == 0 && pdk_sandbox_undo_made(&sb, &made_note) < 0)
+			r = -ENOMEM;
 	}
 	if (r < 0) {
 		pdk_cli_error("run: %s", sb.why[0] ? sb.why : strerror(-r));
@@ -365,6 +367,8 @@ int pdk_cli_run_main(int argc, char **argv)
 	decision_notes(&c, dnote, sizeof(dnote), notes, &n_notes);
 	if (sweep_note)
 		notes[n_notes++] = sweep_note;
+	if (made_note)
+		notes[n_notes++] = made_note;
 	if (shim_note)
 		notes[n_notes++] = shim_note;
 	for (size_t i = 0; !outside && i < sb.n_notes && n_notes < PDK_ARRAY_SIZE(notes); i++)

@@ -1,6 +1,7 @@
 /* sandbox.c - the confinement stage: from a request and the configuration to
  * writable roots, protected paths, a scrubbed environment and a chosen
  * backend, ready for the runner; and the run, with its one fallback. */
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,7 +29,7 @@ const char *const pdk_secret_env_default[] = {
     "*API_KEY*",     "*APIKEY*",       "*CREDENTIAL*", "*PRIVATE_KEY*", "AWS_*",
     "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "*_PAT",	       "*SESSION_KEY*", "*_PWD",
     "*_PASS",	     "*PASSPHRASE*",   "*JWT*",	       "*_DSN",		"*WEBHOOK*",
-    "*AUTH_CONFIG*", "*COOKIE*",       NULL,
+    "*AUTH_CONFIG*", "*_COOKIE",       NULL,
 };
 
 /* Names that, written inside a root, let code run later outside it. */
@@ -51,14 +53,6 @@ static int strv_push(char ***v, size_t *n, char *s)
 	nv[*n] = NULL;
 	*v = nv;
 	return 0;
-}
-
-static bool strv_has(char **v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i], s) == 0)
-			return true;
-	return false;
 }
 
 static void add_note(struct pdk_sandbox *sb, const char *fmt, const char *a)
@@ -105,7 +99,7 @@ static int add_named_root(struct pdk_sandbox *sb, size_t *n, const char *opt, co
 		snprintf(why, why_len, "%s %s: %s", opt, p, strerror(errno));
 		return -EINVAL;
 	}
-	if (strv_has(sb->roots, *n, real)) {
+	if (pdk_strv_contains(sb->roots, *n, real)) {
 		free(real);
 		return 0;
 	}
@@ -123,7 +117,7 @@ static int add_default_root(struct pdk_sandbox *sb, size_t *n, const char *p)
 	real = realpath(p, NULL);
 	if (!real)
 		return 0;
-	if (strv_has(sb->roots, *n, real)) {
+	if (pdk_strv_contains(sb->roots, *n, real)) {
 		free(real);
 		return 0;
 	}
@@ -225,7 +219,10 @@ static int build_env(struct pdk_sandbox *sb, char **environ, const struct pdk_co
 			continue;
 		memcpy(name, environ[i], len);
 		name[len] = '\0';
-		if (!is_secret(name, cfg) && !url_with_password(eq ? eq + 1 : ""))
+		/* A proxy's password is what the network, when on, needs. */
+		if (!is_secret(name, cfg) &&
+		    (!url_with_password(eq ? eq + 1 : "") ||
+		     (sb->policy.network && len >= 6 && !strcasecmp(name + len - 6, "_proxy"))))
 			sb->envp[k++] = environ[i];
 	}
 	return 0;
@@ -252,6 +249,72 @@ static int add_config_root(struct pdk_sandbox *sb, size_t *n, const char *p, cha
 	return add_named_root(sb, n, "writablePaths:", p, why, why_len);
 }
 
+/* What git runs code from in a git directory: its hooks and configuration, and the common
+ * directory named by commondir, whose hooks and configuration then count. */
+static const char *const gitdir_names[] = {"hooks", "config", "commondir", "config.worktree"};
+
+/*
+ * The names of gitdir_names from first on in the git directory dir: protected where they
+ * exist; where they do not, the command must not make them (sb->unmade). A placeholder
+ * cannot stand in for these: git reads a commondir or configuration it finds and fails on
+ * one it cannot read, inside the sandbox and, while the run lasts, outside it.
+ */
+static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, size_t first)
+{
+	int r = 0;
+
+	for (size_t i = first; r == 0 && i < PDK_ARRAY_SIZE(gitdir_names); i++) {
+		char *p = pdk_path_join(dir, gitdir_names[i]);
+		struct stat st;
+
+		if (p && lstat(p, &st) == 0)
+			r = strv_push(&sb->protect, np, p);
+		else
+			r = strv_push(&sb->unmade, &sb->n_unmade, p);
+	}
+	return r;
+}
+
+/*
+ * The git directories of submodules and worktrees under the git directory dir
+ * (dir/modules/NAME, where NAME may hold slashes, and dir/worktrees/NAME):
+ * their hooks and configuration run code as the main repository's do. A
+ * directory holding HEAD is one; others are looked into, a few levels deep.
+ */
+static int add_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir, int depth)
+{
+	static const char *const kinds[] = {"modules", "worktrees"};
+	int r = 0;
+
+	for (size_t k = 0; r == 0 && k < (depth ? 1 : PDK_ARRAY_SIZE(kinds)); k++) {
+		_cleanup_free_ char *sub = depth ? strdup(dir) : pdk_path_join(dir, kinds[k]);
+		DIR *d = sub ? opendir(sub) : NULL;
+		struct dirent *e;
+
+		while (d && r == 0 && (e = readdir(d))) {
+			_cleanup_free_ char *g = NULL, *head = NULL;
+			struct stat st;
+
+			if (e->d_name[0] == '.' || !(g = pdk_path_join(sub, e->d_name)) ||
+			    lstat(g, &st) < 0 || !S_ISDIR(st.st_mode) ||
+			    !(head = pdk_path_join(g, "HEAD")))
+				continue;
+			if (lstat(head, &st) < 0) {
+				if (depth < 4)
+					r = add_gitdirs(sb, np, g, depth + 1);
+				continue;
+			}
+			r = add_git_names(sb, np, g, 0);
+			_cleanup_free_ char *mods = pdk_path_join(g, "modules");
+			if (r == 0 && mods && depth < 4 && lstat(mods, &st) == 0)
+				r = add_gitdirs(sb, np, mods, depth + 1);
+		}
+		if (d)
+			closedir(d);
+	}
+	return r;
+}
+
 /* Each protected name under each project root; an absolute configured one
  * is protected where it is. */
 static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const char *name)
@@ -272,7 +335,7 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 			name += 2;
 		if (!(pp = pdk_path_join(sb->roots[i], name)))
 			return -ENOMEM;
-		if (strv_has(sb->protect, *np, pp)) {
+		if (pdk_strv_contains(sb->protect, *np, pp)) {
 			free(pp);
 			continue;
 		}
@@ -283,20 +346,110 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 }
 
 #define N_OWN 4
+#define OWN_WHAT                                                                                   \
+	"paddock trusts it after the run (its state, configuration or output store, or the trash)"
 
-/* The directories paddock trusts after a run, resolved: its state, the
- * user's configuration, a configured output store (the default one is in
- * the state) and the trash the rm sweep fills. */
-static void own_dirs(const struct pdk_config *cfg, char *ret[N_OWN])
+/* The first symlink on the way to path, as written, whose own directory lies inside one of
+ * the n roots: the command could point it elsewhere. Its path into link and that root, or
+ * NULL when there is none. Each link met is followed as the kernel would, 16 at most. */
+static const char *link_in_roots(char *const *roots, size_t n, const char *path, char *link,
+				 size_t len)
+{
+	char cur[PATH_MAX], target[PATH_MAX], next[PATH_MAX];
+
+	if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur))
+		return NULL;
+	for (int hops = 0; hops < 16; hops++) {
+		char *end = cur;
+		struct stat st;
+		ssize_t tn;
+
+		/* The first prefix of cur that is a symlink, cut at its end. */
+		do {
+			end = strchr(end + 1, '/');
+			if (end)
+				*end = '\0';
+			if (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode))
+				break;
+			if (end)
+				*end = '/';
+		} while (end);
+		if (!end && !(lstat(cur, &st) == 0 && S_ISLNK(st.st_mode)))
+			return NULL;
+		char *slash = strrchr(cur, '/');
+		_cleanup_free_ char *parent =
+		    slash == cur ? strdup("/") : strndup(cur, (size_t)(slash - cur));
+		_cleanup_free_ char *real = parent ? pdk_path_resolve(parent) : NULL;
+		for (size_t k = 0; real && k < n; k++)
+			if (pdk_path_under(real, roots[k])) {
+				snprintf(link, len, "%s", cur);
+				return roots[k];
+			}
+		if (!parent || (tn = readlink(cur, target, sizeof(target) - 1)) < 0)
+			return NULL;
+		target[tn] = '\0';
+		if (snprintf(next, sizeof(next), "%s%s%s%s%s", target[0] == '/' ? "" : parent,
+			     target[0] == '/' ? "" : "/", target, end ? "/" : "",
+			     end ? end + 1 : "") >= (int)sizeof(next))
+			return NULL;
+		memcpy(cur, next, sizeof(cur));
+	}
+	return NULL;
+}
+
+/*
+ * The directories paddock trusts after a run, resolved, onto the protected list: its state,
+ * the user's configuration, a configured output store (the default one is in the state) and
+ * the trash the rm sweep fills. The run is refused when the way to one of them, as paddock
+ * will take it after the run, has a symlink inside a root, or when a root lies inside one.
+ */
+static int add_own_dirs(struct pdk_sandbox *sb, const struct pdk_config *cfg, size_t n_roots,
+			size_t *np, char *why, size_t why_len)
 {
 	char *dirs[N_OWN] = {pdk_state_dir(), pdk_config_user_dir(),
 			     cfg && cfg->store_dir ? strdup(cfg->store_dir) : NULL,
 			     pdk_trash_home_dir()};
+	char link[PATH_MAX];
+	int r = 0;
 
+	sb->own_first = *np;
 	for (size_t i = 0; i < N_OWN; i++) {
-		ret[i] = dirs[i] ? pdk_path_resolve(dirs[i]) : NULL;
-		free(dirs[i]);
+		const char *root;
+		char *real;
+
+		if (!dirs[i] || r < 0)
+			continue;
+		if ((root = link_in_roots(sb->roots, n_roots, dirs[i], link, sizeof(link)))) {
+			snprintf(
+			    why, why_len,
+			    "%s is reached through the symlink %s inside the writable root %s, "
+			    "and " OWN_WHAT ": the command could point it elsewhere; put the "
+			    "directory itself in the symlink's place, or keep it out of the "
+			    "writable roots",
+			    dirs[i], link, root);
+			r = -EPERM;
+			continue;
+		}
+		if (!(real = pdk_path_resolve(dirs[i]))) {
+			r = -errno;
+			continue;
+		}
+		for (size_t k = 0; r == 0 && k < n_roots; k++)
+			if (pdk_path_under(sb->roots[k], real)) {
+				snprintf(why, why_len,
+					 "the writable root %s lies in %s, and " OWN_WHAT
+					 "; name a directory outside it",
+					 sb->roots[k], real);
+				r = -EPERM;
+			}
+		if (r == 0)
+			r = strv_push(&sb->protect, np, real);
+		else
+			free(real);
 	}
+	for (size_t i = 0; i < N_OWN; i++)
+		free(dirs[i]);
+	return r;
 }
 
 static int build_policy(const struct pdk_request *req, const struct pdk_config *cfg,
@@ -347,25 +500,27 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	for (size_t i = 0; cfg && i < cfg->protected_paths.n; i++)
 		if ((r = add_protected(sb, &np, named, cfg->protected_paths.v[i])) < 0)
 			return r;
+	for (size_t i = 0; i < named; i++) {
+		_cleanup_free_ char *git = pdk_path_join(sb->roots[i], ".git");
+		struct stat st;
+
+		if (!git || lstat(git, &st) < 0)
+			continue;
+		/* A gitdir: file is as good as the directory it names; a
+		 * symlink the command could point elsewhere (see select_backend). */
+		if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+			r = strv_push(&sb->protect, &np, steal_pointer(&git));
+		else if (S_ISDIR(st.st_mode) && (r = add_git_names(sb, &np, git, 2)) == 0)
+			r = add_gitdirs(sb, &np, git, 0);
+		if (r < 0)
+			return r;
+	}
 	/* Nothing paddock trusts after the run may be writable from inside,
 	 * even when a root holds it (paddock started in $HOME): its state (the
 	 * session's approvals, the rm shim), its configuration, its output
 	 * store, and the trash it moves files into. */
-	{
-		char *own[N_OWN];
-
-		own_dirs(cfg, own);
-		sb->own_first = np;
-		r = 0;
-		for (size_t i = 0; i < N_OWN; i++) {
-			if (own[i] && (r < 0 || strv_has(sb->protect, np, own[i])))
-				free(own[i]);
-			else if (own[i])
-				r = strv_push(&sb->protect, &np, own[i]);
-		}
-		if (r < 0)
-			return r;
-	}
+	if ((r = add_own_dirs(sb, cfg, n, &np, why, why_len)) < 0)
+		return r;
 	sb->policy.roots = (const char *const *)sb->roots;
 	sb->policy.n_roots = n;
 	sb->policy.protect = (const char *const *)sb->protect;
@@ -434,6 +589,23 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
 		sb->backend = NULL;
 		return r;
 	}
+	/* A .git that is a symlink cannot be held: bwrap binds what it points
+	 * to, and the command could point it at a git directory of its own. */
+	for (size_t i = 0; sb->backend->enforces_protect && i < sb->own_first; i++) {
+		const char *base = strrchr(sb->protect[i], '/');
+		struct stat st;
+
+		if (base && !strcmp(base, "/.git") && lstat(sb->protect[i], &st) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			snprintf(why, why_len,
+				 "%s is a symlink: the %s backend cannot keep it pointing at the "
+				 "same repository, whose hooks and configuration run code outside "
+				 "the sandbox; put the directory (or a gitdir: file) in its place",
+				 sb->protect[i], sb->backend->name);
+			sb->backend = NULL;
+			return -EPERM;
+		}
+	}
 	/* A backend that cannot keep paths read-only inside a root must not
 	 * get a root that holds what paddock trusts after the run: the
 	 * command could approve itself, plant a program on paddock's PATH, or
@@ -449,10 +621,8 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
 			}
 			snprintf(why, why_len,
 				 "the %s backend cannot keep %s read-only inside the writable "
-				 "root %s, and paddock trusts it after the run (its state, "
-				 "configuration or output store, or the trash); run from a "
-				 "project directory or give --root DIR, or use a backend that "
-				 "can (bwrap)",
+				 "root %s, and " OWN_WHAT "; run from a project directory or give "
+				 "--root DIR, or use a backend that can (bwrap)",
 				 sb->backend->name, sb->protect[i], sb->policy.roots[k]);
 			sb->backend = NULL;
 			return -EPERM;
@@ -601,6 +771,14 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 
 	sb->why[0] = '\0';
 	r = pdk_run(&sb->spec, out, err, st);
+#ifdef HAVE_BWRAP
+	if (r < 0 && pdk_bwrap_check_why[0])
+		snprintf(sb->why, sizeof(sb->why),
+			 "bwrap did not make the sandbox asked for (%.300s): a directory in a "
+			 "writable root was replaced while it set up, by another run perhaps; "
+			 "nothing of the command ran; run it again",
+			 pdk_bwrap_check_why);
+#endif
 	if (r < 0 || !sb->backend || !sb->backend->started)
 		return r;
 	/* Stopped or timed out while the helper set up: that is the result. */
@@ -663,11 +841,44 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 	return sb->backend->describe(sb->state, sb->spec.argv, out);
 }
 
+int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note)
+{
+	_cleanup_free_ char *list = NULL;
+	size_t size = 0;
+	FILE *f = NULL;
+
+	*ret_note = NULL;
+	for (size_t i = 0; i < sb->n_unmade; i++) {
+		struct pdk_error err = {0};
+		struct stat st;
+
+		if (lstat(sb->unmade[i], &st) < 0)
+			continue;
+		if (!f && !(f = open_memstream(&list, &size)))
+			return -ENOMEM;
+		fprintf(f, "%s%s", ftell(f) ? ", " : "", sb->unmade[i]);
+		if (pdk_trash_put(sb->unmade[i], (const char *const *)sb->roots, sb->policy.n_roots,
+				  NULL, &err) < 0)
+			fprintf(f, " (left in place: %s)", err.message);
+	}
+	if (!f)
+		return 0;
+	if (fclose(f) == EOF ||
+	    asprintf(ret_note,
+		     "sandbox: the command made %s, from which git outside the sandbox would "
+		     "take hooks or configuration; moved to the trash: look at it before you "
+		     "restore it",
+		     list) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 void pdk_sandbox_release(struct pdk_sandbox *sb)
 {
 	disarm(sb);
 	pdk_strvfreep(&sb->roots);
 	pdk_strvfreep(&sb->protect);
+	pdk_strvfreep(&sb->unmade);
 	pdk_strvfreep(&sb->env_added);
 	free(sb->envp);
 	memset(sb, 0, sizeof(*sb));

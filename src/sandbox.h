@@ -35,6 +35,8 @@ struct pdk_sandbox {
 	size_t n_note_buf;
 	char why[600];                 /* why pdk_sandbox_run failed, when it did */
 	size_t own_first;              /* protect[own_first...]: paddock's own directories */
+	char **unmade;		       /* owned: git names missing at the start, not to be made */
+	size_t n_unmade;
 };
 
 /* Variables whose names match these (fnmatch, any case) never reach a
@@ -54,6 +56,10 @@ extern const char *const pdk_secret_env_default[];
 int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cfg,
 		      const char *path, char **environ, struct pdk_sandbox *sb, char *why,
 		      size_t why_len);
+/* After a confined run: what the command made of sb->unmade (a commondir or configuration
+ * git would read, outside the sandbox too) goes to the trash. *ret_note says so, or is NULL
+ * when there was nothing. 0 or -ENOMEM. */
+int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note);
 /* Add "NAME=VALUE" entries (NULL-terminated) to the command's environment,
  * replacing variables of the same name; entries are copied. Secret patterns
  * do not apply to them. Call between setup and run. */

@@ -132,12 +132,16 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 	out=$(MYSQL_PWD=s3cret DB_PASS=s3cret CI_JOB_JWT=s3cret SENTRY_DSN=s3cret \
 		DOCKER_AUTH_CONFIG=s3cret SLACK_WEBHOOK_URL=s3cret \
 		DATABASE_URL=postgres://app:s3cret@db/app HOMEPAGE_URL=https://example.org/a@b \
-		GIT_AUTHOR_NAME=visible run -- env)
+		GIT_AUTHOR_NAME=visible COOKIECUTTER_CONFIG=visible run -- env)
 	check "$b: passwords by other names, and URLs with a password, do not reach it" \
 		sh -c "! echo '$out' | grep -q s3cret"
 	check "$b: ... while PWD, a URL without one and GIT_AUTHOR_NAME do" sh -c \
 		"echo '$out' | grep -q '^PWD=' && echo '$out' | grep -q '^HOMEPAGE_URL=https://example.org/a@b\$' &&
-		echo '$out' | grep -q '^GIT_AUTHOR_NAME=visible\$'"
+		echo '$out' | grep -q '^GIT_AUTHOR_NAME=visible\$' &&
+		echo '$out' | grep -q '^COOKIECUTTER_CONFIG=visible\$'"
+	out=$(https_proxy=http://u:pw@proxy:3128 run --yes -n -- env)
+	check "$b: with the network on, a proxy keeps its password" sh -c \
+		"echo '$out' | grep -q '^https_proxy=http://u:pw@proxy:3128\$'"
 	out=$(run -- grep CapEff /proc/self/status)
 	check "$b: no capabilities" sh -c "echo '$out' | grep -q 'CapEff:	0000000000000000'"
 	# Durations no other process on the machine uses, so pgrep finds only these.
@@ -243,6 +247,53 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 			"$P" run --config "$T/home-cfg-$b" --backend "$b" -- true 2>&1)
 		check "$b: ... the output store alone is reason enough" sh -c \
 			'echo "$0" | grep -q "cannot keep $1/store read-only"' "$out" "$H"
+	fi
+	# The way to what paddock trusts must not run through a symlink the command could point
+	# elsewhere (a dotfiles link, say), and no root may lie inside it.
+	L=$T/link-$b
+	mkdir -p "$L/proj" "$L/dotfiles/paddock" "$L/.config"
+	ln -s ../dotfiles/paddock "$L/.config/paddock"
+	out=$(cd "$L" && HOME=$L XDG_CONFIG_HOME= "$P" run --backend "$b" -- true 2>&1)
+	check "$b: a symlink inside a root on the way to the configuration refuses the run" sh -c \
+		'echo "$0" | grep -q "is reached through the symlink $1/.config/paddock inside the writable root $1"' \
+		"$out" "$L"
+	out=$(cd "$L/proj" && HOME=$L XDG_CONFIG_HOME= "$P" run --backend "$b" -- echo ran 2>&1)
+	check "$b: ... and from a project beside it the run goes ahead" sh -c \
+		'echo "$0" | grep -qx ran' "$out"
+	mkdir -p "$XDG_STATE_HOME/paddock/sessions"
+	out=$(run --yes -w "$XDG_STATE_HOME/paddock/sessions" -- true 2>&1)
+	check "$b: a writable root inside paddock's state is refused" sh -c \
+		'echo "$0" | grep -q "the writable root $1 lies in"' "$out" "$XDG_STATE_HOME/paddock/sessions"
+
+	# git's own ways to run code: a commondir or config.worktree the command makes goes to the
+	# trash after the run (a placeholder cannot hold them: git would fail on it), under both.
+	G=$T/git-$b
+	git init -q "$G"
+	out=$(cd "$G" && "$P" run --backend "$b" -- sh -c \
+		'echo ../evil > .git/commondir; printf "[core]\n" > .git/config.worktree; echo made')
+	check "$b: a .git/commondir the command made is gone after the run, and it says so" sh -c \
+		'[ ! -e "$1/.git/commondir" ] && [ ! -e "$1/.git/config.worktree" ] &&
+		echo "$0" | grep -q "^sandbox: the command made $1/.git/commondir, $1/.git/config.worktree, from which git"' \
+		"$out" "$G"
+	check "$b: ... while the repository still works" git -C "$G" status --short
+	if [ "$b" = bwrap ]; then
+		# A submodule's git directory holds hooks and configuration too.
+		mkdir -p "$G/.git/modules/sub/hooks" && echo "ref: refs/heads/main" >"$G/.git/modules/sub/HEAD" &&
+			: >"$G/.git/modules/sub/config"
+		(cd "$G" && "$P" run --backend "$b" -- sh -c \
+			'echo "[core] fsmonitor = evil" >> .git/modules/sub/config; touch .git/modules/sub/hooks/pre-commit') \
+			>/dev/null 2>&1
+		check "$b: a submodule's config and hooks stay read-only" \
+			sh -c "[ ! -s '$G/.git/modules/sub/config' ] && [ ! -e '$G/.git/modules/sub/hooks/pre-commit' ]"
+		# A worktree's .git is a gitdir: file, held read-only; a symlinked .git cannot be held.
+		W2=$T/wt-$b
+		mkdir -p "$W2" && echo "gitdir: $G/.git" >"$W2/.git"
+		(cd "$W2" && "$P" run --backend "$b" -- sh -c 'echo "gitdir: /tmp" > .git') >/dev/null 2>&1
+		check "$b: a gitdir: file stays as it was" grep -qx "gitdir: $G/.git" "$W2/.git"
+		rm "$W2/.git" && ln -s "$G/.git" "$W2/.git"
+		out=$(cd "$W2" && "$P" run --backend "$b" -- echo ran 2>&1)
+		check "$b: a .git that is a symlink refuses the run, saying why" sh -c \
+			'echo "$0" | grep -q "$1/.git is a symlink" && ! echo "$0" | grep -qx ran' "$out" "$W2"
 	fi
 done
 
