@@ -259,6 +259,26 @@ int pdk_open_dir_nofollow_at(int root, const char *path)
 	return fd;
 }
 
+int pdk_open_nofollow_at(int root, const char *path)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	_cleanup_close_ int dfd = -1;
+	int fd;
+
+	if (!slash)
+		return dir ? -EINVAL : -ENOMEM;
+	*slash = '\0';
+	if ((dfd = pdk_open_dir_nofollow_at(root, dir[0] ? dir : "/")) < 0)
+		return dfd;
+#ifdef O_PATH
+	fd = openat(dfd, slash + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+#else
+	fd = openat(dfd, slash + 1, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+#endif
+	return fd < 0 ? -errno : fd;
+}
+
 int pdk_pipe_cloexec(int fds[2])
 {
 #ifdef HAVE_PIPE2

@@ -3,6 +3,7 @@
  * backend, ready for the runner; and the run, with its one fallback. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -276,6 +277,41 @@ static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, si
 }
 
 /*
+ * The directory a one-line file of git's names ("gitdir: PATH" in a .git file, PATH in a
+ * commondir), relative to base, resolved: when it lies inside a root, its hooks and
+ * configuration are protected too (depth bounds a chain of them). NULL target: nothing.
+ */
+static int add_named_gitdir(struct pdk_sandbox *sb, size_t *np, const char *file, const char *base,
+			    int depth)
+{
+	_cleanup_free_ char *text = NULL, *joined = NULL, *real = NULL;
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	char *t;
+	int r;
+
+	if (depth > 3 || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    pdk_read_size(fd, 4096, &text, NULL) < 0)
+		return 0;
+	t = text + (strncmp(text, "gitdir:", 7) ? 0 : 7);
+	t += strspn(t, " \t");
+	t[strcspn(t, "\r\n")] = '\0';
+	if (!t[0] || !(joined = t[0] == '/' ? strdup(t) : pdk_path_join(base, t)))
+		return 0;
+	if (!(real = realpath(joined, NULL)) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	bool inside = false;
+	for (char **root = sb->roots; root && *root; root++)
+		inside |= pdk_path_under(real, *root);
+	if (!inside)
+		return 0; /* read-only already */
+	if ((r = add_git_names(sb, np, real, 0)) < 0)
+		return r;
+	_cleanup_free_ char *common = pdk_path_join(real, "commondir");
+	return common ? add_named_gitdir(sb, np, common, real, depth + 1) : -ENOMEM;
+}
+
+/*
  * The git directories of submodules and worktrees under the git directory dir
  * (dir/modules/NAME, where NAME may hold slashes, and dir/worktrees/NAME):
  * their hooks and configuration run code as the main repository's do. A
@@ -508,10 +544,16 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 			continue;
 		/* A gitdir: file is as good as the directory it names; a
 		 * symlink the command could point elsewhere (see select_backend). */
-		if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+		if (S_ISREG(st.st_mode) &&
+		    (r = add_named_gitdir(sb, &np, git, sb->roots[i], 0)) == 0)
 			r = strv_push(&sb->protect, &np, steal_pointer(&git));
-		else if (S_ISDIR(st.st_mode) && (r = add_git_names(sb, &np, git, 2)) == 0)
-			r = add_gitdirs(sb, &np, git, 0);
+		else if (S_ISLNK(st.st_mode))
+			r = strv_push(&sb->protect, &np, steal_pointer(&git));
+		else if (S_ISDIR(st.st_mode) && (r = add_git_names(sb, &np, git, 2)) == 0 &&
+			 (r = add_gitdirs(sb, &np, git, 0)) == 0) {
+			_cleanup_free_ char *common = pdk_path_join(git, "commondir");
+			r = common ? add_named_gitdir(sb, &np, common, git, 1) : -ENOMEM;
+		}
 		if (r < 0)
 			return r;
 	}
@@ -858,7 +900,19 @@ int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note)
 			return -ENOMEM;
 		fprintf(f, "%s%s", ftell(f) ? ", " : "", sb->unmade[i]);
 		if (pdk_trash_put(sb->unmade[i], (const char *const *)sb->roots, sb->policy.n_roots,
-				  NULL, &err) < 0)
+				  NULL, &err) == 0)
+			continue;
+		/* The trash would not take it (the command can see to that): it must
+		 * not stay where git reads it. A directory git fails on, harmlessly. */
+		_cleanup_free_ char *dir = strdup(sb->unmade[i]);
+		char *slash = dir ? strrchr(dir, '/') : NULL;
+		_cleanup_close_ int dfd = -1;
+		if (slash)
+			*slash = '\0';
+		if (slash && (dfd = pdk_open_dir_nofollow(dir)) >= 0 &&
+		    unlinkat(dfd, slash + 1, 0) == 0)
+			fprintf(f, " (deleted: the trash would not take it: %s)", err.message);
+		else
 			fprintf(f, " (left in place: %s)", err.message);
 	}
 	if (!f)
@@ -866,8 +920,8 @@ int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note)
 	if (fclose(f) == EOF ||
 	    asprintf(ret_note,
 		     "sandbox: the command made %s, from which git outside the sandbox would "
-		     "take hooks or configuration; moved to the trash: look at it before you "
-		     "restore it",
+		     "take hooks or configuration; moved to the trash, unless said otherwise: "
+		     "look at it before you restore it",
 		     list) < 0)
 		return -ENOMEM;
 	return 0;

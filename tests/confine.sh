@@ -276,6 +276,10 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 		echo "$0" | grep -q "^sandbox: the command made $1/.git/commondir, $1/.git/config.worktree, from which git"' \
 		"$out" "$G"
 	check "$b: ... while the repository still works" git -C "$G" status --short
+	: >"$T/notadir"
+	out=$(cd "$G" && XDG_DATA_HOME=$T/notadir "$P" run --backend "$b" -- sh -c 'echo ../evil > .git/commondir')
+	check "$b: ... and deleted when the trash would not take it" sh -c \
+		'[ ! -e "$1/.git/commondir" ] && echo "$0" | grep -q "(deleted: the trash would not take it"' "$out" "$G"
 	if [ "$b" = bwrap ]; then
 		# A submodule's git directory holds hooks and configuration too.
 		mkdir -p "$G/.git/modules/sub/hooks" && echo "ref: refs/heads/main" >"$G/.git/modules/sub/HEAD" &&
@@ -290,6 +294,29 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 		mkdir -p "$W2" && echo "gitdir: $G/.git" >"$W2/.git"
 		(cd "$W2" && "$P" run --backend "$b" -- sh -c 'echo "gitdir: /tmp" > .git') >/dev/null 2>&1
 		check "$b: a gitdir: file stays as it was" grep -qx "gitdir: $G/.git" "$W2/.git"
+		# ... and the repository it names, when a root holds it, is held as the .git it stands for.
+		S=$T/sep-$b
+		git init -q --separate-git-dir="$S/.repo" "$S"
+		(cd "$S" && "$P" run --backend "$b" -- sh -c 'echo x > .repo/hooks/pre-commit; echo "[pdkmark]" >> .repo/config') \
+			>/dev/null 2>&1
+		check "$b: the repository a gitdir: file names keeps its hooks and config" \
+			sh -c "[ ! -e '$S/.repo/hooks/pre-commit' ] && ! grep -q pdkmark '$S/.repo/config'"
+		# Should a swap during bwrap's set-up move a bind elsewhere (a wrapper moves it here,
+		# deterministically), the look at the sandbox stops the command before it starts:
+		# the pin of .git, or the read-only bind of its hooks.
+		mkdir -p "$G/elsewhere" "$G/.git/x"
+		for moved in .git:elsewhere .git/hooks:.git/x; do
+			cat >"$T/fakebwrap" <<-EOF
+				#!/bin/sh
+				for a do shift; [ "\$a" = "$G/${moved%%:*}" ] && a="$G/${moved#*:}"; set -- "\$@" "\$a"; done
+				exec $(command -v bwrap) "\$@"
+			EOF
+			chmod +x "$T/fakebwrap"
+			echo "{ \"commandPolicy\": { \"sandbox\": { \"bwrap\": \"$T/fakebwrap\" } } }" >"$T/fake.json"
+			out=$(cd "$G" && "$P" run --config "$T/fake.json" --backend "$b" -- sh -c 'echo ran' 2>&1)
+			check "$b: a bind of ${moved%%:*} made elsewhere stops the command before it starts" sh -c \
+				'echo "$0" | grep -q "bwrap did not make the sandbox asked for" && ! echo "$0" | grep -qx ran' "$out"
+		done
 		rm "$W2/.git" && ln -s "$G/.git" "$W2/.git"
 		out=$(cd "$W2" && "$P" run --backend "$b" -- echo ran 2>&1)
 		check "$b: a .git that is a symlink refuses the run, saying why" sh -c \

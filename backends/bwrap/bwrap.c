@@ -55,9 +55,8 @@ struct bwrap_state {
 	/* The writable roots and pins, opened through no symlink and bound by
 	 * fd: a directory another run swaps for a symlink between the check and
 	 * bwrap's mount cannot bring a place outside the roots in. */
-	int *bind_fds;
-	char **bind_dests;
-	size_t n_bind_fds;
+	struct pdk_bwrap_bind *binds;
+	size_t n_binds, cap_binds;
 	/* bwrap waits on block_rd to start the command, until paddock has
 	 * checked the mounts it made (bwrap_check.c) and writes block_wr. */
 	int block_rd, block_wr;
@@ -349,6 +348,59 @@ static int cmp_len(const void *a, const void *b)
 	return la < lb ? -1 : la > lb;
 }
 
+/* Above 2, so the runner's dup2 onto stdio cannot clobber it, and
+ * close-on-exec, so no other child of paddock inherits it. On failure the
+ * fd is closed. */
+static int keep_high(int fd, int *ret_fd)
+{
+	/* Every fd it is given is close-on-exec already. */
+	if (fd < 3) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		int e = errno;
+
+		close(fd);
+		if (hi < 0)
+			return -e;
+		fd = hi;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+/* Have bwrap bind fd (or /dev/null when fd is -1) at dest, read-only or not, and remember
+ * it for the look at the sandbox before the command starts (bwrap_check.c). Takes fd. */
+static int bind_fd(struct bwrap_state *s, int fd, const char *dest, bool ro)
+{
+	char fdbuf[16];
+	int r;
+
+	if (s->n_binds == s->cap_binds) {
+		size_t cap = s->cap_binds ? s->cap_binds * 2 : 16;
+		struct pdk_bwrap_bind *v = realloc(s->binds, cap * sizeof(*v));
+
+		if (!v) {
+			if (fd >= 0)
+				close(fd);
+			return -ENOMEM;
+		}
+		s->binds = v;
+		s->cap_binds = cap;
+	}
+	if (fd >= 0 && (r = keep_high(fd, &fd)) < 0)
+		return r;
+	s->binds[s->n_binds] = (struct pdk_bwrap_bind){strdup(dest), fd, ro};
+	if (!s->binds[s->n_binds].dest) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOMEM;
+	}
+	s->n_binds++;
+	if (fd < 0)
+		return push3(s, "--ro-bind", "/dev/null", dest);
+	snprintf(fdbuf, sizeof(fdbuf), "%d", fd);
+	return push3(s, ro ? "--ro-bind-fd" : "--bind-fd", fdbuf, dest);
+}
+
 /* A protected path inside a root: re-bound read-only when it exists; held
  * by a read-only /dev/null when it is missing but its parent is there, so
  * that creating it fails too (as a file or as a directory: the name is
@@ -365,10 +417,17 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 
 	if (!inside_a_root(policy, p))
 		return 0; /* read-only already through --ro-bind / / */
-	/* -try: a path another run removes before this bwrap binds it is no
-	 * failure of the sandbox. */
-	if (stat(p, &st) == 0)
-		return push3(s, "--ro-bind-try", p, p);
+	/* Held by what is there, opened through no symlink: a symlink the
+	 * command could point elsewhere cannot be held. */
+	if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
+		int fd = pdk_open_nofollow_at(AT_FDCWD, p);
+
+		if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
+			return bind_fd(s, fd, p, true);
+		if (fd >= 0)
+			close(fd);
+		return fd == -ENOENT ? 0 : strv_add(&s->unheld, &s->n_unheld, p);
+	}
 	/* Inside another protected path that exists: read-only already, and
 	 * bwrap could not make a mount point there. */
 	for (size_t i = 0; i < policy->n_protect; i++)
@@ -397,7 +456,7 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 	 * name there either, and bwrap could not make its mount point. */
 	if (access(parent, W_OK) != 0)
 		return 0;
-	r = push3(s, "--ro-bind", "/dev/null", p);
+	r = bind_fd(s, -1, p, true);
 	if (r == 0)
 		r = strv_add(&s->placeholders, &s->n_placeholders, p);
 	return r;
@@ -522,10 +581,12 @@ static void bwrap_release(void *state)
 	pdk_strvfreep(&s->placeholders);
 	pdk_strvfreep(&s->unheld);
 	pdk_strvfreep(&s->prefix);
-	for (size_t i = 0; i < s->n_bind_fds; i++)
-		close(s->bind_fds[i]);
-	free(s->bind_fds);
-	pdk_strvfreep(&s->bind_dests);
+	for (size_t i = 0; i < s->n_binds; i++) {
+		if (s->binds[i].fd >= 0)
+			close(s->binds[i].fd);
+		free(s->binds[i].dest);
+	}
+	free(s->binds);
 	if (s->block_rd >= 0)
 		close(s->block_rd);
 	if (s->block_wr >= 0)
@@ -537,25 +598,6 @@ static void bwrap_release(void *state)
 	if (s->status_wr >= 0)
 		close(s->status_wr);
 	free(s);
-}
-
-/* Above 2, so the runner's dup2 onto stdio cannot clobber it, and
- * close-on-exec, so no other child of paddock inherits it. On failure the
- * fd is closed. */
-static int keep_high(int fd, int *ret_fd)
-{
-	/* Every fd it is given is close-on-exec already. */
-	if (fd < 3) {
-		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-		int e = errno;
-
-		close(fd);
-		if (hi < 0)
-			return -e;
-		fd = hi;
-	}
-	*ret_fd = fd;
-	return 0;
 }
 
 /*
@@ -625,25 +667,14 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 	for (size_t i = 0; i < n_pins; i++)
 		sorted[n_sorted++] = pins[i];
 	qsort(sorted, n_sorted, sizeof(*sorted), cmp_len);
-	if (!(s->bind_fds = calloc(n_sorted + 1, sizeof(*s->bind_fds))) ||
-	    !(s->bind_dests = calloc(n_sorted + 1, sizeof(*s->bind_dests))))
-		return -ENOMEM;
 	for (size_t i = 0; i < n_sorted; i++) {
 		int fd = pdk_open_dir_nofollow(sorted[i]);
 
 		/* A pin another run removed first is no failure. */
 		if (fd < 0 && pdk_strv_contains(pins, n_pins, sorted[i]))
 			continue;
-		if (fd < 0 || (r = keep_high(fd, &fd)) < 0)
+		if (fd < 0 || (r = bind_fd(s, fd, sorted[i], false)) < 0)
 			return fd < 0 ? fd : r;
-		if (!(s->bind_dests[s->n_bind_fds] = strdup(sorted[i]))) {
-			close(fd);
-			return -ENOMEM;
-		}
-		s->bind_fds[s->n_bind_fds++] = fd;
-		snprintf(fdbuf, sizeof(fdbuf), "%d", fd);
-		if ((r = push3(s, "--bind-fd", fdbuf, sorted[i])) < 0)
-			return r;
 	}
 	for (size_t i = 0; i < policy->n_protect; i++)
 		if ((r = protect_path(s, policy, policy->protect[i])) < 0)
@@ -771,8 +802,8 @@ static int bwrap_enter(void *state)
 		return -errno;
 	if (fcntl(s->seccomp_fd, F_SETFD, 0) < 0 || fcntl(s->status_wr, F_SETFD, 0) < 0)
 		return -errno;
-	for (size_t i = 0; i < s->n_bind_fds; i++)
-		if (fcntl(s->bind_fds[i], F_SETFD, 0) < 0)
+	for (size_t i = 0; i < s->n_binds; i++)
+		if (s->binds[i].fd >= 0 && fcntl(s->binds[i].fd, F_SETFD, 0) < 0)
 			return -errno;
 	if (fcntl(s->block_rd, F_SETFD, 0) < 0)
 		return -errno;
@@ -818,8 +849,7 @@ static int bwrap_spawned(void *state)
 			   NULL, 10);
 	if (pid <= 0)
 		return -EPROTO;
-	r = pdk_bwrap_check_mounts((pid_t)pid, s->bind_dests, s->bind_fds, s->n_bind_fds, 10 * 1000,
-				   what, sizeof(what));
+	r = pdk_bwrap_check_mounts((pid_t)pid, s->binds, s->n_binds, 10 * 1000, what, sizeof(what));
 	if (r == -ENOENT)
 		return 0; /* bwrap failed in its set-up: it says why itself */
 	if (r < 0) {
@@ -867,7 +897,8 @@ static int bwrap_started(void *state)
 /* How many arguments follow each option this backend emits. */
 static int arity(const char *opt)
 {
-	static const char *const two[] = {"--ro-bind", "--ro-bind-try", "--bind", "--bind-fd"};
+	static const char *const two[] = {"--ro-bind", "--ro-bind-try", "--bind", "--bind-fd",
+					  "--ro-bind-fd"};
 	static const char *const one[] = {"--dev",     "--proc",	   "--cap-drop", "--chdir",
 					  "--seccomp", "--json-status-fd", "--block-fd"};
 
@@ -979,7 +1010,10 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 const struct pdk_backend pdk_backend_bwrap = {
     .name = "bwrap",
     .enforces_protect = true,
-    .tree_dies_with_parent = true,
+    /* Not while bwrap waits on --block-fd: paddock's death is an end of
+     * file there, which bwrap takes for "go", before its sandbox is tied
+     * to its parent's life. The guardian covers that. */
+    .tree_dies_with_parent = false,
     .probe = probe_once, /* backend.c keeps the verdict for the process */
     .available = bwrap_available,
     .prepare = bwrap_prepare,

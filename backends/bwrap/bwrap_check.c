@@ -1,6 +1,6 @@
 /* bwrap_check.c - before the command starts: the sandbox bwrap made holds the
- * writable mounts paddock asked for and no other, each the directory paddock
- * opened. bwrap binds by path; another process renaming a directory in a
+ * mounts paddock asked for, each the file or directory paddock opened, and no
+ * other writable one. bwrap binds by path; another process renaming a directory in a
  * writable root at the wrong moment could have it bind one from elsewhere. */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,70 +82,133 @@ static char *slurp(pid_t pid, const char *file)
 	return buf;
 }
 
-static bool under_one(const char *p, char *const *dirs, size_t n)
+/* One line of a mountinfo, its fields cut in place. */
+struct mount {
+	long id, parent;
+	char *root, *point, *fstype;
+	bool rw;
+};
+
+/* mountinfo's lines: "ID PARENT MAJ:MIN ROOT POINT OPTIONS [TAGS...] - FSTYPE SOURCE SUPER". */
+static size_t parse(char *info, struct mount *m, size_t max)
+{
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *line = strtok_r(info, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[6], *p = line, *dash = strstr(line, " - ");
+
+		if (!dash)
+			continue;
+		*dash = '\0';
+		for (int i = 0; i < 6; i++) {
+			f[i] = p;
+			p = p ? strchr(p, ' ') : NULL;
+			if (p)
+				*p++ = '\0';
+		}
+		if (!f[5])
+			continue;
+		m[n].id = strtol(f[0], NULL, 10);
+		m[n].parent = strtol(f[1], NULL, 10);
+		m[n].root = f[3];
+		m[n].point = f[4];
+		m[n].rw = !strncmp(f[5], "rw", 2) && (!f[5][2] || f[5][2] == ',');
+		m[n].fstype = dash + 3;
+		*strchrnul(m[n].fstype, ' ') = '\0';
+		pdk_mountinfo_unescape(m[n].root);
+		pdk_mountinfo_unescape(m[n].point);
+		n++;
+	}
+	return n;
+}
+
+/* Another mount sits on m at the same place: m cannot be reached. */
+static bool covered(const struct mount *all, size_t n, const struct mount *m)
 {
 	for (size_t i = 0; i < n; i++)
-		if (pdk_path_under(p, dirs[i]))
+		if (all[i].parent == m->id && !strcmp(all[i].point, m->point))
 			return true;
 	return false;
 }
 
-/* Every writable mount of the sandbox lies under one of dests, or is bwrap's
- * own /dev or /proc: a writable mount anywhere else came from a swap. */
-static int only_asked(pid_t pid, char *const *dests, size_t n, char *what, size_t what_len)
+/* bwrap's own writable mounts: the fresh /dev (a tmpfs, its devpts, the device nodes it binds
+ * from the host's /dev) and /proc. */
+static bool bwraps_own(const struct mount *m)
 {
-	static char *const own[] = {"/dev", "/proc"};
+	static const char *const nodes[] = {"null",    "zero", "full",	 "random",
+					    "urandom", "tty",  "console"};
+
+	if (!strcmp(m->point, "/dev"))
+		return !strcmp(m->fstype, "tmpfs") && !strcmp(m->root, "/");
+	if (!strcmp(m->point, "/dev/pts"))
+		return !strcmp(m->fstype, "devpts");
+	if (!strncmp(m->point, "/dev/", 5)) {
+		for (size_t i = 0; i < PDK_ARRAY_SIZE(nodes); i++)
+			if (!strcmp(m->point + 5, nodes[i]))
+				return true;
+		return false;
+	}
+	return pdk_path_under(m->point, "/proc") && !strcmp(m->fstype, "proc");
+}
+
+/* The sandbox's mount table against what was asked: see bwrap_check.h. */
+static int look(pid_t pid, const struct pdk_bwrap_bind *binds, size_t n, char *what,
+		size_t what_len)
+{
 	_cleanup_free_ char *info = slurp(pid, "mountinfo");
-	char *save = NULL;
+	_cleanup_free_ struct mount *m = NULL;
+	_cleanup_close_ int root = -1;
+	char path[64];
+	size_t nm, max;
 
 	if (!info)
 		return -errno;
-	for (char *line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *field[6], *f = line;
+	max = strlen(info) / 16 + 1; /* no line is shorter */
+	if (!(m = calloc(max, sizeof(*m))))
+		return -ENOMEM;
+	nm = parse(info, m, max);
+	for (size_t i = 0; i < nm; i++) {
+		bool ok = !m[i].rw || covered(m, nm, &m[i]) || bwraps_own(&m[i]);
 
-		/* id parent major:minor root mount-point options ... */
-		for (int i = 0; i < 6; i++) {
-			field[i] = f;
-			f = f ? strchr(f, ' ') : NULL;
-			if (f)
-				*f++ = '\0';
+		for (size_t k = 0; !ok && k < n; k++)
+			ok = !binds[k].ro && pdk_path_under(m[i].point, binds[k].dest);
+		if (!ok) {
+			snprintf(what, what_len, "a writable mount at %s", m[i].point);
+			return -EXDEV;
 		}
-		if (!field[5] || strncmp(field[5], "rw", 2) || (field[5][2] && field[5][2] != ','))
-			continue;
-		pdk_mountinfo_unescape(field[4]);
-		if (under_one(field[4], own, PDK_ARRAY_SIZE(own)) || under_one(field[4], dests, n))
-			continue;
-		snprintf(what, what_len, "a writable mount at %s", field[4]);
-		return -EXDEV;
 	}
-	return 0;
-}
-
-/* Each of dests, as the sandbox sees it, is the directory fds[i] holds. */
-static int same_dirs(pid_t pid, char *const *dests, const int *fds, size_t n, char *what,
-		     size_t what_len)
-{
-	char path[64];
-	_cleanup_close_ int root = -1;
-
 	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
 	if ((root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
-	for (size_t i = 0; i < n; i++) {
-		_cleanup_close_ int fd = pdk_open_dir_nofollow_at(root, dests[i]);
+	for (size_t k = 0; k < n; k++) {
+		const struct mount *top = NULL;
 		struct stat in, out;
+		_cleanup_close_ int fd = -1;
 
-		if (fd < 0 || fstat(fd, &in) < 0 || fstat(fds[i], &out) < 0 ||
+		for (size_t i = 0; i < nm; i++)
+			if (!strcmp(m[i].point, binds[k].dest) && !covered(m, nm, &m[i]))
+				top = &m[i];
+		/* A writable bind of a read-only file system is read-only: no matter. */
+		if (!top || (binds[k].ro && top->rw)) {
+			snprintf(what, what_len, "%s is not a%s mount point", binds[k].dest,
+				 binds[k].ro ? " read-only" : "");
+			return -EXDEV;
+		}
+		if (binds[k].fd < 0)
+			continue;
+		fd = pdk_open_nofollow_at(root, binds[k].dest);
+		if (fd < 0 || fstat(fd, &in) < 0 || fstat(binds[k].fd, &out) < 0 ||
 		    in.st_dev != out.st_dev || in.st_ino != out.st_ino) {
-			snprintf(what, what_len, "%s is not the directory paddock opened",
-				 dests[i]);
+			snprintf(what, what_len, "%s is not what paddock opened", binds[k].dest);
 			return -EXDEV;
 		}
 	}
 	return 0;
 }
 
-int pdk_bwrap_check_mounts(pid_t pid, char *const *dests, const int *fds, size_t n, int timeout_ms,
+int pdk_bwrap_check_mounts(pid_t pid, const struct pdk_bwrap_bind *binds, size_t n, int timeout_ms,
 			   char *what, size_t what_len)
 {
 	long until = ms_now() + timeout_ms;
@@ -168,9 +231,5 @@ int pdk_bwrap_check_mounts(pid_t pid, char *const *dests, const int *fds, size_t
 			return -ETIMEDOUT;
 		}
 	}
-	if (r < 0)
-		return r;
-	if ((r = only_asked(pid, dests, n, what, what_len)) < 0)
-		return r;
-	return same_dirs(pid, dests, fds, n, what, what_len);
+	return r < 0 ? r : look(pid, binds, n, what, what_len);
 }
