@@ -832,8 +832,12 @@ static int bwrap_spawned(void *state)
 		struct pollfd p = {s->status_rd, POLLIN, 0};
 		ssize_t n;
 
-		if (poll(&p, 1, 10 * 1000) <= 0)
-			return -ETIMEDOUT;
+		int pr = poll(&p, 1, 10 * 1000);
+
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			return pr < 0 ? -errno : -ETIMEDOUT;
 		n = read(s->status_rd, s->seen + s->n_seen, sizeof(s->seen) - 1 - s->n_seen);
 		if (n == 0)
 			return 0; /* bwrap is gone: it says why itself */
@@ -844,9 +848,7 @@ static int bwrap_spawned(void *state)
 	}
 	const char *c = strstr(s->seen, "\"child-pid\"");
 	if (c)
-		pid =
-		    strtol(c + strlen("\"child-pid\"") + strspn(c + strlen("\"child-pid\""), ": "),
-			   NULL, 10);
+		pid = strtol(c + strcspn(c, "0123456789"), NULL, 10);
 	if (pid <= 0)
 		return -EPROTO;
 	r = pdk_bwrap_check_mounts((pid_t)pid, s->binds, s->n_binds, 10 * 1000, what, sizeof(what));
