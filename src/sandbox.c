@@ -1,7 +1,6 @@
 /* sandbox.c - the confinement stage: from a request and the configuration to
  * writable roots, protected paths, a scrubbed environment and a chosen
  * backend, ready for the runner; and the run, with its one fallback. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -18,6 +17,7 @@
 #include "config.h"
 #include "path.h"
 #include "sandbox.h"
+#include "sandbox_int.h"
 #include "store.h"
 #include "trash.h"
 #include "util.h"
@@ -39,7 +39,7 @@ static const char *const protected_names[] = {
 	".profile", ".mcp.json", ".vscode", ".idea", NULL,
 };
 
-static int strv_push(char ***v, size_t *n, char *s)
+int pdk_sandbox_strv_push(char ***v, size_t *n, char *s)
 {
 	char **nv;
 
@@ -104,7 +104,7 @@ static int add_named_root(struct pdk_sandbox *sb, size_t *n, const char *opt, co
 		free(real);
 		return 0;
 	}
-	return strv_push(&sb->roots, n, real);
+	return pdk_sandbox_strv_push(&sb->roots, n, real);
 }
 
 /* A default root is granted only if it exists. */
@@ -122,7 +122,7 @@ static int add_default_root(struct pdk_sandbox *sb, size_t *n, const char *p)
 		free(real);
 		return 0;
 	}
-	return strv_push(&sb->roots, n, real);
+	return pdk_sandbox_strv_push(&sb->roots, n, real);
 }
 
 /* name in ASCII lower case, into buf (size > strlen(name)). */
@@ -250,107 +250,6 @@ static int add_config_root(struct pdk_sandbox *sb, size_t *n, const char *p, cha
 	return add_named_root(sb, n, "writablePaths:", p, why, why_len);
 }
 
-/* What git runs code from in a git directory: its hooks and configuration, and the common
- * directory named by commondir, whose hooks and configuration then count. */
-static const char *const gitdir_names[] = {"hooks", "config", "commondir", "config.worktree"};
-
-/*
- * The names of gitdir_names from first on in the git directory dir: protected where they
- * exist; where they do not, the command must not make them (sb->unmade). A placeholder
- * cannot stand in for these: git reads a commondir or configuration it finds and fails on
- * one it cannot read, inside the sandbox and, while the run lasts, outside it.
- */
-static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, size_t first)
-{
-	int r = 0;
-
-	for (size_t i = first; r == 0 && i < PDK_ARRAY_SIZE(gitdir_names); i++) {
-		char *p = pdk_path_join(dir, gitdir_names[i]);
-		struct stat st;
-
-		if (p && lstat(p, &st) == 0)
-			r = strv_push(&sb->protect, np, p);
-		else
-			r = strv_push(&sb->unmade, &sb->n_unmade, p);
-	}
-	return r;
-}
-
-/*
- * The directory a one-line file of git's names ("gitdir: PATH" in a .git file, PATH in a
- * commondir), relative to base, resolved: when it lies inside a root, its hooks and
- * configuration are protected too (depth bounds a chain of them). NULL target: nothing.
- */
-static int add_named_gitdir(struct pdk_sandbox *sb, size_t *np, const char *file, const char *base,
-			    int depth)
-{
-	_cleanup_free_ char *text = NULL, *joined = NULL, *real = NULL;
-	_cleanup_close_ int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	char *t;
-	int r;
-
-	if (depth > 3 || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    pdk_read_size(fd, 4096, &text, NULL) < 0)
-		return 0;
-	t = text + (strncmp(text, "gitdir:", 7) ? 0 : 7);
-	t += strspn(t, " \t");
-	t[strcspn(t, "\r\n")] = '\0';
-	if (!t[0] || !(joined = t[0] == '/' ? strdup(t) : pdk_path_join(base, t)))
-		return 0;
-	if (!(real = realpath(joined, NULL)) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
-		return 0;
-	bool inside = false;
-	for (char **root = sb->roots; root && *root; root++)
-		inside |= pdk_path_under(real, *root);
-	if (!inside)
-		return 0; /* read-only already */
-	if ((r = add_git_names(sb, np, real, 0)) < 0)
-		return r;
-	_cleanup_free_ char *common = pdk_path_join(real, "commondir");
-	return common ? add_named_gitdir(sb, np, common, real, depth + 1) : -ENOMEM;
-}
-
-/*
- * The git directories of submodules and worktrees under the git directory dir
- * (dir/modules/NAME, where NAME may hold slashes, and dir/worktrees/NAME):
- * their hooks and configuration run code as the main repository's do. A
- * directory holding HEAD is one; others are looked into, a few levels deep.
- */
-static int add_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir, int depth)
-{
-	static const char *const kinds[] = {"modules", "worktrees"};
-	int r = 0;
-
-	for (size_t k = 0; r == 0 && k < (depth ? 1 : PDK_ARRAY_SIZE(kinds)); k++) {
-		_cleanup_free_ char *sub = depth ? strdup(dir) : pdk_path_join(dir, kinds[k]);
-		DIR *d = sub ? opendir(sub) : NULL;
-		struct dirent *e;
-
-		while (d && r == 0 && (e = readdir(d))) {
-			_cleanup_free_ char *g = NULL, *head = NULL;
-			struct stat st;
-
-			if (e->d_name[0] == '.' || !(g = pdk_path_join(sub, e->d_name)) ||
-			    lstat(g, &st) < 0 || !S_ISDIR(st.st_mode) ||
-			    !(head = pdk_path_join(g, "HEAD")))
-				continue;
-			if (lstat(head, &st) < 0) {
-				if (depth < 4)
-					r = add_gitdirs(sb, np, g, depth + 1);
-				continue;
-			}
-			r = add_git_names(sb, np, g, 0);
-			_cleanup_free_ char *mods = pdk_path_join(g, "modules");
-			if (r == 0 && mods && depth < 4 && lstat(mods, &st) == 0)
-				r = add_gitdirs(sb, np, mods, depth + 1);
-		}
-		if (d)
-			closedir(d);
-	}
-	return r;
-}
-
 /* Each protected name under each project root; an absolute configured one
  * is protected where it is. */
 static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const char *name)
@@ -362,7 +261,7 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 	if (name[0] == '/') {
 		char *real = pdk_path_resolve(name);
 
-		return real ? strv_push(&sb->protect, np, real) : -ENOMEM;
+		return real ? pdk_sandbox_strv_push(&sb->protect, np, real) : -ENOMEM;
 	}
 	for (size_t i = 0; i < named; i++) {
 		char *pp;
@@ -375,7 +274,7 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 			free(pp);
 			continue;
 		}
-		if ((r = strv_push(&sb->protect, np, pp)) < 0)
+		if ((r = pdk_sandbox_strv_push(&sb->protect, np, pp)) < 0)
 			return r;
 	}
 	return 0;
@@ -479,7 +378,7 @@ static int add_own_dirs(struct pdk_sandbox *sb, const struct pdk_config *cfg, si
 				r = -EPERM;
 			}
 		if (r == 0)
-			r = strv_push(&sb->protect, np, real);
+			r = pdk_sandbox_strv_push(&sb->protect, np, real);
 		else
 			free(real);
 	}
@@ -536,27 +435,9 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	for (size_t i = 0; cfg && i < cfg->protected_paths.n; i++)
 		if ((r = add_protected(sb, &np, named, cfg->protected_paths.v[i])) < 0)
 			return r;
-	for (size_t i = 0; i < named; i++) {
-		_cleanup_free_ char *git = pdk_path_join(sb->roots[i], ".git");
-		struct stat st;
-
-		if (!git || lstat(git, &st) < 0)
-			continue;
-		/* A gitdir: file is as good as the directory it names; a
-		 * symlink the command could point elsewhere (see select_backend). */
-		if (S_ISREG(st.st_mode) &&
-		    (r = add_named_gitdir(sb, &np, git, sb->roots[i], 0)) == 0)
-			r = strv_push(&sb->protect, &np, steal_pointer(&git));
-		else if (S_ISLNK(st.st_mode))
-			r = strv_push(&sb->protect, &np, steal_pointer(&git));
-		else if (S_ISDIR(st.st_mode) && (r = add_git_names(sb, &np, git, 2)) == 0 &&
-			 (r = add_gitdirs(sb, &np, git, 0)) == 0) {
-			_cleanup_free_ char *common = pdk_path_join(git, "commondir");
-			r = common ? add_named_gitdir(sb, &np, common, git, 1) : -ENOMEM;
-		}
-		if (r < 0)
+	for (size_t i = 0; i < named; i++)
+		if ((r = pdk_sandbox_protect_git(sb, &np, sb->roots[i])) < 0)
 			return r;
-	}
 	/* Nothing paddock trusts after the run may be writable from inside,
 	 * even when a root holds it (paddock started in $HOME): its state (the
 	 * session's approvals, the rm shim), its configuration, its output
