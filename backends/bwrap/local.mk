@@ -3,7 +3,8 @@
 
 if BACKEND_BWRAP
 libpaddock_a_SOURCES += backends/bwrap/bwrap.c backends/bwrap/bwrap.h \
-	backends/bwrap/bwrap_check.c backends/bwrap/bwrap_check.h
+	backends/bwrap/bwrap_check.c backends/bwrap/bwrap_check.h \
+	backends/bwrap/bwrap_probe.c backends/bwrap/bwrap_int.h
 
 # Escape suite; drives tests/backend-exec (built with the backends, HAVE_BWRAP from config.h).
 TESTS += tests/bwrap-attack.sh
