@@ -268,6 +268,8 @@ int pdk_open_nofollow_at(int root, const char *path)
 
 	if (!slash)
 		return dir ? -EINVAL : -ENOMEM;
+	if (!slash[1]) /* "/" itself */
+		return pdk_open_dir_nofollow_at(root, "/");
 	*slash = '\0';
 	if ((dfd = pdk_open_dir_nofollow_at(root, dir[0] ? dir : "/")) < 0)
 		return dfd;

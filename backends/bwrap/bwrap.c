@@ -445,7 +445,12 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 		sorted[n_sorted++] = pins[i];
 	qsort(sorted, n_sorted, sizeof(*sorted), cmp_len);
 	for (size_t i = 0; i < n_sorted; i++) {
-		int fd = pdk_open_dir_nofollow(sorted[i]);
+		int fd;
+
+		/* bwrap's own /dev and /proc come later and would hide it. */
+		if (pdk_path_under(sorted[i], "/dev") || pdk_path_under(sorted[i], "/proc"))
+			continue;
+		fd = pdk_open_dir_nofollow(sorted[i]);
 
 		/* A pin another run removed first is no failure. */
 		if (fd < 0 && pdk_strv_contains(pins, n_pins, sorted[i]))

@@ -169,19 +169,26 @@ static int look(pid_t pid, const struct pdk_bwrap_bind *binds, size_t n, char *w
 	if (!(m = calloc(max, sizeof(*m))))
 		return -ENOMEM;
 	nm = parse(info, m, max);
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	if ((root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
 	for (size_t i = 0; i < nm; i++) {
 		bool ok = !m[i].rw || covered(m, nm, &m[i]) || bwraps_own(&m[i]);
 
 		for (size_t k = 0; !ok && k < n; k++)
 			ok = !binds[k].ro && pdk_path_under(m[i].point, binds[k].dest);
+		/* A host mount below a directory the user cannot search (Docker's, another
+		 * user's): bwrap cannot make it read-only, nor can the command reach it. */
+		if (!ok) {
+			_cleanup_close_ int fd = pdk_open_dir_nofollow_at(root, m[i].point);
+			ok = fd == -EACCES;
+		}
 		if (!ok) {
 			snprintf(what, what_len, "a writable mount at %s", m[i].point);
 			return -EXDEV;
 		}
 	}
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	if ((root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -errno;
+
 	for (size_t k = 0; k < n; k++) {
 		const struct mount *top = NULL;
 		struct stat in, out;
