@@ -55,8 +55,9 @@ struct pdk_backend {
 	int (*enter)(void *state);
 	/* Wrappers, in the parent once the helper is executed and before the
 	 * command may start: 0 lets it start, -errno stops the run (the runner
-	 * kills the helper). NULL: the command starts when the helper says. */
-	int (*spawned)(void *state);
+	 * kills the helper), saying why in why when it can. NULL: the command
+	 * starts when the helper says. */
+	int (*spawned)(void *state, char *why, size_t why_len);
 	/* Wrappers, in the parent after the run: 1 when the helper started
 	 * the command, 0 when the helper's own setup failed first, so that
 	 * nothing of the command ran (the helper's complaint is on the

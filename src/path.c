@@ -259,24 +259,33 @@ int pdk_open_dir_nofollow_at(int root, const char *path)
 	return fd;
 }
 
+int pdk_open_parent_nofollow_at(int root, const char *path, const char **ret_name)
+{
+	const char *slash = strrchr(path, '/');
+	_cleanup_free_ char *dir = NULL;
+
+	if (!slash || !slash[1])
+		return -EINVAL;
+	if (!(dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path))))
+		return -ENOMEM;
+	*ret_name = slash + 1;
+	return pdk_open_dir_nofollow_at(root, dir);
+}
+
 int pdk_open_nofollow_at(int root, const char *path)
 {
-	_cleanup_free_ char *dir = strdup(path);
-	char *slash = dir ? strrchr(dir, '/') : NULL;
 	_cleanup_close_ int dfd = -1;
+	const char *name;
 	int fd;
 
-	if (!slash)
-		return dir ? -EINVAL : -ENOMEM;
-	if (!slash[1]) /* "/" itself */
+	if (!strcmp(path, "/"))
 		return pdk_open_dir_nofollow_at(root, "/");
-	*slash = '\0';
-	if ((dfd = pdk_open_dir_nofollow_at(root, dir[0] ? dir : "/")) < 0)
+	if ((dfd = pdk_open_parent_nofollow_at(root, path, &name)) < 0)
 		return dfd;
 #ifdef O_PATH
-	fd = openat(dfd, slash + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 #else
-	fd = openat(dfd, slash + 1, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 #endif
 	return fd < 0 ? -errno : fd;
 }

@@ -45,6 +45,9 @@ void pdk_mountinfo_unescape(char *s);
 int pdk_open_dir_nofollow(const char *path);
 /* The same, path taken from the directory root instead of from /. */
 int pdk_open_dir_nofollow_at(int root, const char *path);
+/* The directory that holds the last name of the absolute path (not "/"), opened as
+ * pdk_open_dir_nofollow_at() does; *ret_name points at that name in path. The fd or -errno. */
+int pdk_open_parent_nofollow_at(int root, const char *path, const char **ret_name);
 /* The file, directory or symlink itself at the absolute path, taken from root (AT_FDCWD: /),
  * opened O_PATH with no symlink followed on the way. The fd or -errno. */
 int pdk_open_nofollow_at(int root, const char *path);

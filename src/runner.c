@@ -558,7 +558,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	/* A wrapper that checks what its helper made before the command runs:
 	 * nothing of the command has run when it says no. */
 	if (spec->backend && spec->backend->spawned &&
-	    (r = spec->backend->spawned(spec->backend_state)) < 0) {
+	    (r = spec->backend->spawned(spec->backend_state, spec->why, spec->why_len)) < 0) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
 		while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)

@@ -36,6 +36,8 @@ struct pdk_run_spec {
 	 * that kills the run if paddock itself is killed. */
 	unsigned long max_procs;
 	bool tree_dies_with_parent;        /* the wrapper kills the tree if paddock dies */
+	char *why;			   /* why backend->spawned() stopped the run */
+	size_t why_len;
 };
 
 struct pdk_run_status {

@@ -693,15 +693,9 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	int r;
 
 	sb->why[0] = '\0';
+	sb->spec.why = sb->why;
+	sb->spec.why_len = sizeof(sb->why);
 	r = pdk_run(&sb->spec, out, err, st);
-#ifdef HAVE_BWRAP
-	if (r < 0 && pdk_bwrap_check_why[0])
-		snprintf(sb->why, sizeof(sb->why),
-			 "bwrap did not make the sandbox asked for (%.300s): a directory in a "
-			 "writable root was replaced while it set up, by another run perhaps; "
-			 "nothing of the command ran; run it again",
-			 pdk_bwrap_check_why);
-#endif
 	if (r < 0 || !sb->backend || !sb->backend->started)
 		return r;
 	/* Stopped or timed out while the helper set up: that is the result. */
@@ -785,13 +779,10 @@ int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note)
 			continue;
 		/* The trash would not take it (the command can see to that): it must
 		 * not stay where git reads it. A directory git fails on, harmlessly. */
-		_cleanup_free_ char *dir = strdup(sb->unmade[i]);
-		char *slash = dir ? strrchr(dir, '/') : NULL;
-		_cleanup_close_ int dfd = -1;
-		if (slash)
-			*slash = '\0';
-		if (slash && (dfd = pdk_open_dir_nofollow(dir)) >= 0 &&
-		    unlinkat(dfd, slash + 1, 0) == 0)
+		const char *name;
+		_cleanup_close_ int dfd =
+		    pdk_open_parent_nofollow_at(AT_FDCWD, sb->unmade[i], &name);
+		if (dfd >= 0 && unlinkat(dfd, name, 0) == 0)
 			fprintf(f, " (deleted: the trash would not take it: %s)", err.message);
 		else
 			fprintf(f, " (left in place: %s)", err.message);

@@ -77,41 +77,44 @@ static int add_named_gitdir(struct pdk_sandbox *sb, size_t *np, const char *file
 }
 
 /*
- * The git directories of submodules and worktrees under the git directory dir
- * (dir/modules/NAME, where NAME may hold slashes, and dir/worktrees/NAME):
- * their hooks and configuration run code as the main repository's do. A
- * directory holding HEAD is one; others are looked into, a few levels deep.
+ * The git directories in dir (dir/NAME, where NAME may hold slashes): a directory holding HEAD
+ * is one, and its hooks and configuration run code as the main repository's do; its own
+ * modules are looked into; others are looked into as NAME's next part, a few levels deep.
  */
-static int add_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir, int depth)
+static int scan_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir, int depth)
+{
+	DIR *d = depth <= 4 ? opendir(dir) : NULL;
+	struct dirent *e;
+	int r = 0;
+
+	while (d && r == 0 && (e = readdir(d))) {
+		_cleanup_free_ char *g = NULL, *head = NULL, *mods = NULL;
+		struct stat st;
+
+		if (e->d_name[0] == '.' || !(g = pdk_path_join(dir, e->d_name)) ||
+		    lstat(g, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    !(head = pdk_path_join(g, "HEAD")) || !(mods = pdk_path_join(g, "modules")))
+			continue;
+		if (lstat(head, &st) < 0)
+			r = scan_gitdirs(sb, np, g, depth + 1);
+		else if ((r = add_git_names(sb, np, g, 0)) == 0)
+			r = scan_gitdirs(sb, np, mods, depth + 1);
+	}
+	if (d)
+		closedir(d);
+	return r;
+}
+
+/* The git directories of the submodules and worktrees of the git directory dir. */
+static int add_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir)
 {
 	static const char *const kinds[] = {"modules", "worktrees"};
 	int r = 0;
 
-	for (size_t k = 0; r == 0 && k < (depth ? 1 : PDK_ARRAY_SIZE(kinds)); k++) {
-		_cleanup_free_ char *sub = depth ? strdup(dir) : pdk_path_join(dir, kinds[k]);
-		DIR *d = sub ? opendir(sub) : NULL;
-		struct dirent *e;
+	for (size_t k = 0; r == 0 && k < PDK_ARRAY_SIZE(kinds); k++) {
+		_cleanup_free_ char *sub = pdk_path_join(dir, kinds[k]);
 
-		while (d && r == 0 && (e = readdir(d))) {
-			_cleanup_free_ char *g = NULL, *head = NULL;
-			struct stat st;
-
-			if (e->d_name[0] == '.' || !(g = pdk_path_join(sub, e->d_name)) ||
-			    lstat(g, &st) < 0 || !S_ISDIR(st.st_mode) ||
-			    !(head = pdk_path_join(g, "HEAD")))
-				continue;
-			if (lstat(head, &st) < 0) {
-				if (depth < 4)
-					r = add_gitdirs(sb, np, g, depth + 1);
-				continue;
-			}
-			r = add_git_names(sb, np, g, 0);
-			_cleanup_free_ char *mods = pdk_path_join(g, "modules");
-			if (r == 0 && mods && depth < 4 && lstat(mods, &st) == 0)
-				r = add_gitdirs(sb, np, mods, depth + 1);
-		}
-		if (d)
-			closedir(d);
+		r = sub ? scan_gitdirs(sb, np, sub, 1) : -ENOMEM;
 	}
 	return r;
 }
@@ -136,7 +139,7 @@ int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root
 		return pdk_sandbox_strv_push(&sb->protect, np, steal_pointer(&git));
 	if (!S_ISDIR(st.st_mode))
 		return 0;
-	if ((r = add_git_names(sb, np, git, 2)) < 0 || (r = add_gitdirs(sb, np, git, 0)) < 0)
+	if ((r = add_git_names(sb, np, git, 2)) < 0 || (r = add_gitdirs(sb, np, git)) < 0)
 		return r;
 	_cleanup_free_ char *common = pdk_path_join(git, "commondir");
 	return common ? add_named_gitdir(sb, np, common, git, 1) : -ENOMEM;

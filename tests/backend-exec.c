@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 	};
 	const struct pdk_backend *be = backends[0];
 	struct pdk_confine policy = { 0 };
-	char why[256] = "";
+	char why[1024] = "";
 	char **cmd, **wrapped = NULL;
 	void *state = NULL;
 	bool print = false;
@@ -237,10 +237,10 @@ int main(int argc, char **argv)
 		n = read(pfd[0], &ce, sizeof(ce));
 	while (n < 0 && errno == EINTR);
 	/* As the runner does: the backend may stop the command before it starts. */
-	if (n == 0 && be->spawned && (r = be->spawned(state)) < 0) {
+	if (n == 0 && be->spawned && (r = be->spawned(state, why, sizeof(why))) < 0) {
 		kill(pid, SIGKILL);
 		fprintf(stderr, "backend-exec: %s: the command was stopped before it started: %s\n",
-			be->name, strerror(-r));
+			be->name, why[0] ? why : strerror(-r));
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)

@@ -62,8 +62,6 @@ struct bwrap_state {
 	size_t n_seen;
 };
 
-char pdk_bwrap_check_why[PATH_MAX + 64];
-
 static int push(struct bwrap_state *s, const char *arg)
 {
 	if (s->n_prefix + 1 >= s->cap_prefix) {
@@ -187,16 +185,16 @@ static int bind_fd(struct bwrap_state *s, int fd, const char *dest, bool ro)
  * since removing a directory can cost a synchronous discard on ext4. */
 static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy, const char *p)
 {
-	struct stat st;
-	char parent[PATH_MAX];
-	char *slash;
-	int r;
+	struct stat st, other;
+	const char *name;
+	int lerr, r;
 
 	if (!inside_a_root(policy, p))
 		return 0; /* read-only already through --ro-bind / / */
+	lerr = lstat(p, &st) == 0 ? 0 : errno;
 	/* Held by what is there, opened through no symlink: a symlink the
 	 * command could point elsewhere cannot be held. */
-	if (lstat(p, &st) == 0 && !S_ISLNK(st.st_mode)) {
+	if (!lerr && !S_ISLNK(st.st_mode)) {
 		int fd = pdk_open_nofollow_at(AT_FDCWD, p);
 
 		if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
@@ -209,29 +207,21 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 	 * bwrap could not make a mount point there. */
 	for (size_t i = 0; i < policy->n_protect; i++)
 		if (strcmp(policy->protect[i], p) && pdk_path_under(p, policy->protect[i]) &&
-		    stat(policy->protect[i], &st) == 0)
+		    stat(policy->protect[i], &other) == 0)
 			return 0;
-	/* A dangling symlink: binding onto it fails, and a placeholder
-	 * cannot be put there; say so rather than fail the run. */
-	if (lstat(p, &st) == 0)
-		return strv_add(&s->unheld, &s->n_unheld, p);
-	if (errno != ENOENT && errno != ENOTDIR)
-		return strv_add(&s->unheld, &s->n_unheld, p);
-	if (snprintf(parent, sizeof(parent), "%s", p) >= (int)sizeof(parent))
-		return -ENAMETOOLONG;
-	slash = strrchr(parent, '/');
-	if (!slash || slash == parent)
-		return strv_add(&s->unheld, &s->n_unheld, p);
-	*slash = '\0';
-	/* Through no symlink: the command could point one elsewhere, and the
+	/* A symlink (a dangling one too) cannot be held, nor a name with no
+	 * parent; a placeholder goes only where the parent is reached through
+	 * no symlink: the command could point one elsewhere, and the
 	 * placeholder's removal after the run would follow it. */
-	_cleanup_close_ int pfd = pdk_open_dir_nofollow(parent);
+	if (!lerr || (lerr != ENOENT && lerr != ENOTDIR) || strrchr(p, '/') == p)
+		return strv_add(&s->unheld, &s->n_unheld, p);
+	_cleanup_close_ int pfd = pdk_open_parent_nofollow_at(AT_FDCWD, p, &name);
 	if (pfd < 0)
 		return strv_add(&s->unheld, &s->n_unheld, p);
 	/* A directory paddock cannot write (a read-only mount, another
 	 * user's): the command, no more able than paddock, cannot make the
 	 * name there either, and bwrap could not make its mount point. */
-	if (access(parent, W_OK) != 0)
+	if (faccessat(pfd, ".", W_OK, 0) != 0)
 		return 0;
 	r = bind_fd(s, -1, p, true);
 	if (r == 0)
@@ -244,18 +234,13 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
  * not paddock's to remove. */
 static void remove_placeholder(const char *p)
 {
-	_cleanup_free_ char *dir = strdup(p);
-	char *slash = dir ? strrchr(dir, '/') : NULL;
-	_cleanup_close_ int dfd = -1;
+	const char *name;
+	_cleanup_close_ int dfd = pdk_open_parent_nofollow_at(AT_FDCWD, p, &name);
 	struct stat st;
 
-	if (!slash || slash == dir)
-		return;
-	*slash = '\0';
-	dfd = pdk_open_dir_nofollow(dir);
-	if (dfd >= 0 && fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISREG(st.st_mode) && st.st_size == 0)
-		(void)unlinkat(dfd, slash + 1, 0);
+	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == 0)
+		(void)unlinkat(dfd, name, 0);
 }
 
 /* The lists of placeholders runs keep: $STATE/bwrap-held/PID-RANDOM. */
@@ -491,7 +476,6 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	struct pdk_bpf bpf = { 0 };
 	int r, fd = -1, pipefd[2];
 
-	pdk_bwrap_check_why[0] = '\0';
 	r = pdk_bwrap_find();
 	if (r < 0)
 		return r;
@@ -598,7 +582,7 @@ static int bwrap_enter(void *state)
  * the exec itself), and nothing of the command ran. */
 /* Before the command starts: bwrap's sandbox holds the mounts asked for and
  * no other (bwrap_check.c); then bwrap may go on. */
-static int bwrap_spawned(void *state)
+static int bwrap_spawned(void *state, char *why, size_t why_len)
 {
 	struct bwrap_state *s = state;
 	char what[PATH_MAX + 64];
@@ -640,7 +624,10 @@ static int bwrap_spawned(void *state)
 		/* bwrap binds its sandbox to its parent's life only after the
 		 * wait: the sandbox itself goes first, then nothing reads EOF. */
 		kill((pid_t)pid, SIGKILL);
-		snprintf(pdk_bwrap_check_why, sizeof(pdk_bwrap_check_why), "%s",
+		snprintf(why, why_len,
+			 "bwrap did not make the sandbox asked for (%.300s): a directory in a "
+			 "writable root was replaced while it set up, by another run perhaps; "
+			 "nothing of the command ran; run it again",
 			 what[0] ? what : strerror(-r));
 		return r;
 	}

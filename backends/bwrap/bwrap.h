@@ -13,7 +13,4 @@ int pdk_bwrap_set_path(const char *path);
  * /usr/bin/bwrap, then PATH), or NULL when there is none. */
 const char *pdk_bwrap_locate(void);
 
-/* Why the last run's check of its sandbox (bwrap_check.h) stopped it. */
-extern char pdk_bwrap_check_why[];
-
 #endif
