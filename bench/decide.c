@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 static double now_us(void)
 {

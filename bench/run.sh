@@ -119,7 +119,7 @@ works)
 	lib=$(dirname "$PADDOCK")/libpaddock.a
 	# shellcheck disable=SC2046 # pkg-config's flags are words
 	if ! { [ -f "$lib" ] &&
-		$CC -O2 -std=gnu11 -iquote "$bench/../src" -o "$tmp/seccomp-dump" \
+		$CC -O2 -std=gnu11 -iquote "$bench/../src" -iquote "$bench/.." -o "$tmp/seccomp-dump" \
 			"$bench/seccomp-dump.c" "$lib" \
 			$(pkg-config --libs libseccomp 2>/dev/null || echo -lseccomp) 2>/dev/null &&
 		"$tmp/seccomp-dump" "$tmp/seccomp.bpf"; }; then

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "seccomp.h"
+#include "backends/seccomp/seccomp.h"
 
 int main(int argc, char **argv)
 {

@@ -9,8 +9,8 @@
 #include <sys/auxv.h>
 #endif
 
-#include "cli.h"
-#include "rmshim.h"
+#include "cli/cli.h"
+#include "trash/rmshim.h"
 
 static const char usage[] =
 	"usage: paddock VERB [OPTIONS] ...\n"

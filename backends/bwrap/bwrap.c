@@ -21,12 +21,12 @@
 #include "bwrap.h"
 #include "bwrap_check.h"
 #include "bwrap_int.h"
-#include "../../src/confine.h"
-#include "../../src/fmt.h"
-#include "../../src/path.h"
-#include "../../src/seccomp.h"
-#include "../../src/store.h"
-#include "../../src/util.h"
+#include "confine/confine.h"
+#include "core/fmt.h"
+#include "core/path.h"
+#include "backends/seccomp/seccomp.h"
+#include "output/store.h"
+#include "core/util.h"
 
 /* Everything a run needs, built in the parent by prepare(). */
 struct bwrap_state {

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "bwrap_check.h"
-#include "../../src/path.h"
-#include "../../src/util.h"
+#include "core/path.h"
+#include "core/util.h"
 
 static long ms_now(void)
 {

@@ -14,7 +14,7 @@
 
 #include "bwrap.h"
 #include "bwrap_int.h"
-#include "../../src/util.h"
+#include "core/util.h"
 
 extern char **environ;
 

@@ -17,9 +17,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../../src/confine.h"
-#include "../../src/seccomp.h"
-#include "../../src/util.h"
+#include "confine/confine.h"
+#include "backends/seccomp/seccomp.h"
+#include "core/util.h"
 
 /* Older uapi headers (Debian 12 ships 6.1) lack the later ABIs. */
 #ifndef __NR_landlock_create_ruleset

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "seatbelt.h"
-#include "confine.h"
-#include "fmt.h"
-#include "util.h"
+#include "confine/confine.h"
+#include "core/fmt.h"
+#include "core/util.h"
 
 extern char **environ;
 

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "confine.h"
+#include "confine/confine.h"
 
 /* Always this path, never a PATH lookup: a sandbox-exec planted earlier on
  * PATH would otherwise decide what confines the command. */

@@ -1,0 +1,481 @@
+/* seccomp.c - the one seccomp filter both Linux backends load: one rule table,
+ * precompiled at build time, installed in the child with one async-signal-safe call. */
+#include "seccomp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/path.h"
+#include "core/util.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef CLONE_NEWCGROUP
+#define CLONE_NEWCGROUP 0x02000000
+#endif
+#ifndef TIOCSTI
+#define TIOCSTI 0x5412
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+/* Which policies a rule belongs to; PERSONA is always, built by persona(). */
+enum when { ALWAYS = 0, NET_OFF, PERSONA };
+
+struct rule {
+	const char *syscall;
+	int err;                  /* errno the caller sees */
+	enum when when;
+	unsigned n_args;          /* comparisons, AND'ed */
+	struct scmp_arg_cmp arg[2];
+	const char *why;          /* for describe */
+	int nr;                   /* number where libseccomp may not know it */
+};
+
+#define ARG(i, o, a, b) { .arg = (i), .op = (o), .datum_a = (a), .datum_b = (b) }
+/* The kernel reads ioctl's cmd as a 32-bit int: compare the low half only, so
+ * 0xffffffff00005412 is TIOCSTI too. */
+#define IOCTL_CMD(c) ARG(1, SCMP_CMP_MASKED_EQ, 0xffffffffULL, (c))
+#define FLAG_SET(f) ARG(0, SCMP_CMP_MASKED_EQ, (f), (f))
+/* The same for a socket's domain, an int too: 0x100000001 is AF_UNIX. */
+#define DOMAIN_IS(d) ARG(0, SCMP_CMP_MASKED_EQ, 0xffffffffULL, (d))
+/* clone with a namespace flag: the rule names the flag (# does not expand it). */
+#define CLONE_NS(f)                                                                                \
+	{                                                                                          \
+		.syscall = "clone", .err = EPERM, .n_args = 1, .arg = {FLAG_SET(f)},               \
+		.why = "clone with " #f                                                            \
+	}
+
+static const struct rule rules[] = {
+    /* io_uring runs its own operations out of reach of this filter. */
+    {.syscall = "io_uring_setup", .err = ENOSYS, .why = "io_uring (bypasses this filter)"},
+    {.syscall = "io_uring_enter", .err = ENOSYS, .why = "io_uring"},
+    {.syscall = "io_uring_register", .err = ENOSYS, .why = "io_uring"},
+    /* The user's kernel keyring holds credentials. */
+    {.syscall = "keyctl", .err = EPERM, .why = "kernel keyring"},
+    {.syscall = "add_key", .err = EPERM, .why = "kernel keyring"},
+    {.syscall = "request_key", .err = EPERM, .why = "kernel keyring"},
+    /* Other processes' memory and execution. */
+    {.syscall = "ptrace", .err = EPERM, .why = "tracing processes"},
+    {.syscall = "process_vm_readv", .err = EPERM, .why = "reading other processes' memory"},
+    {.syscall = "process_vm_writev", .err = EPERM, .why = "writing other processes' memory"},
+    /* Another process's resource limits need only the same uid, and no
+     * Landlock scope covers them: an RLIMIT_CPU of 1 kills a process outside,
+     * an RLIMIT_NOFILE of 0 leaves paddock unable to clean up after the run.
+     * Reading them, and setting the caller's own (pid 0, as setrlimit()
+     * does), stay allowed. */
+    {.syscall = "prlimit64",
+     .err = EPERM,
+     .n_args = 2,
+     .arg = {ARG(0, SCMP_CMP_NE, 0, 0), ARG(2, SCMP_CMP_NE, 0, 0)},
+     .why = "setting another process's resource limits (prlimit with a pid)"},
+    /* Only the query and the default persona: personality flags such as
+     * READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE weaken the process. */
+    {.syscall = "personality",
+     .err = EPERM,
+     .when = PERSONA,
+     .why = "personality changes (only the query 0xffffffff and PER_LINUX pass)"},
+    /* Mount table and namespaces: a new user namespace hands out
+     * capabilities inside it and a large kernel attack surface. */
+    {.syscall = "mount", .err = EPERM, .why = "mounting"},
+    {.syscall = "umount", .err = EPERM, .why = "unmounting"},
+    {.syscall = "umount2", .err = EPERM, .why = "unmounting"},
+    {.syscall = "pivot_root", .err = EPERM, .why = "changing the root"},
+    {.syscall = "open_tree", .err = EPERM, .why = "new mount API"},
+    {.syscall = "move_mount", .err = EPERM, .why = "new mount API"},
+    {.syscall = "fsopen", .err = EPERM, .why = "new mount API"},
+    {.syscall = "fsmount", .err = EPERM, .why = "new mount API"},
+    {.syscall = "fsconfig", .err = EPERM, .why = "new mount API"},
+    {.syscall = "fspick", .err = EPERM, .why = "new mount API"},
+    {.syscall = "mount_setattr", .err = EPERM, .why = "new mount API"},
+    {.syscall = "open_tree_attr", .err = EPERM, .why = "new mount API", .nr = 467},
+    {.syscall = "unshare", .err = EPERM, .why = "namespaces"},
+    {.syscall = "setns", .err = EPERM, .why = "namespaces"},
+    CLONE_NS(CLONE_NEWNS),
+    CLONE_NS(CLONE_NEWCGROUP),
+    CLONE_NS(CLONE_NEWUTS),
+    CLONE_NS(CLONE_NEWIPC),
+    CLONE_NS(CLONE_NEWUSER),
+    CLONE_NS(CLONE_NEWPID),
+    CLONE_NS(CLONE_NEWNET),
+    /* clone3 passes its flags in memory the filter cannot read; ENOSYS
+     * makes libc fall back to clone, which the rules above see. */
+    {.syscall = "clone3", .err = ENOSYS, .why = "clone3 (libc falls back to clone)"},
+    /* Injecting input into a terminal outside the sandbox. */
+    {.syscall = "ioctl",
+     .err = EPERM,
+     .n_args = 1,
+     .arg = {IOCTL_CMD(TIOCSTI)},
+     .why = "ioctl TIOCSTI (low 32 bits)"},
+    {.syscall = "ioctl",
+     .err = EPERM,
+     .n_args = 1,
+     .arg = {IOCTL_CMD(TIOCLINUX)},
+     .why = "ioctl TIOCLINUX (low 32 bits)"},
+    /* Extended attributes are metadata Landlock does not cover; a file
+     * system without xattr support answers the same way. */
+    {.syscall = "setxattr", .err = EOPNOTSUPP, .why = "xattr writes"},
+    {.syscall = "lsetxattr", .err = EOPNOTSUPP, .why = "xattr writes"},
+    {.syscall = "fsetxattr", .err = EOPNOTSUPP, .why = "xattr writes"},
+    {.syscall = "setxattrat", .err = EOPNOTSUPP, .why = "xattr writes", .nr = 463},
+    {.syscall = "removexattr", .err = EOPNOTSUPP, .why = "xattr removal"},
+    {.syscall = "lremovexattr", .err = EOPNOTSUPP, .why = "xattr removal"},
+    {.syscall = "fremovexattr", .err = EOPNOTSUPP, .why = "xattr removal"},
+    {.syscall = "removexattrat", .err = EOPNOTSUPP, .why = "xattr removal", .nr = 466},
+    /* Network off: only unix sockets can be made, and nothing can be
+     * connected, since a filter cannot see a unix socket's path.
+     * socketpair() stays usable. */
+    {.syscall = "socket",
+     .err = EAFNOSUPPORT,
+     .when = NET_OFF,
+     .n_args = 1,
+     .arg = {ARG(0, SCMP_CMP_NE, AF_UNIX, 0)},
+     .why = "socket() but for AF_UNIX"},
+    {.syscall = "connect", .err = EPERM, .when = NET_OFF, .why = "connect() on any socket"},
+    /* A datagram sent to an address is a connect in disguise. */
+    {.syscall = "sendto",
+     .err = EPERM,
+     .when = NET_OFF,
+     .n_args = 1,
+     .arg = {ARG(4, SCMP_CMP_NE, 0, 0)},
+     .why = "sendto() to an address"},
+    /* sendmsg() keeps its address in memory the filter cannot read, so a
+     * unix datagram socket of the command's own could still reach an
+     * outside one (a log socket, a notify socket), and so could one end of
+     * a datagram socketpair(): none is made. SOCK_RAW is a datagram socket
+     * for AF_UNIX. Stream and seqpacket pairs ignore an address. */
+    {.syscall = "socket",
+     .err = EPERM,
+     .when = NET_OFF,
+     .n_args = 2,
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
+     .why = "unix datagram sockets (sendmsg() could address an outside one)"},
+    {.syscall = "socket",
+     .err = EPERM,
+     .when = NET_OFF,
+     .n_args = 2,
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
+     .why = "unix raw sockets (datagram sockets by another name)"},
+    {.syscall = "socketpair",
+     .err = EPERM,
+     .when = NET_OFF,
+     .n_args = 2,
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
+     .why = "unix datagram socketpairs (an end can still sendmsg() to an address)"},
+    {.syscall = "socketpair",
+     .err = EPERM,
+     .when = NET_OFF,
+     .n_args = 2,
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
+     .why = "unix raw socketpairs"},
+    {.syscall = "socketpair",
+     .err = EAFNOSUPPORT,
+     .when = NET_OFF,
+     .n_args = 1,
+     .arg = {ARG(0, SCMP_CMP_NE, AF_UNIX, 0)},
+     .why = "socketpair() but for AF_UNIX"},
+};
+
+/* Syscalls from 424 on share one number on every architecture but alpha. */
+static int resolve(const struct rule *rl)
+{
+	int nr = seccomp_syscall_resolve_name(rl->syscall);
+
+	if (nr == __NR_SCMP_ERROR && rl->nr > 0) {
+		uint32_t arch = seccomp_arch_native();
+
+		if (arch == SCMP_ARCH_X86_64 || arch == SCMP_ARCH_AARCH64 ||
+		    arch == SCMP_ARCH_RISCV64)
+			nr = rl->nr;
+	}
+	/* Negative: unknown, or a pseudo syscall this architecture lacks. */
+	return nr < 0 ? -ENOSYS : nr;
+}
+
+static bool applies(const struct rule *r, const struct pdk_confine *policy)
+{
+	return r->when != NET_OFF || !policy->network;
+}
+
+/*
+ * personality(2): deny every value but 0 (PER_LINUX) and 0xffffffff (the
+ * query). The kernel reads an unsigned int, so only the low 32 bits count,
+ * and libseccomp 2.5 takes one comparison per argument and rule. A value
+ * that is neither has, somewhere around its 32 bits taken as a ring, a set
+ * bit followed by a clear one: one masked compare for each of the 32 pairs
+ * (k, k+1 mod 32) covers exactly those values. Fewer rules make a shorter
+ * program, and the kernel checks and compiles it at every run.
+ */
+static int persona(scmp_filter_ctx ctx, int nr, int err)
+{
+	for (unsigned k = 0; k < 32; k++) {
+		uint64_t set = 1ULL << k, clear = 1ULL << ((k + 1) % 32);
+		int r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), nr, 1,
+					 SCMP_A0(SCMP_CMP_MASKED_EQ, set | clear, set));
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static void ctx_releasep(scmp_filter_ctx *ctx)
+{
+	if (*ctx)
+		seccomp_release(*ctx);
+}
+
+static int build(const struct pdk_confine *policy, scmp_filter_ctx *ret_ctx)
+{
+	__attribute__((cleanup(ctx_releasep))) scmp_filter_ctx ctx = NULL;
+	int r;
+
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -ENOMEM;
+	/* Only the native ABI is in the filter. A call from another one
+	 * (ia32 through int 0x80, x32 numbers on x86_64) kills the process:
+	 * the rules above would not apply to it. */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r < 0)
+		return r;
+	/* Bail out of the filter early for the common, allowed calls. */
+	(void)seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(rules); i++) {
+		const struct rule *rl = &rules[i];
+		int nr;
+
+		if (!applies(rl, policy))
+			continue;
+		nr = resolve(rl);
+		if (nr < 0)
+			continue; /* not a system call here: nothing to filter */
+		if (rl->when == PERSONA)
+			r = persona(ctx, nr, rl->err);
+		else
+			r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(rl->err), nr, rl->n_args,
+						   rl->arg);
+		if (r < 0)
+			return r;
+	}
+	*ret_ctx = steal_pointer(&ctx);
+	return 0;
+}
+
+#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 6)
+static int export_bpf(scmp_filter_ctx ctx, void **ret_buf, size_t *ret_len)
+{
+	size_t len = 0;
+	_cleanup_free_ void *buf = NULL;
+	int r;
+
+	r = seccomp_export_bpf_mem(ctx, NULL, &len);
+	if (r < 0)
+		return r;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	r = seccomp_export_bpf_mem(ctx, buf, &len);
+	if (r < 0)
+		return r;
+	*ret_buf = steal_pointer(&buf);
+	*ret_len = len;
+	return 0;
+}
+#else
+/* libseccomp before 2.6 exports only to an fd: go through a memfd. */
+static int export_bpf(scmp_filter_ctx ctx, void **ret_buf, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ void *buf = NULL;
+	struct stat st;
+	size_t got = 0;
+	int r;
+
+	fd = memfd_create("paddock-bpf", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = seccomp_export_bpf(ctx, fd);
+	if (r < 0)
+		return r;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0)
+		return -EIO;
+	buf = malloc(st.st_size);
+	if (!buf)
+		return -ENOMEM;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = pread(fd, (char *)buf + got, st.st_size - got, got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		got += n;
+	}
+	*ret_buf = steal_pointer(&buf);
+	*ret_len = got;
+	return 0;
+}
+#endif
+
+int pdk_seccomp_export(bool network, struct pdk_bpf *ret)
+{
+	__attribute__((cleanup(ctx_releasep))) scmp_filter_ctx ctx = NULL;
+	struct pdk_confine policy = { .network = network };
+	void *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	r = build(&policy, &ctx);
+	if (r < 0)
+		return r;
+	r = export_bpf(ctx, &buf, &len);
+	if (r < 0)
+		return r;
+	if (len == 0 || len % sizeof(struct sock_filter) != 0 ||
+	    len / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		free(buf);
+		return -E2BIG;
+	}
+	ret->filter = buf;
+	ret->len = len / sizeof(struct sock_filter);
+	ret->owned = true;
+	return 0;
+}
+
+#ifndef PDK_SECCOMP_GEN
+int pdk_seccomp_builtin(bool network, struct pdk_bpf *ret)
+{
+	const struct pdk_seccomp_programs *p = &pdk_seccomp_programs;
+
+	/* The programs check the ABI they were built for and kill on any
+	 * other: loaded into a process of another ABI (a 32-bit build of
+	 * paddock next to a 64-bit generator), every call would die. */
+	if (p->arch != seccomp_arch_native() || !p->net[network].len)
+		return -ENOEXEC;
+	ret->filter = p->net[network].filter;
+	ret->len = p->net[network].len;
+	ret->owned = false;
+	return 0;
+}
+
+int pdk_seccomp_compile(const struct pdk_confine *policy, struct pdk_bpf *ret)
+{
+	/* Compiling costs about half a millisecond a run; the rules change
+	 * only with the network switch, so the build compiled both. */
+	if (pdk_seccomp_builtin(policy->network, ret) == 0)
+		return 0;
+	return pdk_seccomp_export(policy->network, ret);
+}
+#endif
+
+int pdk_seccomp_memfd(const struct pdk_bpf *bpf, int *ret_fd)
+{
+	_cleanup_close_ int fd = -1;
+	size_t size = (size_t)bpf->len * sizeof(struct sock_filter);
+	int r;
+
+	/* CLOEXEC: the backend that hands it to bwrap clears the flag in
+	 * its child, so it reaches nothing else. */
+	fd = memfd_create("paddock-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if ((r = pdk_write_all(fd, bpf->filter, size)) < 0)
+		return r;
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+		return -errno;
+	/* bwrap reads from the current offset to the end. */
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	*ret_fd = steal_fd(&fd);
+	return 0;
+}
+
+int pdk_seccomp_load(const struct pdk_bpf *bpf)
+{
+	struct sock_fprog prog = {
+		.len = bpf->len,
+		.filter = (struct sock_filter *)bpf->filter, /* the kernel only reads it */
+	};
+
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+void pdk_bpf_release(struct pdk_bpf *bpf)
+{
+	if (!bpf)
+		return;
+	if (bpf->owned)
+		free((void *)bpf->filter);
+	bpf->filter = NULL;
+	bpf->len = 0;
+	bpf->owned = false;
+}
+
+static const char *errname(int e)
+{
+	switch (e) {
+	case EPERM: return "EPERM";
+	case ENOSYS: return "ENOSYS";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	default: return "an error";
+	}
+}
+
+int pdk_seccomp_describe(bool network, FILE *out)
+{
+	const struct pdk_confine on = {.network = network}, *policy = &on;
+	const char *arch = seccomp_arch_resolve_name("x86_64") == seccomp_arch_native() ?
+				   "x86_64" : "the native architecture";
+
+	fprintf(out, "seccomp: everything not listed is allowed\n");
+	fprintf(out, "seccomp: system calls through any ABI but %s (ia32 int 0x80, x32 numbers) "
+		     "kill the process\n", arch);
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(rules); i++) {
+		const struct rule *rl = &rules[i];
+
+		if (!applies(rl, policy))
+			continue;
+		if (resolve(rl) < 0)
+			continue;
+		fprintf(out, "seccomp: deny %s with %s: %s\n", rl->syscall, errname(rl->err),
+			rl->why);
+	}
+	if (policy->network)
+		fprintf(out, "seccomp: network on: sockets and connect() are not filtered\n");
+#ifndef PDK_SECCOMP_GEN
+	{
+		struct pdk_bpf bpf;
+
+		if (pdk_seccomp_builtin(policy->network, &bpf) == 0)
+			fprintf(out, "seccomp: program: %u instructions, precompiled at build time "
+				     "(libseccomp %s)\n", bpf.len, pdk_seccomp_programs.libseccomp);
+		else
+			fprintf(out, "seccomp: program: compiled at run time (the precompiled one is "
+				     "for another ABI)\n");
+	}
+#endif
+	if (ferror(out))
+		return -EIO;
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* cli.h - the command-line verbs and their option parsing, kept apart from
+ * the library so tests can call the parsers. Only cli*.c and main.c print. */
+#ifndef PDK_CLI_H
+#define PDK_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* paddock's own exit codes (a command's own status passes through). */
+#define PDK_EXIT_FAILURE 125  /* paddock itself failed, or bad usage */
+#define PDK_EXIT_NOEXEC 126   /* found but not executable */
+#define PDK_EXIT_NOTFOUND 127 /* not found */
+
+#include "core/request.h"
+
+
+/* Parse `run` options. On error returns -EINVAL with one line in why. */
+int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why, size_t why_len);
+void pdk_request_release(struct pdk_request *o);
+/* "16384", "16K", "1M" -> bytes; -EINVAL / -ERANGE. */
+int pdk_cli_parse_size(const char *s, size_t *ret);
+int pdk_cli_parse_seconds(const char *s, double *ret);
+
+int pdk_cli_run_main(int argc, char **argv);
+int pdk_cli_recall_main(int argc, char **argv);
+int pdk_cli_doctor_main(int argc, char **argv);
+int pdk_cli_check_main(int argc, char **argv);
+
+/* err(3)-style: "paddock: <what>: <why>" on stderr. */
+void pdk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

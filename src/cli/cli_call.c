@@ -1,0 +1,212 @@
+/* cli_call.c - everything before a call runs, shared by `run` and `check`:
+ * options, the configuration, the session's directory, the decision and the gate. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_call.h"
+#include "core/fmt.h"
+#include "core/path.h"
+#include "gate/session.h"
+#include "output/store.h"
+#include "core/util.h"
+
+static void warn_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "paddock: warning: %s\n", line);
+}
+
+int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pdk_config *cfg)
+{
+	char why[1024];
+
+	pdk_config_init(cfg);
+	if (pdk_config_load(cfg, path, warn ? warn_line : NULL, NULL, why, sizeof(why)) < 0) {
+		pdk_cli_error("%s: configuration: %s", verb, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg)
+{
+	char *dir = cfg->store_dir ? strdup(cfg->store_dir) : pdk_store_default_dir();
+
+	if (dir)
+		return dir;
+	if (cfg->store_dir)
+		pdk_cli_error("%s: out of memory", verb);
+	else
+		pdk_cli_error("%s: no place for the output store: neither HOME nor "
+			      "XDG_STATE_HOME is an absolute path; set one of them, or "
+			      "output.storeDir",
+			      verb);
+	return NULL;
+}
+
+int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char **argv)
+{
+	char why[1024];
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	if (pdk_cli_parse_run(argc, argv, &c->o, why, sizeof(why)) < 0) {
+		pdk_cli_error("%s: %s", verb, why);
+		return -EINVAL;
+	}
+	if (pdk_cli_config_load(verb, c->o.config, true, &c->cfg) < 0)
+		return -EINVAL;
+	pdk_request_apply_config(&c->o, &c->cfg);
+	if (pdk_session_name(&c->session) < 0) {
+		pdk_cli_error("%s: PADDOCK_SESSION must be 1 to 64 of A-Z a-z 0-9 . _ -; "
+			      "set it to such a name or unset it",
+			      verb);
+		return -EINVAL;
+	}
+	/* Where the call runs: -C, else where the session's last cd went, else here. */
+	if (!c->o.cwd) {
+		r = pdk_session_cwd_get(c->session, &c->session_cwd);
+		if (r == 0) {
+			struct stat st;
+			if (stat(c->session_cwd, &st) == 0 && S_ISDIR(st.st_mode))
+				c->o.cwd = c->session_cwd;
+			else
+				c->stale_cwd = true;
+		}
+	}
+	c->cwd = c->o.cwd ? realpath(c->o.cwd, NULL) : getcwd(NULL, 0);
+	if (!c->cwd) {
+		pdk_cli_error("%s: %s: %s; give an existing directory with -C, or 'cd' to one",
+			      verb, c->o.cwd ? c->o.cwd : ".", strerror(errno));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* -w paths outside $HOME: writing there needs the person's password. */
+static int password_paths(struct pdk_cli_call *c)
+{
+	const char *home = getenv("HOME");
+	_cleanup_free_ char *rhome = home && *home ? pdk_path_resolve(home) : NULL;
+
+	for (size_t i = 0; i < c->o.n_writes; i++) {
+		_cleanup_free_ char *p = pdk_path_resolve(c->o.writes[i]);
+		if (!p)
+			return -errno;
+		if (!(rhome && pdk_path_under(p, rhome)) && pdk_strv_push(&c->password, p) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The call as one line a shell would run the same, for the person asked. */
+static char *call_line(char *const *argv)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&line, &len);
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			fputc(' ', f);
+		pdk_fput_shell_word(f, argv[i]);
+	}
+	if (fclose(f) != 0) {
+		free(line);
+		return NULL;
+	}
+	return line;
+}
+
+int pdk_cli_call_decide(struct pdk_cli_call *c)
+{
+	struct pdk_policy_call pc = {
+	    .argv = c->o.argv,
+	    .cwd = c->cwd,
+	    .home = getenv("HOME"),
+	    .network = c->o.network && !c->o.no_sandbox,
+	    .n_writes = c->o.n_writes,
+	    .outside_sandbox = c->o.outside_sandbox,
+	    .sandbox_off = c->o.no_sandbox,
+	};
+	int r;
+
+	r = pdk_policy_decide(&c->cfg, &pc, &c->d);
+	if (r < 0)
+		return r;
+	c->line = call_line(c->o.argv);
+	if (!c->line)
+		return -ENOMEM;
+	/* Deny and allow rules apply to an outside run as to any; then the switch. */
+	if (c->d.verdict != PDK_VERDICT_REFUSE && pc.outside_sandbox &&
+	    !c->cfg.allow_outside_sandbox) {
+		/* The decision says so too, for check and --json alike. */
+		free(c->d.message);
+		free(c->d.rule);
+		c->d.message = strdup("command denied by policy: running outside the sandbox is "
+				      "turned off here (commandPolicy.sandbox.allowOutsideSandbox "
+				      "is false); run it in the sandbox, with --write PATH for what "
+				      "it must write, or ask the person to run it themselves");
+		c->d.rule = strdup("commandPolicy.sandbox.allowOutsideSandbox");
+		c->d.verdict = PDK_VERDICT_REFUSE;
+		free(c->d.ask);
+		c->d.ask = NULL;
+		if (!c->d.message || !c->d.rule)
+			return -ENOMEM;
+	}
+	if (c->d.verdict == PDK_VERDICT_REFUSE) {
+		c->refusal = strdup(c->d.message ? c->d.message : "command denied by policy");
+		return c->refusal ? 0 : -ENOMEM;
+	}
+	return password_paths(c);
+}
+
+bool pdk_cli_call_needs_gate(const struct pdk_cli_call *c)
+{
+	return c->d.verdict == PDK_VERDICT_ASK || c->password.n || c->o.outside_sandbox;
+}
+
+int pdk_cli_call_gate(struct pdk_cli_call *c)
+{
+	struct pdk_gate_request rq = {
+	    .line = c->line,
+	    .d = &c->d,
+	    .session = c->session,
+	    .cwd = c->cwd,
+	    .outside_sandbox = c->o.outside_sandbox,
+	    .password_paths = (const char *const *)c->password.v,
+	    .n_password_paths = c->password.n,
+	};
+	int r;
+
+	if (!pdk_cli_call_needs_gate(c))
+		return 0;
+	r = pdk_gate_decide(&c->cfg, c->o.yes, &rq, &c->g);
+	if (r < 0)
+		return r;
+	if (!c->g.approved) {
+		c->refusal = strdup(c->g.message ? c->g.message : "command not approved");
+		return c->refusal ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
+void pdk_cli_call_release(struct pdk_cli_call *c)
+{
+	pdk_gate_result_release(&c->g);
+	pdk_decision_release(&c->d);
+	pdk_strv_release(&c->password);
+	pdk_config_release(&c->cfg);
+	pdk_request_release(&c->o);
+	free(c->session_cwd);
+	free(c->cwd);
+	free(c->line);
+	free(c->refusal);
+}

@@ -1,0 +1,48 @@
+/* cli_call.h - the stage every verb that takes a command shares before
+ * anything runs: options, configuration, working directory, decision, gate. */
+#ifndef PDK_CLI_CALL_H
+#define PDK_CLI_CALL_H
+
+#include <stdbool.h>
+
+#include "cli.h"
+#include "config/config.h"
+#include "gate/gate.h"
+#include "policy/policy.h"
+#include "core/request.h"
+
+struct pdk_cli_call {
+	struct pdk_request o;
+	struct pdk_config cfg;
+	const char *session;
+	char *session_cwd;          /* where the session's last cd went, if any */
+	bool stale_cwd;             /* that directory is gone: the call runs here */
+	char *cwd;                  /* absolute: where the command runs */
+	char *line;                 /* the call as one shell-quoted line */
+	struct pdk_decision d;
+	struct pdk_strv password;   /* -w paths outside $HOME */
+	struct pdk_gate_result g;
+	char *refusal;              /* set: nothing runs; one line saying why */
+};
+
+/* Parse the options, read the configuration, find the working directory.
+ * Prints its own one-line error and returns -EINVAL on bad input. */
+int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char **argv);
+/* The decision; a refusal lands in c->refusal. -errno only when out of memory. */
+int pdk_cli_call_decide(struct pdk_cli_call *c);
+/* Does the call need a person's yes: the decision asks, a write path outside
+ * $HOME needs a password, or the call asks to run outside the sandbox? */
+bool pdk_cli_call_needs_gate(const struct pdk_cli_call *c);
+/* The confirm gate, when the decision or the call needs a person's yes. */
+int pdk_cli_call_gate(struct pdk_cli_call *c);
+void pdk_cli_call_release(struct pdk_cli_call *c);
+
+/* Read the configuration (only path when given) into cfg, which is then
+ * initialised whatever happens; unknown keys warned about when warn. Prints
+ * "VERB: configuration: ..." and returns -EINVAL on a bad file. */
+int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pdk_config *cfg);
+/* Where the output store is (output.storeDir, else the default), or NULL with
+ * the one-line error printed. */
+char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg);
+
+#endif

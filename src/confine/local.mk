@@ -1,0 +1,7 @@
+# src/confine/local.mk - the confinement policy, backend registry and selection,
+# git's protections, and the refusal hints.
+libpaddock_a_SOURCES += src/confine/confine.h \
+	src/confine/backend.c src/confine/backend.h \
+	src/confine/sandbox.c src/confine/sandbox.h src/confine/sandbox_int.h \
+	src/confine/sandbox_git.c \
+	src/confine/refusal.c src/confine/refusal.h

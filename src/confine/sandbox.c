@@ -1,0 +1,811 @@
+/* sandbox.c - the confinement stage: from a request and the configuration to
+ * writable roots, protected paths, a scrubbed environment and a chosen
+ * backend, ready for the runner; and the run, with its one fallback. */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "config/config.h"
+#include "core/path.h"
+#include "sandbox.h"
+#include "sandbox_int.h"
+#include "output/store.h"
+#include "trash/trash.h"
+#include "core/util.h"
+#ifdef HAVE_BWRAP
+#include "backends/bwrap/bwrap.h"
+#endif
+
+const char *const pdk_secret_env_default[] = {
+    "*TOKEN*",	     "*SECRET*",       "*PASSWORD*",   "*PASSWD*",	"*_KEY",
+    "*API_KEY*",     "*APIKEY*",       "*CREDENTIAL*", "*PRIVATE_KEY*", "AWS_*",
+    "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "*_PAT",	       "*SESSION_KEY*", "*_PWD",
+    "*_PASS",	     "*PASSPHRASE*",   "*JWT*",	       "*_DSN",		"*WEBHOOK*",
+    "*AUTH_CONFIG*", "*_COOKIE",       NULL,
+};
+
+/* Names that, written inside a root, let code run later outside it. */
+static const char *const protected_names[] = {
+	".git/hooks", ".git/config", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
+	".profile", ".mcp.json", ".vscode", ".idea", NULL,
+};
+
+int pdk_sandbox_strv_push(char ***v, size_t *n, char *s)
+{
+	char **nv;
+
+	if (!s)
+		return -ENOMEM;
+	nv = realloc(*v, (*n + 2) * sizeof(**v));
+	if (!nv) {
+		free(s);
+		return -ENOMEM;
+	}
+	nv[(*n)++] = s;
+	nv[*n] = NULL;
+	*v = nv;
+	return 0;
+}
+
+static void add_note(struct pdk_sandbox *sb, const char *fmt, const char *a)
+{
+	if (sb->n_note_buf >= PDK_ARRAY_SIZE(sb->note_buf))
+		return;
+	snprintf(sb->note_buf[sb->n_note_buf++], sizeof(sb->note_buf[0]), fmt, a);
+}
+
+/* The result lines: the fallback first, then the rest. */
+static void collect_notes(struct pdk_sandbox *sb)
+{
+	sb->n_notes = 0;
+	if (sb->fallback_note[0])
+		sb->notes[sb->n_notes++] = sb->fallback_note;
+	for (size_t i = 0; i < sb->n_note_buf && sb->n_notes < PDK_SANDBOX_NOTES; i++)
+		sb->notes[sb->n_notes++] = sb->note_buf[i];
+}
+
+/* A root a person named must be a directory that exists. */
+static int add_named_root(struct pdk_sandbox *sb, size_t *n, const char *opt, const char *p,
+			  char *why, size_t why_len)
+{
+	struct stat st;
+	char *real;
+
+	if (strpbrk(p, "\n")) {
+		snprintf(why, why_len, "%s: the path has a newline in it; name a path without one",
+			 opt);
+		return -EINVAL;
+	}
+	if (stat(p, &st) < 0) {
+		snprintf(why, why_len, "%s %s: %s; create it first, or name a directory that exists",
+			 opt, p, strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, "%s %s: not a directory; name the directory to write in",
+			 opt, p);
+		return -EINVAL;
+	}
+	real = realpath(p, NULL);
+	if (!real) {
+		snprintf(why, why_len, "%s %s: %s", opt, p, strerror(errno));
+		return -EINVAL;
+	}
+	if (pdk_strv_contains(sb->roots, *n, real)) {
+		free(real);
+		return 0;
+	}
+	return pdk_sandbox_strv_push(&sb->roots, n, real);
+}
+
+/* A default root is granted only if it exists. */
+static int add_default_root(struct pdk_sandbox *sb, size_t *n, const char *p)
+{
+	struct stat st;
+	char *real;
+
+	if (!p || p[0] != '/' || stat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	real = realpath(p, NULL);
+	if (!real)
+		return 0;
+	if (pdk_strv_contains(sb->roots, *n, real)) {
+		free(real);
+		return 0;
+	}
+	return pdk_sandbox_strv_push(&sb->roots, n, real);
+}
+
+/* name in ASCII lower case, into buf (size > strlen(name)). */
+static void fold(char *buf, const char *name)
+{
+	for (; *name; name++)
+		*buf++ = *name >= 'A' && *name <= 'Z' ? (char)(*name + ('a' - 'A')) : *name;
+	*buf = '\0';
+}
+
+/*
+ * fnmatch(pattern, name, FNM_CASEFOLD) in the C locale, which paddock runs
+ * in; folded is fold(name). A pattern of '*' and plain characters, as
+ * the shipped ones are, is matched by its pieces: the first a prefix, the
+ * last a suffix, each between found leftmost in turn. fnmatch() would cost
+ * every variable of the environment each pattern's multibyte set-up.
+ */
+static bool env_match(const char *pat, const char *name, const char *folded)
+{
+	char p[256];
+	const char *n = folded, *piece, *star;
+	size_t len;
+
+	/* The name as it is: a class such as [[:upper:]] looks at the
+	 * character itself, case folding or not. */
+	if (strpbrk(pat, "?[\\") || strlen(pat) >= sizeof(p))
+		return fnmatch(pat, name, FNM_CASEFOLD) == 0;
+	fold(p, pat);
+	if (!(star = strchr(p, '*')))
+		return strcmp(p, n) == 0;
+	len = (size_t)(star - p);
+	if (strncmp(p, n, len) != 0)
+		return false;
+	n += len;
+	for (piece = star + 1; (star = strchr(piece, '*')); piece = star + 1) {
+		len = (size_t)(star - piece);
+		if (!len)
+			continue;
+		/* Names and pieces are short: look at each place the piece's
+		 * first character is (memmem() sets up a table per call). */
+		while ((n = strchr(n, piece[0])) && strncmp(n, piece, len) != 0)
+			n++;
+		if (!n)
+			return false;
+		n += len;
+	}
+	len = strlen(piece);
+	return strlen(n) >= len && strcmp(n + strlen(n) - len, piece) == 0;
+}
+
+static bool is_secret(const char *name, const struct pdk_config *cfg)
+{
+	char folded[256];
+
+	fold(folded, name);
+	for (const char *const *p = pdk_secret_env_default; *p; p++)
+		if (env_match(*p, name, folded))
+			return true;
+	for (size_t i = 0; cfg && i < cfg->env.n; i++)
+		if (env_match(cfg->env.v[i], name, folded))
+			return true;
+	return false;
+}
+
+/* Does value hold a URL with a password in it (scheme://user:password@host),
+ * as a DATABASE_URL or a REDIS_URL does? */
+static bool url_with_password(const char *value)
+{
+	for (const char *p = value; (p = strstr(p, "://"));) {
+		size_t auth = strcspn(p += 3, "/?#@ \t");
+
+		if (p[auth] == '@' && memchr(p, ':', auth))
+			return true;
+	}
+	return false;
+}
+
+static int build_env(struct pdk_sandbox *sb, char **environ, const struct pdk_config *cfg)
+{
+	size_t n = 0, k = 0;
+
+	while (environ[n])
+		n++;
+	sb->envp = calloc(n + 1, sizeof(char *));
+	if (!sb->envp)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char name[256];
+		const char *eq = strchr(environ[i], '=');
+		size_t len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+
+		/* A name this long is no one's setting, and cut short it
+		 * would slip past a suffix such as *_KEY: it stays out. */
+		if (len >= sizeof(name))
+			continue;
+		memcpy(name, environ[i], len);
+		name[len] = '\0';
+		/* A proxy's password is what the network, when on, needs. */
+		if (!is_secret(name, cfg) &&
+		    (!url_with_password(eq ? eq + 1 : "") ||
+		     (sb->policy.network && len >= 6 && !strcasecmp(name + len - 6, "_proxy"))))
+			sb->envp[k++] = environ[i];
+	}
+	return 0;
+}
+
+/* A configured writable path: like --write, but one that is missing (a
+ * drive not mounted today) is left out with a note rather than stopping
+ * every run. */
+static int add_config_root(struct pdk_sandbox *sb, size_t *n, const char *p, char *why,
+			   size_t why_len)
+{
+	struct stat st;
+
+	if (p[0] != '/') {
+		snprintf(why, why_len, "writablePaths: %s is not an absolute path; name it from /",
+			 p);
+		return -EINVAL;
+	}
+	if (stat(p, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		add_note(sb, "sandbox: the configured writable path %s does not exist; not granted",
+			 p);
+		return 0;
+	}
+	return add_named_root(sb, n, "writablePaths:", p, why, why_len);
+}
+
+/* Each protected name under each project root; an absolute configured one
+ * is protected where it is. */
+static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const char *name)
+{
+	int r;
+
+	if (strchr(name, '\n'))
+		return 0; /* no such path can be bound or matched */
+	if (name[0] == '/') {
+		char *real = pdk_path_resolve(name);
+
+		return real ? pdk_sandbox_strv_push(&sb->protect, np, real) : -ENOMEM;
+	}
+	for (size_t i = 0; i < named; i++) {
+		char *pp;
+
+		while (name[0] == '.' && name[1] == '/')
+			name += 2;
+		if (!(pp = pdk_path_join(sb->roots[i], name)))
+			return -ENOMEM;
+		if (pdk_strv_contains(sb->protect, *np, pp)) {
+			free(pp);
+			continue;
+		}
+		if ((r = pdk_sandbox_strv_push(&sb->protect, np, pp)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+#define N_OWN 4
+#define OWN_WHAT                                                                                   \
+	"paddock trusts it after the run (its state, configuration or output store, or the trash)"
+
+/* The first symlink on the way to path, as written, whose own directory lies inside one of
+ * the n roots: the command could point it elsewhere. Its path into link and that root, or
+ * NULL when there is none. Each link met is followed as the kernel would, 16 at most. */
+static const char *link_in_roots(char *const *roots, size_t n, const char *path, char *link,
+				 size_t len)
+{
+	char cur[PATH_MAX], target[PATH_MAX], next[PATH_MAX];
+
+	if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur))
+		return NULL;
+	for (int hops = 0; hops < 16; hops++) {
+		char *end = cur;
+		struct stat st;
+		ssize_t tn;
+
+		/* The first prefix of cur that is a symlink, cut at its end. */
+		do {
+			end = strchr(end + 1, '/');
+			if (end)
+				*end = '\0';
+			if (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode))
+				break;
+			if (end)
+				*end = '/';
+		} while (end);
+		if (!end && !(lstat(cur, &st) == 0 && S_ISLNK(st.st_mode)))
+			return NULL;
+		char *slash = strrchr(cur, '/');
+		_cleanup_free_ char *parent =
+		    slash == cur ? strdup("/") : strndup(cur, (size_t)(slash - cur));
+		_cleanup_free_ char *real = parent ? pdk_path_resolve(parent) : NULL;
+		for (size_t k = 0; real && k < n; k++)
+			if (pdk_path_under(real, roots[k])) {
+				snprintf(link, len, "%s", cur);
+				return roots[k];
+			}
+		if (!parent || (tn = readlink(cur, target, sizeof(target) - 1)) < 0)
+			return NULL;
+		target[tn] = '\0';
+		if (snprintf(next, sizeof(next), "%s%s%s%s%s", target[0] == '/' ? "" : parent,
+			     target[0] == '/' ? "" : "/", target, end ? "/" : "",
+			     end ? end + 1 : "") >= (int)sizeof(next))
+			return NULL;
+		memcpy(cur, next, sizeof(cur));
+	}
+	return NULL;
+}
+
+/*
+ * The directories paddock trusts after a run, resolved, onto the protected list: its state,
+ * the user's configuration, a configured output store (the default one is in the state) and
+ * the trash the rm sweep fills. The run is refused when the way to one of them, as paddock
+ * will take it after the run, has a symlink inside a root, or when a root lies inside one.
+ */
+static int add_own_dirs(struct pdk_sandbox *sb, const struct pdk_config *cfg, size_t n_roots,
+			size_t *np, char *why, size_t why_len)
+{
+	char *dirs[N_OWN] = {pdk_state_dir(), pdk_config_user_dir(),
+			     cfg && cfg->store_dir ? strdup(cfg->store_dir) : NULL,
+			     pdk_trash_home_dir()};
+	char link[PATH_MAX];
+	int r = 0;
+
+	sb->own_first = *np;
+	for (size_t i = 0; i < N_OWN; i++) {
+		const char *root;
+		char *real;
+
+		if (!dirs[i] || r < 0)
+			continue;
+		if ((root = link_in_roots(sb->roots, n_roots, dirs[i], link, sizeof(link)))) {
+			snprintf(
+			    why, why_len,
+			    "%s is reached through the symlink %s inside the writable root %s, "
+			    "and " OWN_WHAT ": the command could point it elsewhere; put the "
+			    "directory itself in the symlink's place, or keep it out of the "
+			    "writable roots",
+			    dirs[i], link, root);
+			r = -EPERM;
+			continue;
+		}
+		if (!(real = pdk_path_resolve(dirs[i]))) {
+			r = -errno;
+			continue;
+		}
+		for (size_t k = 0; r == 0 && k < n_roots; k++)
+			if (pdk_path_under(sb->roots[k], real)) {
+				snprintf(why, why_len,
+					 "the writable root %s lies in %s, and " OWN_WHAT
+					 "; name a directory outside it",
+					 sb->roots[k], real);
+				r = -EPERM;
+			}
+		if (r == 0)
+			r = pdk_sandbox_strv_push(&sb->protect, np, real);
+		else
+			free(real);
+	}
+	for (size_t i = 0; i < N_OWN; i++)
+		free(dirs[i]);
+	return r;
+}
+
+static int build_policy(const struct pdk_request *req, const struct pdk_config *cfg,
+			struct pdk_sandbox *sb, char *why, size_t why_len)
+{
+	size_t n = 0, np = 0, named;
+	char cwd[PATH_MAX];
+	const char *tmp = getenv("TMPDIR"), *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *homecache = NULL;
+	int r;
+
+	if (req->root)
+		r = add_named_root(sb, &n, "--root", req->root, why, why_len);
+	else if (getcwd(cwd, sizeof(cwd)))
+		r = add_named_root(sb, &n, "the launch directory", cwd, why, why_len);
+	else
+		r = (snprintf(why, why_len, "cannot tell the launch directory: %s", strerror(errno)),
+		     -errno);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < req->n_writes; i++)
+		if ((r = add_named_root(sb, &n, "--write", req->writes[i], why, why_len)) < 0)
+			return r;
+	for (size_t i = 0; cfg && i < cfg->writable_paths.n; i++)
+		if ((r = add_config_root(sb, &n, cfg->writable_paths.v[i], why, why_len)) < 0)
+			return r;
+	named = n; /* protected names matter in the project, not in temp dirs */
+	r = add_default_root(sb, &n, tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (r == 0 && (!cache || cache[0] != '/') && home && home[0] == '/') {
+#ifdef __APPLE__
+		r = asprintf(&homecache, "%s/Library/Caches", home) < 0 ? -ENOMEM : 0;
+#else
+		r = asprintf(&homecache, "%s/.cache", home) < 0 ? -ENOMEM : 0;
+#endif
+		cache = homecache;
+	}
+	/* The per-user cache is where build tools expect to write: make it. */
+	if (r == 0 && cache && cache[0] == '/' && mkdir(cache, 0700) < 0 && errno != EEXIST)
+		cache = NULL;
+	if (r == 0)
+		r = add_default_root(sb, &n, cache && cache[0] == '/' ? cache : NULL);
+	free(homecache);
+	if (r < 0)
+		return r;
+	for (const char *const *p = protected_names; *p; p++)
+		if ((r = add_protected(sb, &np, named, *p)) < 0)
+			return r;
+	for (size_t i = 0; cfg && i < cfg->protected_paths.n; i++)
+		if ((r = add_protected(sb, &np, named, cfg->protected_paths.v[i])) < 0)
+			return r;
+	for (size_t i = 0; i < named; i++)
+		if ((r = pdk_sandbox_protect_git(sb, &np, sb->roots[i])) < 0)
+			return r;
+	/* Nothing paddock trusts after the run may be writable from inside,
+	 * even when a root holds it (paddock started in $HOME): its state (the
+	 * session's approvals, the rm shim), its configuration, its output
+	 * store, and the trash it moves files into. */
+	if ((r = add_own_dirs(sb, cfg, n, &np, why, why_len)) < 0)
+		return r;
+	sb->policy.roots = (const char *const *)sb->roots;
+	sb->policy.n_roots = n;
+	sb->policy.protect = (const char *const *)sb->protect;
+	sb->policy.n_protect = np;
+	sb->policy.network = req->network;
+	sb->policy.cwd = req->cwd;
+	sb->policy.max_procs = cfg && cfg->max_procs ? cfg->max_procs : PDK_MAX_PROCS_DEFAULT;
+	return 0;
+}
+
+/* Prepare the chosen backend and, for a wrapper, the argv it runs. */
+static int arm(struct pdk_sandbox *sb, char *why, size_t why_len)
+{
+	char **argv = sb->argv;
+	char *saved0 = argv[0];
+	int r;
+
+	sb->spec.path = sb->path;
+	sb->spec.argv = sb->argv;
+	if (sb->backend->prepare && (r = sb->backend->prepare(&sb->policy, &sb->state)) < 0) {
+		sb->state = NULL;
+		snprintf(why, why_len, "backend %s could not set up: %s", sb->backend->name,
+			 strerror(-r));
+		return r;
+	}
+	if (sb->backend->wrap_argv) {
+		/* The command starts from its resolved path, never a PATH
+		 * lookup inside the sandbox. */
+		argv[0] = (char *)sb->path;
+		r = sb->backend->wrap_argv(sb->state, argv, &sb->wrapped);
+		argv[0] = saved0;
+		if (r < 0) {
+			snprintf(why, why_len, "backend %s could not wrap the command: %s",
+				 sb->backend->name, strerror(-r));
+			return r;
+		}
+		sb->spec.path = sb->wrapped[0];
+		sb->spec.argv = sb->wrapped;
+		/* A wrapper changes directory itself (it sees the policy's cwd). */
+	}
+	sb->spec.backend = sb->backend;
+	sb->spec.backend_state = sb->state;
+	sb->spec.tree_dies_with_parent = sb->backend->tree_dies_with_parent;
+	return 0;
+}
+
+static void disarm(struct pdk_sandbox *sb)
+{
+	if (sb->backend && sb->backend->release)
+		sb->backend->release(sb->state);
+	sb->state = NULL;
+	pdk_strvfreep(&sb->wrapped);
+	sb->wrapped = NULL; /* pdk_strvfreep frees, and leaves the pointer */
+	sb->spec.backend = NULL;
+	sb->spec.backend_state = NULL;
+	sb->spec.tree_dies_with_parent = false;
+}
+
+static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, size_t why_len)
+{
+	const char *fallback = NULL;
+	int r;
+
+	r = pdk_backend_select(name, &sb->backend, &fallback, why, why_len);
+	if (r < 0) {
+		sb->backend = NULL;
+		return r;
+	}
+	/* A .git that is a symlink cannot be held: bwrap binds what it points
+	 * to, and the command could point it at a git directory of its own. */
+	for (size_t i = 0; sb->backend->enforces_protect && i < sb->own_first; i++) {
+		const char *base = strrchr(sb->protect[i], '/');
+		struct stat st;
+
+		if (base && !strcmp(base, "/.git") && lstat(sb->protect[i], &st) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			snprintf(why, why_len,
+				 "%s is a symlink: the %s backend cannot keep it pointing at the "
+				 "same repository, whose hooks and configuration run code outside "
+				 "the sandbox; put the directory (or a gitdir: file) in its place",
+				 sb->protect[i], sb->backend->name);
+			sb->backend = NULL;
+			return -EPERM;
+		}
+	}
+	/* A backend that cannot keep paths read-only inside a root must not
+	 * get a root that holds what paddock trusts after the run: the
+	 * command could approve itself, plant a program on paddock's PATH, or
+	 * point the trash or the store at a directory outside the roots. One
+	 * that can must find them there: a missing one the command could make. */
+	for (size_t i = sb->own_first; i < sb->policy.n_protect; i++)
+		for (size_t k = 0; k < sb->policy.n_roots; k++) {
+			if (!pdk_path_under(sb->protect[i], sb->policy.roots[k]))
+				continue;
+			if (sb->backend->enforces_protect) {
+				(void)pdk_mkdir_p(sb->protect[i], 0700);
+				break;
+			}
+			snprintf(why, why_len,
+				 "the %s backend cannot keep %s read-only inside the writable "
+				 "root %s, and " OWN_WHAT "; run from a project directory or give "
+				 "--root DIR, or use a backend that can (bwrap)",
+				 sb->backend->name, sb->protect[i], sb->policy.roots[k]);
+			sb->backend = NULL;
+			return -EPERM;
+		}
+	snprintf(sb->fallback_note, sizeof(sb->fallback_note), "%s", fallback ? fallback : "");
+	collect_notes(sb);
+	return 0;
+}
+
+int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cfg,
+		      const char *path, char **environ, struct pdk_sandbox *sb, char *why,
+		      size_t why_len)
+{
+	const char *name = req->backend ? req->backend : cfg ? cfg->backend : NULL;
+	char cwd_real[PATH_MAX];
+	int r;
+
+	sb->path = path;
+	sb->argv = req->argv;
+	sb->spec.path = path;
+	sb->spec.argv = req->argv;
+	sb->spec.envp = environ;
+	sb->spec.cwd = req->cwd;
+	sb->spec.timeout = req->timeout;
+	if (req->cwd && !realpath(req->cwd, cwd_real)) {
+		snprintf(why, why_len, "--cwd %s: %s", req->cwd, strerror(errno));
+		return -EINVAL;
+	}
+	if (req->no_sandbox) {
+		add_note(sb, "sandbox: none: the command ran unconfined, as %s",
+			 cfg && !cfg->sandbox_enabled ? "the configuration asks "
+							"(commandPolicy.sandbox.enabled is false)"
+						      : "--no-sandbox asked");
+		collect_notes(sb);
+		return 0;
+	}
+#ifdef HAVE_BWRAP
+	r = pdk_bwrap_set_path(cfg ? cfg->bwrap : NULL);
+	if (r < 0) {
+		snprintf(why, why_len, "bwrap: %s is not an absolute path; name the bubblewrap "
+				       "binary from /", cfg->bwrap);
+		return -EINVAL;
+	}
+	if (r > 0)
+		pdk_backend_forget(pdk_backend_find("bwrap"));
+#endif
+	if ((r = build_policy(req, cfg, sb, why, why_len)) < 0)
+		return r;
+	if ((r = build_env(sb, environ, cfg)) < 0)
+		return r;
+	sb->spec.envp = sb->envp;
+	sb->spec.max_procs = sb->policy.max_procs;
+	sb->named = name != NULL;
+	if ((r = select_backend(sb, name, why, why_len)) < 0)
+		return r;
+	return arm(sb, why, why_len);
+}
+
+int pdk_sandbox_setenv(struct pdk_sandbox *sb, const char *const *extra_env)
+{
+	size_t n = 0, k = 0, n_add = 0, n_old = 0;
+	char **envp, **added;
+
+	if (!extra_env)
+		return 0;
+	while (extra_env[n_add])
+		n_add++;
+	while (sb->spec.envp && sb->spec.envp[n_old])
+		n_old++;
+	while (sb->env_added && sb->env_added[n])
+		n++;
+	added = realloc(sb->env_added, (n + n_add + 1) * sizeof(*added));
+	if (!added)
+		return -ENOMEM;
+	sb->env_added = added;
+	added[n] = NULL;
+	envp = calloc(n_old + n_add + 1, sizeof(*envp));
+	if (!envp)
+		return -ENOMEM;
+	/* The old entries but those replaced, then the new ones. */
+	for (size_t i = 0; i < n_old; i++) {
+		const char *old = sb->spec.envp[i];
+		size_t len = strcspn(old, "=");
+		bool replaced = false;
+
+		for (size_t j = 0; j < n_add && !replaced; j++)
+			replaced = strncmp(extra_env[j], old, len) == 0 &&
+				   extra_env[j][len] == '=';
+		if (!replaced)
+			envp[k++] = (char *)old;
+	}
+	for (size_t j = 0; j < n_add; j++) {
+		if (!strchr(extra_env[j], '=') || !(added[n] = strdup(extra_env[j]))) {
+			free(envp);
+			return strchr(extra_env[j], '=') ? -ENOMEM : -EINVAL;
+		}
+		envp[k++] = added[n++];
+		added[n] = NULL;
+	}
+	free(sb->envp);
+	sb->envp = envp;
+	sb->spec.envp = envp;
+	return 0;
+}
+
+/* The first line the helper printed: its complaint, cut to one line. */
+static void first_line(const struct pdk_capture *err, char *buf, size_t len)
+{
+	size_t i = 0, k = 0;
+
+	while (i < err->head_len && (err->head[i] == '\n' || err->head[i] == ' '))
+		i++;
+	for (; i < err->head_len && err->head[i] != '\n' && k + 1 < len; i++)
+		buf[k++] = (unsigned char)err->head[i] < 0x20 ? '?' : err->head[i];
+	buf[k] = '\0';
+}
+
+static int capture_reset(struct pdk_capture *c)
+{
+	int stream = c->stream;
+	size_t cap = c->cap;
+	struct pdk_store_entry *store = c->store;
+
+	pdk_capture_release(c);
+	return pdk_capture_init(c, stream, cap, store);
+}
+
+/* A wrapper's error line that says the host cannot make its sandbox. */
+static bool host_cannot(const char *line)
+{
+	static const char *const signs[] = {"namespace", "uid map", "gid map", "setgroups",
+					    "make / slave", "mount proc", "Operation not permitted",
+					    "Permission denied", NULL};
+
+	for (const char *const *p = signs; *p; p++)
+		if (strstr(line, *p))
+			return true;
+	return false;
+}
+
+int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_capture *err,
+		    struct pdk_run_status *st)
+{
+	char line[240], why[512];
+	int r;
+
+	sb->why[0] = '\0';
+	sb->spec.why = sb->why;
+	sb->spec.why_len = sizeof(sb->why);
+	r = pdk_run(&sb->spec, out, err, st);
+	if (r < 0 || !sb->backend || !sb->backend->started)
+		return r;
+	/* Stopped or timed out while the helper set up: that is the result. */
+	if (st->timed_out || st->stopped || st->exec_errno)
+		return 0;
+	if (sb->backend->started(sb->state) != 0)
+		return 0;
+	/* The bytes of a stream that spilled are in the store already; a
+	 * helper's complaint never comes near that size. */
+	if (out->spilling || err->spilling)
+		return 0;
+	first_line(err, line, sizeof(line));
+	if (!line[0])
+		snprintf(line, sizeof(line), "%s exited with status %d before starting the command",
+			 sb->backend->name, st->exit_status);
+	/* The sandbox was made, but the command itself could not start in it
+	 * (not executable there): that is the command's failure, reported as
+	 * the helper printed it. */
+	if (strstr(line, "execvp "))
+		return 0;
+	/* Only a host that cannot make the sandbox at all (no user namespaces,
+	 * no mounts in them) sends the run to another backend; any other
+	 * failure of this one run is reported, never a reason to confine it
+	 * less (Landlock does not keep protected paths). */
+	if (!host_cannot(line)) {
+		snprintf(sb->why, sizeof(sb->why), "%s could not set up the sandbox: %s; run the "
+						   "command again",
+			 sb->backend->name, line);
+		return -EIO;
+	}
+	pdk_backend_mark_broken(sb->backend, line);
+	if (sb->named) {
+		snprintf(sb->why, sizeof(sb->why), "backend %s does not work here: %s; 'paddock "
+						   "doctor' says which backends do",
+			 sb->backend->name, line);
+		return -ENOSYS;
+	}
+	disarm(sb);
+	if ((r = select_backend(sb, NULL, why, sizeof(why))) < 0 ||
+	    (r = arm(sb, why, sizeof(why))) < 0) {
+		snprintf(sb->why, sizeof(sb->why), "%s", why);
+		return r;
+	}
+	if ((r = capture_reset(out)) < 0 || (r = capture_reset(err)) < 0)
+		return r;
+	return pdk_run(&sb->spec, out, err, st);
+}
+
+int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
+{
+	if (!sb->backend) {
+		fprintf(out, "no confinement: --no-sandbox\n");
+		return 0;
+	}
+	fprintf(out, "backend: %s\n", sb->backend->name);
+	for (size_t i = 0; i < sb->n_notes; i++)
+		fprintf(out, "%s\n", sb->notes[i]);
+	if (!sb->backend->describe)
+		return 0;
+	return sb->backend->describe(sb->state, sb->spec.argv, out);
+}
+
+int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note)
+{
+	_cleanup_free_ char *list = NULL;
+	size_t size = 0;
+	FILE *f = NULL;
+
+	*ret_note = NULL;
+	for (size_t i = 0; i < sb->n_unmade; i++) {
+		struct pdk_error err = {0};
+		struct stat st;
+
+		if (lstat(sb->unmade[i], &st) < 0)
+			continue;
+		if (!f && !(f = open_memstream(&list, &size)))
+			return -ENOMEM;
+		fprintf(f, "%s%s", ftell(f) ? ", " : "", sb->unmade[i]);
+		if (pdk_trash_put(sb->unmade[i], (const char *const *)sb->roots, sb->policy.n_roots,
+				  NULL, &err) == 0)
+			continue;
+		/* The trash would not take it (the command can see to that): it must
+		 * not stay where git reads it. A directory git fails on, harmlessly. */
+		const char *name;
+		_cleanup_close_ int dfd =
+		    pdk_open_parent_nofollow_at(AT_FDCWD, sb->unmade[i], &name);
+		if (dfd >= 0 && unlinkat(dfd, name, 0) == 0)
+			fprintf(f, " (deleted: the trash would not take it: %s)", err.message);
+		else
+			fprintf(f, " (left in place: %s)", err.message);
+	}
+	if (!f)
+		return 0;
+	if (fclose(f) == EOF ||
+	    asprintf(ret_note,
+		     "sandbox: the command made %s, from which git outside the sandbox would "
+		     "take hooks or configuration; moved to the trash, unless said otherwise: "
+		     "look at it before you restore it",
+		     list) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+void pdk_sandbox_release(struct pdk_sandbox *sb)
+{
+	disarm(sb);
+	pdk_strvfreep(&sb->roots);
+	pdk_strvfreep(&sb->protect);
+	pdk_strvfreep(&sb->unmade);
+	pdk_strvfreep(&sb->env_added);
+	free(sb->envp);
+	memset(sb, 0, sizeof(*sb));
+}

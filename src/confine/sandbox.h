@@ -1,0 +1,80 @@
+/* sandbox.h - the confinement stage: from a request and the configuration to
+ * writable roots, protected paths, a scrubbed environment and a chosen
+ * backend, ready for the runner; and the run, with its one fallback. */
+#ifndef PDK_SANDBOX_H
+#define PDK_SANDBOX_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "output/capture.h"
+#include "confine.h"
+#include "core/request.h"
+#include "run/runner.h"
+
+struct pdk_config;
+
+#define PDK_SANDBOX_NOTES 4
+
+struct pdk_sandbox {
+	struct pdk_run_spec spec;      /* what the runner executes */
+	const struct pdk_backend *backend; /* NULL: --no-sandbox */
+	void *state;
+	struct pdk_confine policy;
+	char **roots, **protect;       /* owned, NULL-terminated */
+	char **wrapped;                /* owned argv for wrapper backends */
+	char **envp;                   /* owned array, borrowed strings */
+	char **env_added;              /* owned copies of pdk_sandbox_setenv's entries */
+	const char *path;              /* the command's resolved path (borrowed) */
+	char **argv;                   /* the command (borrowed) */
+	bool named;                    /* a person chose the backend: never another */
+	const char *notes[PDK_SANDBOX_NOTES]; /* result lines (sandbox: ...) */
+	size_t n_notes;
+	char fallback_note[600];       /* why an earlier backend was passed over */
+	char note_buf[PDK_SANDBOX_NOTES - 1][600];
+	size_t n_note_buf;
+	char why[600];                 /* why pdk_sandbox_run failed, when it did */
+	size_t own_first;              /* protect[own_first...]: paddock's own directories */
+	char **unmade;		       /* owned: git names missing at the start, not to be made */
+	size_t n_unmade;
+};
+
+/* Variables whose names match these (fnmatch, any case) never reach a
+ * confined command; the configuration's "env" patterns add to them. */
+extern const char *const pdk_secret_env_default[];
+
+/*
+ * Build the policy and pick the backend. cfg may be NULL (defaults): its
+ * writablePaths join the roots (a missing one is skipped with a note; one
+ * that is not a directory is an error), protectedPaths the protected names,
+ * env the secret patterns; backend is the default for req->backend, bwrap the
+ * bubblewrap binary, max_procs the process limit (PDK_MAX_PROCS_DEFAULT when
+ * 0; none with --no-sandbox). path is the command's resolved path; environ is
+ * borrowed until pdk_sandbox_release. Nothing runs here. Returns 0, or -errno
+ * with why for a person.
+ */
+int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cfg,
+		      const char *path, char **environ, struct pdk_sandbox *sb, char *why,
+		      size_t why_len);
+/* After a confined run: what the command made of sb->unmade (a commondir or configuration
+ * git would read, outside the sandbox too) goes to the trash. *ret_note says so, or is NULL
+ * when there was nothing. 0 or -ENOMEM. */
+int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note);
+/* Add "NAME=VALUE" entries (NULL-terminated) to the command's environment,
+ * replacing variables of the same name; entries are copied. Secret patterns
+ * do not apply to them. Call between setup and run. */
+int pdk_sandbox_setenv(struct pdk_sandbox *sb, const char *const *extra_env);
+/*
+ * Run the command (pdk_run) confined. When the backend's helper could not set
+ * up (bwrap without namespaces), nothing of the command ran: the backend is
+ * marked broken for the process, what it printed is dropped (out and err are
+ * emptied), and the command runs once under the next backend that works,
+ * with one sandbox: note saying why. When the backend was named, or no other
+ * works, returns -ENOSYS with sb->why. Other errors are pdk_run's.
+ */
+int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_capture *err,
+		    struct pdk_run_status *st);
+int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out);
+void pdk_sandbox_release(struct pdk_sandbox *sb);
+
+#endif

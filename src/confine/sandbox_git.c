@@ -1,0 +1,146 @@
+/* sandbox_git.c - what git runs code from in a project, kept from the command: the hooks and
+ * configuration of a repository, of its submodules and worktrees, and of the git directory a
+ * .git file or a commondir names. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/path.h"
+#include "sandbox.h"
+#include "sandbox_int.h"
+#include "core/util.h"
+
+/* What git runs code from in a git directory: its hooks and configuration, and the common
+ * directory named by commondir, whose hooks and configuration then count. */
+static const char *const gitdir_names[] = {"hooks", "config", "commondir", "config.worktree"};
+
+/*
+ * The names of gitdir_names from first on in the git directory dir: protected where they
+ * exist; where they do not, the command must not make them (sb->unmade). A placeholder
+ * cannot stand in for these: git reads a commondir or configuration it finds and fails on
+ * one it cannot read, inside the sandbox and, while the run lasts, outside it.
+ */
+static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, size_t first)
+{
+	int r = 0;
+
+	for (size_t i = first; r == 0 && i < PDK_ARRAY_SIZE(gitdir_names); i++) {
+		char *p = pdk_path_join(dir, gitdir_names[i]);
+		struct stat st;
+
+		if (p && lstat(p, &st) == 0)
+			r = pdk_sandbox_strv_push(&sb->protect, np, p);
+		else
+			r = pdk_sandbox_strv_push(&sb->unmade, &sb->n_unmade, p);
+	}
+	return r;
+}
+
+/*
+ * The directory a one-line file of git's names ("gitdir: PATH" in a .git file, PATH in a
+ * commondir), relative to base, resolved: when it lies inside a root, its hooks and
+ * configuration are protected too (depth bounds a chain of them). NULL target: nothing.
+ */
+static int add_named_gitdir(struct pdk_sandbox *sb, size_t *np, const char *file, const char *base,
+			    int depth)
+{
+	_cleanup_free_ char *text = NULL, *joined = NULL, *real = NULL;
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	char *t;
+	int r;
+
+	if (depth > 3 || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    pdk_read_size(fd, 4096, &text, NULL) < 0)
+		return 0;
+	t = text + (strncmp(text, "gitdir:", 7) ? 0 : 7);
+	t += strspn(t, " \t");
+	t[strcspn(t, "\r\n")] = '\0';
+	if (!t[0] || !(joined = t[0] == '/' ? strdup(t) : pdk_path_join(base, t)))
+		return 0;
+	if (!(real = realpath(joined, NULL)) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	bool inside = false;
+	for (char **root = sb->roots; root && *root; root++)
+		inside |= pdk_path_under(real, *root);
+	if (!inside)
+		return 0; /* read-only already */
+	if ((r = add_git_names(sb, np, real, 0)) < 0)
+		return r;
+	_cleanup_free_ char *common = pdk_path_join(real, "commondir");
+	return common ? add_named_gitdir(sb, np, common, real, depth + 1) : -ENOMEM;
+}
+
+/*
+ * The git directories in dir (dir/NAME, where NAME may hold slashes): a directory holding HEAD
+ * is one, and its hooks and configuration run code as the main repository's do; its own
+ * modules are looked into; others are looked into as NAME's next part, a few levels deep.
+ */
+static int scan_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir, int depth)
+{
+	DIR *d = depth <= 4 ? opendir(dir) : NULL;
+	struct dirent *e;
+	int r = 0;
+
+	while (d && r == 0 && (e = readdir(d))) {
+		_cleanup_free_ char *g = NULL, *head = NULL, *mods = NULL;
+		struct stat st;
+
+		if (e->d_name[0] == '.' || !(g = pdk_path_join(dir, e->d_name)) ||
+		    lstat(g, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    !(head = pdk_path_join(g, "HEAD")) || !(mods = pdk_path_join(g, "modules")))
+			continue;
+		if (lstat(head, &st) < 0)
+			r = scan_gitdirs(sb, np, g, depth + 1);
+		else if ((r = add_git_names(sb, np, g, 0)) == 0)
+			r = scan_gitdirs(sb, np, mods, depth + 1);
+	}
+	if (d)
+		closedir(d);
+	return r;
+}
+
+/* The git directories of the submodules and worktrees of the git directory dir. */
+static int add_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir)
+{
+	static const char *const kinds[] = {"modules", "worktrees"};
+	int r = 0;
+
+	for (size_t k = 0; r == 0 && k < PDK_ARRAY_SIZE(kinds); k++) {
+		_cleanup_free_ char *sub = pdk_path_join(dir, kinds[k]);
+
+		r = sub ? scan_gitdirs(sb, np, sub, 1) : -ENOMEM;
+	}
+	return r;
+}
+
+int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root)
+{
+	_cleanup_free_ char *git = pdk_path_join(root, ".git");
+	struct stat st;
+	int r;
+
+	if (!git)
+		return -ENOMEM;
+	if (lstat(git, &st) < 0)
+		return 0;
+	/* A gitdir: file is as good as the directory it names; a symlink the
+	 * command could point elsewhere (see select_backend in sandbox.c). */
+	if (S_ISREG(st.st_mode))
+		return (r = add_named_gitdir(sb, np, git, root, 0)) < 0
+			   ? r
+			   : pdk_sandbox_strv_push(&sb->protect, np, steal_pointer(&git));
+	if (S_ISLNK(st.st_mode))
+		return pdk_sandbox_strv_push(&sb->protect, np, steal_pointer(&git));
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	if ((r = add_git_names(sb, np, git, 2)) < 0 || (r = add_gitdirs(sb, np, git)) < 0)
+		return r;
+	_cleanup_free_ char *common = pdk_path_join(git, "commondir");
+	return common ? add_named_gitdir(sb, np, common, git, 1) : -ENOMEM;
+}

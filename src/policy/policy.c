@@ -1,0 +1,638 @@
+/* policy.c - the decision before anything runs: each program the call would
+ * run passes deny, sudo, watcher, read-only and risk rules; the call raises. */
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fmt.h"
+#include "policy_int.h"
+
+/* prefix + s, for the rule name every step gets: a format costs several
+ * times as much, which a 1,000-command script feels. */
+static char *cat2(const char *prefix, const char *s)
+{
+	size_t a = strlen(prefix), b = strlen(s);
+	char *r = malloc(a + b + 1);
+
+	if (r) {
+		memcpy(r, prefix, a);
+		memcpy(r + a, s, b + 1);
+	}
+	return r;
+}
+
+/* The program's words joined, the program by its bare name: what rules match. */
+static char *plain_text(const struct pdk_pcmd *c)
+{
+	size_t len = strlen(c->program) + 1;
+	char *s, *o;
+
+	for (size_t i = 1; i < c->argc; i++)
+		len += strlen(c->argv[i]) + 1;
+	if (!(o = s = malloc(len)))
+		return NULL;
+	o = stpcpy(o, c->program);
+	for (size_t i = 1; i < c->argc; i++) {
+		*o++ = ' ';
+		o = stpcpy(o, c->argv[i]);
+	}
+	return s;
+}
+
+static const struct pdk_pattern *match_any(const struct pdk_pattern *p, size_t n, const char *t1,
+					   const char *t2)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pdk_pattern_match(&p[i], t1, strlen(t1)) ||
+		    (t2 && pdk_pattern_match(&p[i], t2, strlen(t2))))
+			return &p[i];
+	return NULL;
+}
+
+/* "prog", "prog w1", "prog w1 w2": the longest that is listed. */
+static bool listed_prefix(const struct pdk_pcmd *c, size_t min_k, size_t max_k,
+			  bool (*found)(const char *, const void *), const void *ctx, char *ret,
+			  size_t size)
+{
+	for (size_t k = c->argc < max_k ? c->argc : max_k; k >= min_k && k >= 1; k--) {
+		size_t o = 0;
+		bool fits = true;
+
+		for (size_t i = 0; i < k && fits; i++) {
+			const char *w = i ? c->argv[i] : c->program;
+			size_t l = strlen(w);
+
+			if (o + l + 2 > size) {
+				fits = false;
+				break;
+			}
+			if (i)
+				ret[o++] = ' ';
+			memcpy(ret + o, w, l);
+			o += l;
+		}
+		if (!fits)
+			continue;
+		ret[o] = '\0';
+		if (found(ret, ctx))
+			return true;
+	}
+	return false;
+}
+
+static bool in_strv(const char *key, const void *ctx)
+{
+	const struct pdk_strv *sv = ctx;
+
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], key))
+			return true;
+	return false;
+}
+
+static bool in_shipped(const char *key, const void *ctx)
+{
+	return pdk_policy_read_only_lookup(key);
+}
+
+/* The first sensitive path among the arguments and redirect targets. */
+static const char *sensitive_arg(const struct pdk_config *cfg, const struct pdk_policy_call *call,
+				 bool cwd_plain, const struct pdk_pcmd *c, const char **ret_arg)
+{
+	char buf[4096], tilde[4096];
+
+	for (size_t i = 0; i < c->argc + c->npaths; i++) {
+		const char *a = i < c->argc ? c->argv[i] : c->paths[i - c->argc], *r;
+
+		if (i == 0)
+			continue;
+		if (i < c->argc && a[0] == '-') {
+			if (!(a = strchr(a, '=')))
+				continue;
+			a++;
+		}
+		if (!strncmp(a, "$HOME/", 6) || !strncmp(a, "${HOME}/", 8)) {
+			snprintf(tilde, sizeof(tilde), "~/%s", strchr(a, '/') + 1);
+			a = tilde;
+		}
+		/* Only known when it runs: its literal components still tell
+		 * (`$h/.ssh/id_rsa`), by name. */
+		if (strchr(a, '$')) {
+			char lit[4096];
+			size_t k = 0;
+
+			for (const char *p = a; *p && k + 1 < sizeof(lit);) {
+				size_t l = strcspn(p, "/");
+				if (!memchr(p, '$', l) && k + l + 1 < sizeof(lit)) {
+					memcpy(lit + k, p, l);
+					k += l;
+					lit[k++] = '/';
+				}
+				p += l;
+				while (*p == '/')
+					p++;
+			}
+			lit[k] = '\0';
+			if ((r = pdk_policy_sensitive_name(lit))) {
+				*ret_arg = i < c->argc ? c->argv[i] : c->paths[i - c->argc];
+				return r;
+			}
+			continue;
+		}
+		if (cwd_plain && a[0] != '/' && a[0] != '~' && !strstr(a, "..")) {
+			r = pdk_policy_sensitive_name(a);
+		} else {
+			if (!pdk_policy_abs_path(a, call->cwd, call->home, buf, sizeof(buf)))
+				continue;
+			r = pdk_policy_sensitive(buf, call->home, &cfg->sensitive_paths);
+		}
+		if (r) {
+			*ret_arg = i < c->argc ? c->argv[i] : c->paths[i - c->argc];
+			return r;
+		}
+	}
+	return NULL;
+}
+
+struct judge_ctx {
+	const struct pdk_config *cfg;
+	const struct pdk_policy_call *call;
+	void *md;
+	const struct pdk_shipped_rule *rules;
+	size_t n_rules;
+	bool cwd_plain;
+};
+
+/* The class a rule gave the step, with the rule's name and why (taken over). */
+static void set_risk(struct pdk_policy_step *st, enum pdk_risk risk, char *rule, char *why)
+{
+	free(st->rule);
+	free(st->why);
+	st->risk = risk;
+	st->rule = rule;
+	st->why = why;
+}
+
+/* One program: fills st; returns 1 with *ret_msg when it is refused. */
+static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_policy_step *st,
+		      char **ret_msg)
+{
+	const struct pdk_config *cfg = j->cfg;
+	_cleanup_free_ char *plain = NULL;
+	const struct pdk_pattern *p;
+	const struct pdk_prog_class *cls;
+	const char *sens, *sens_arg = NULL;
+	unsigned kind;
+	char key[512];
+	int r;
+
+	st->text = steal_pointer(&c->text);
+	st->program = c->program;
+	st->argv = c->argv;
+	st->line = c->line;
+	st->column = c->column;
+	st->depth = c->depth;
+	st->risk = PDK_RISK_SAFE;
+	if (c->refuse) {
+		*ret_msg = steal_pointer(&c->refuse);
+		st->rule = steal_pointer(&c->refuse_rule);
+		goto refused;
+	}
+	cls = pdk_policy_classify(st->program);
+	kind = cls ? cls->kind : 0;
+	if ((cfg->n_deny || cfg->n_allow || cfg->n_risk_rules || (cls && cls->rules)) &&
+	    !(plain = plain_text(c)))
+		goto nomem;
+	/* 1. denied_command and deny patterns */
+	if ((kind & PDK_PK_DENIED) ||
+	    (cfg->denied_command.n &&
+	     listed_prefix(c, 1, 3, in_strv, &cfg->denied_command, key, sizeof(key)))) {
+		bool builtin = kind & PDK_PK_DENIED;
+
+		*ret_msg = pdk_asprintf(
+		    "command denied by policy: `%.300s` runs %s, which is on denied_command "
+		    "(%s): do this another way, or ask the person to change the "
+		    "configuration",
+		    st->text, builtin ? st->program : key, builtin ? "built-in" : "configuration");
+		st->rule = pdk_asprintf("denied_command: %s", builtin ? st->program : key);
+		goto refused;
+	}
+	if (cfg->n_deny && (p = match_any(cfg->deny, cfg->n_deny, st->text, plain))) {
+		*ret_msg = pdk_asprintf(
+		    "command denied by policy: `%.300s` matches %s (%s): do this another "
+		    "way, or ask the person to change commandPolicy.deny",
+		    st->text, p->source, p->where);
+		st->rule = pdk_asprintf("deny: %s", p->source);
+		goto refused;
+	}
+	/* 2. privileges */
+	if (kind & PDK_PK_PRIVILEGE) {
+		*ret_msg = pdk_asprintf(
+		    "command denied by policy: `%.300s` uses %s, which cannot gain "
+		    "privileges here: drop %s and ask for the paths it must write with "
+		    "--write PATH instead (a person confirms those)",
+		    st->text, st->program, st->program);
+		st->rule = pdk_asprintf("privilege: %s", st->program);
+		goto refused;
+	}
+	if ((c->flags & PDK_PCMD_STDIN_SCRIPT) && !(c->flags & PDK_PCMD_FED_BY_DOWNLOADER)) {
+		*ret_msg =
+		    pdk_asprintf("`%.300s` reads its commands from a pipe or here-document, which "
+				 "paddock cannot check: pass them as %s -c 'SCRIPT' or write them "
+				 "into the script itself",
+				 st->text, st->program);
+		st->rule = strdup("sh-stdin");
+		goto refused;
+	}
+	/* 3. watchers */
+	for (size_t i = 1; i < c->argc && !(kind & PDK_PK_WATCHER); i++)
+		if (!strncmp(c->argv[i], "--watch", 7))
+			kind |= PDK_PK_WATCHER;
+	if (kind & PDK_PK_WATCHER) {
+		char *msg = NULL, *rule = NULL;
+
+		r = pdk_watch_check(st->argv, c->argc, j->call->cwd, &msg, &rule);
+		if (r < 0)
+			goto nomem;
+		if (r > 0) {
+			*ret_msg = msg;
+			st->rule = rule;
+			goto refused;
+		}
+	}
+	/* 4. read-only */
+	sens = sensitive_arg(cfg, j->call, j->cwd_plain, c, &sens_arg);
+	if (cfg->n_allow && (p = match_any(cfg->allow, cfg->n_allow, st->text, plain))) {
+		st->read_only = !sens;
+		st->rule = cat2("allow: ", p->source);
+	} else if (((kind & PDK_PK_RO_TRIPLE) && c->argc > 2 &&
+		    listed_prefix(c, 3, 3, in_shipped, NULL, key, sizeof(key))) ||
+		   ((kind & PDK_PK_RO_MULTI) && c->argc > 1 &&
+		    listed_prefix(c, 2, 2, in_shipped, NULL, key, sizeof(key))) ||
+		   ((kind & PDK_PK_RO_SINGLE) &&
+		    listed_prefix(c, 1, 1, in_shipped, NULL, key, sizeof(key))) ||
+		   (cfg->read_only_command.n &&
+		    listed_prefix(c, 1, 3, in_strv, &cfg->read_only_command, key, sizeof(key)))) {
+		st->read_only = !sens && !(c->flags & (PDK_PCMD_WRITES | PDK_PCMD_COMPUTED)) &&
+				!pdk_policy_writes_by_options(key, st->argv, c->argc);
+		if (st->read_only)
+			st->rule = cat2("read_only_command: ", key);
+	}
+	if (st->read_only)
+		return st->rule ? 0 : -ENOMEM;
+	free(st->rule);
+	st->rule = NULL;
+	/* 5. risk: the highest class of every rule that matches */
+	/* plain is made only when some rule needs it */
+	size_t tlen = strlen(st->text), plen = plain ? strlen(plain) : 0;
+
+	for (size_t i = 0; i < cfg->n_risk_rules; i++) {
+		const struct pdk_risk_rule *rr = &cfg->risk_rules[i];
+
+		if ((rr->risk > st->risk || !st->rule) &&
+		    (pdk_pattern_match(&rr->match, st->text, tlen) ||
+		     pdk_pattern_match(&rr->match, plain, plen)))
+			set_risk(st, rr->risk, cat2("risk: ", rr->name),
+				 rr->why ? strdup(rr->why) : NULL);
+	}
+	for (size_t i = 0; cls && i < j->n_rules; i++) {
+		const struct pdk_shipped_rule *sr = &j->rules[i];
+
+		if (!(cls->rules & (1ull << i)) || (st->rule && sr->risk <= st->risk))
+			continue;
+		if (pdk_policy_shipped_match(i, plain, plen, j->md))
+			set_risk(st, sr->risk, cat2("risk: ", sr->name), strdup(sr->why));
+	}
+	if ((c->flags & PDK_PCMD_FED_BY_DOWNLOADER) && st->risk < PDK_RISK_DANGEROUS)
+		set_risk(st, PDK_RISK_DANGEROUS, strdup("risk: download-to-shell"),
+			 strdup("runs a script fetched from the network, unread"));
+	if (sens && st->risk < PDK_RISK_MODERATE)
+		set_risk(st, PDK_RISK_MODERATE, pdk_asprintf("sensitive-path: %s", sens),
+			 pdk_asprintf("touches %s, a sensitive path", sens_arg));
+	if (!st->rule)
+		st->rule = strdup("default");
+	return st->rule ? 0 : -ENOMEM;
+refused:
+	if (!*ret_msg || !st->rule)
+		goto nomem;
+	return 1;
+nomem:
+	return -ENOMEM;
+}
+
+/* Messages are one line: control characters are shown escaped. */
+static int one_line(char **s)
+{
+	size_t n = 0;
+	char *r, *o;
+
+	if (!*s || !strpbrk(*s, "\n\r\t"))
+		return 0;
+	for (const char *p = *s; *p; p++)
+		n += (*p == '\n' || *p == '\r' || *p == '\t') ? 2 : 1;
+	if (!(o = r = malloc(n + 1)))
+		return -ENOMEM;
+	for (const char *p = *s; *p; p++) {
+		if (*p == '\n' || *p == '\r' || *p == '\t') {
+			*o++ = '\\';
+			*o++ = *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't';
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	free(*s);
+	*s = r;
+	return 0;
+}
+
+static int push_unique(struct pdk_strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return 0;
+	return pdk_strv_push(sv, s);
+}
+
+static char *call_text(const struct pdk_policy_call *call)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0; call->argv && call->argv[i]; i++)
+		fprintf(f, "%s%s", i ? " " : "", call->argv[i]);
+	return fclose(f) == 0 ? buf : NULL;
+}
+
+static int conclude(const struct pdk_config *cfg, const struct pdk_policy_call *call,
+		    struct pdk_decision *d)
+{
+	const struct pdk_policy_step *top = NULL;
+	bool all_ro = true;
+	char *ask = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r = 0;
+
+	for (size_t i = 0; i < d->n_steps; i++) {
+		const struct pdk_policy_step *st = &d->steps[i];
+
+		all_ro &= st->read_only;
+		if (!st->read_only && (!top || st->risk > top->risk))
+			top = st;
+	}
+	d->risk = top ? top->risk : PDK_RISK_SAFE;
+	if (call->outside_sandbox)
+		r |= pdk_strv_push(&d->raises, "runs outside the sandbox");
+	if (call->network)
+		r |= pdk_strv_push(&d->raises, "network on");
+	if (call->n_writes) {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "writes %zu extra path%s", call->n_writes,
+			 call->n_writes > 1 ? "s" : "");
+		r |= pdk_strv_push(&d->raises, buf);
+	}
+	if (r < 0)
+		return -ENOMEM;
+	if (d->raises.n && d->risk < PDK_RISK_MODERATE)
+		d->risk = PDK_RISK_MODERATE;
+	d->read_only = all_ro && !call->network && !call->n_writes && !call->outside_sandbox;
+	if (call->outside_sandbox)
+		d->verdict = PDK_VERDICT_ASK;
+	else if (d->read_only || d->risk < cfg->threshold)
+		d->verdict = PDK_VERDICT_RUN;
+	else
+		d->verdict = PDK_VERDICT_ASK;
+
+	if (d->verdict == PDK_VERDICT_RUN) {
+		if (d->read_only)
+			d->rule = d->n_steps == 1
+				      ? strdup(d->steps[0].rule)
+				      : pdk_asprintf("read-only: all %zu commands", d->n_steps);
+		else
+			d->rule = strdup(top && top->risk == d->risk ? top->rule : "default");
+		return d->rule ? 0 : -ENOMEM;
+	}
+	/* ASK: the part that needs a yes, and why */
+	if (!(f = open_memstream(&ask, &len)))
+		return -ENOMEM;
+	for (size_t i = 0, k = 0; i < d->n_steps; i++) {
+		const struct pdk_policy_step *st = &d->steps[i];
+
+		if (st->read_only || st->risk < cfg->threshold || st->risk == PDK_RISK_SAFE)
+			continue;
+		fprintf(f, "%s`%.300s`: %s (%s)%s%s", k++ ? "; " : "", st->text,
+			pdk_risk_name(st->risk), st->rule, st->why ? ": " : "",
+			st->why ? st->why : "");
+		r |= push_unique(&d->programs, st->program);
+	}
+	if (!d->programs.n) {
+		_cleanup_free_ char *t = call_text(call);
+
+		fprintf(f, "`%.300s`: %s", t ? t : "", pdk_risk_name(d->risk));
+		for (size_t i = 0; i < d->n_steps; i++)
+			if (*d->steps[i].program)
+				r |= push_unique(&d->programs, d->steps[i].program);
+	}
+	for (size_t i = 0; i < d->raises.n; i++)
+		fprintf(f, "%s%s", i ? ", " : "; raised: ", d->raises.v[i]);
+	if (fclose(f) != 0 || r < 0) {
+		free(ask);
+		return -ENOMEM;
+	}
+	d->ask = ask;
+	if (call->outside_sandbox)
+		d->rule = strdup("outside-sandbox: a person approves every run");
+	else if (top && top->risk >= cfg->threshold && top->risk > PDK_RISK_SAFE)
+		d->rule = strdup(top->rule);
+	else
+		d->rule = pdk_asprintf("raise: %s", d->raises.n ? d->raises.v[0] : "threshold");
+	return d->rule ? 0 : -ENOMEM;
+}
+
+int pdk_policy_decide(const struct pdk_config *cfg, const struct pdk_policy_call *call,
+		      struct pdk_decision *ret)
+{
+	struct pdk_decision d = {.verdict = PDK_VERDICT_RUN};
+	struct pdk_pcmd_list l = {0};
+	struct judge_ctx j = {.cfg = cfg, .call = call};
+	int r;
+
+	r = pdk_policy_collect(call, &l, &d.shell);
+	if (r < 0)
+		goto fail;
+	j.rules = pdk_policy_shipped_rules(&j.n_rules);
+	j.cwd_plain = pdk_policy_cwd_plain(call->cwd, call->home, &cfg->sensitive_paths);
+	r = -ENOMEM;
+	if (!(j.md = pdk_policy_match_data()))
+		goto fail;
+	if (l.n && !(d.steps = calloc(l.n, sizeof(*d.steps))))
+		goto fail;
+	for (size_t i = 0; i < l.n; i++) {
+		char *msg = NULL;
+
+		d.n_steps++;
+		r = judge_step(&j, &l.v[i], &d.steps[i], &msg);
+		/* the step owns these now */
+		l.v[i].program = NULL;
+		l.v[i].argv = NULL;
+		if (r < 0) {
+			free(msg);
+			goto fail;
+		}
+		if (r > 0) {
+			d.verdict = PDK_VERDICT_REFUSE;
+			d.message = msg;
+			d.rule = strdup(d.steps[i].rule);
+			d.risk = d.steps[i].risk;
+			if (!d.rule)
+				goto fail;
+			break;
+		}
+	}
+	if (d.verdict != PDK_VERDICT_REFUSE && (r = conclude(cfg, call, &d)) < 0)
+		goto fail;
+	if (one_line(&d.message) < 0 || one_line(&d.ask) < 0)
+		goto fail;
+	pdk_policy_match_data_free(j.md);
+	pdk_pcmd_list_release(&l);
+	*ret = d;
+	return 0;
+fail:
+	pdk_policy_match_data_free(j.md);
+	pdk_pcmd_list_release(&l);
+	pdk_decision_release(&d);
+	return -ENOMEM;
+}
+
+void pdk_decision_release(struct pdk_decision *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n_steps; i++) {
+		struct pdk_policy_step *st = &d->steps[i];
+
+		free(st->text);
+		free(st->argv); /* one allocation: the words and program too */
+		free(st->rule);
+		free(st->why);
+	}
+	free(d->steps);
+	free(d->rule);
+	free(d->message);
+	free(d->ask);
+	pdk_strv_release(&d->programs);
+	pdk_strv_release(&d->raises);
+	memset(d, 0, sizeof(*d));
+}
+
+const char *pdk_verdict_name(enum pdk_verdict v)
+{
+	return v == PDK_VERDICT_RUN ? "run" : v == PDK_VERDICT_ASK ? "ask" : "refuse";
+}
+
+/* Was step i the one refused? A refusal ends the steps with the refused
+ * one; a refusal of the whole call (running outside the sandbox) has a rule
+ * of its own and refuses no step. */
+static bool step_refused(const struct pdk_decision *d, size_t i)
+{
+	const struct pdk_policy_step *st = &d->steps[i];
+
+	return d->verdict == PDK_VERDICT_REFUSE && i + 1 == d->n_steps &&
+	       (!d->rule || !st->rule || !strcmp(d->rule, st->rule));
+}
+
+int pdk_decision_print(const struct pdk_decision *d, FILE *out)
+{
+	fprintf(out, "verdict: %s\n", pdk_verdict_name(d->verdict));
+	if (d->verdict != PDK_VERDICT_REFUSE)
+		fprintf(out, "risk: %s%s\n", pdk_risk_name(d->risk),
+			d->read_only ? " (read-only)" : "");
+	fprintf(out, "rule: %s\n", d->rule ? d->rule : "default");
+	if (d->message)
+		fprintf(out, "error: %s\n", d->message);
+	if (d->ask)
+		fprintf(out, "ask: %s\n", d->ask);
+	if (d->programs.n) {
+		fprintf(out, "programs:");
+		for (size_t i = 0; i < d->programs.n; i++)
+			fprintf(out, " %s", d->programs.v[i]);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < d->raises.n; i++)
+		fprintf(out, "raised: %s\n", d->raises.v[i]);
+	for (size_t i = 0; i < d->n_steps; i++) {
+		const struct pdk_policy_step *st = &d->steps[i];
+
+		fprintf(out, "command %zu", i + 1);
+		if (st->line)
+			fprintf(out, " at %d:%d", st->line, st->column);
+		if (st->depth)
+			fprintf(out, " (nested sh -c, depth %u)", st->depth);
+		fprintf(out, ": `%s`: runs %s: %s, %s\n", st->text,
+			st->program && *st->program ? st->program : "-",
+			step_refused(d, i)					? "refused"
+			: st->read_only						? "read-only"
+					: pdk_risk_name(st->risk),
+			st->rule ? st->rule : "default");
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+cJSON *pdk_decision_json(const struct pdk_decision *d)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *s;
+	bool ok = o != NULL;
+
+	if (!o)
+		return NULL;
+	ok &= cJSON_AddStringToObject(o, "verdict", pdk_verdict_name(d->verdict)) != NULL;
+	ok &= cJSON_AddStringToObject(o, "risk", pdk_risk_name(d->risk)) != NULL;
+	ok &= cJSON_AddBoolToObject(o, "readOnly", d->read_only) != NULL;
+	ok &= cJSON_AddBoolToObject(o, "shell", d->shell) != NULL;
+	ok &= cJSON_AddStringToObject(o, "rule", d->rule ? d->rule : "default") != NULL;
+	if (d->message)
+		ok &= cJSON_AddStringToObject(o, "message", d->message) != NULL;
+	if (d->ask)
+		ok &= cJSON_AddStringToObject(o, "ask", d->ask) != NULL;
+	ok &= (a = cJSON_AddArrayToObject(o, "programs")) != NULL;
+	for (size_t i = 0; ok && i < d->programs.n; i++)
+		ok &= cJSON_AddItemToArray(a, cJSON_CreateString(d->programs.v[i]));
+	ok &= (a = cJSON_AddArrayToObject(o, "raises")) != NULL;
+	for (size_t i = 0; ok && i < d->raises.n; i++)
+		ok &= cJSON_AddItemToArray(a, cJSON_CreateString(d->raises.v[i]));
+	ok &= (a = cJSON_AddArrayToObject(o, "commands")) != NULL;
+	for (size_t i = 0; ok && i < d->n_steps; i++) {
+		const struct pdk_policy_step *st = &d->steps[i];
+		cJSON *av;
+
+		ok &= (s = cJSON_CreateObject()) != NULL && cJSON_AddItemToArray(a, s);
+		if (!ok)
+			break;
+		ok &= cJSON_AddStringToObject(s, "text", st->text ? st->text : "") != NULL;
+		ok &= cJSON_AddStringToObject(s, "program", st->program ? st->program : "") != NULL;
+		ok &= (av = cJSON_AddArrayToObject(s, "argv")) != NULL;
+		for (char **w = st->argv; ok && w && *w; w++)
+			ok &= cJSON_AddItemToArray(av, cJSON_CreateString(*w));
+		ok &= cJSON_AddNumberToObject(s, "line", st->line) != NULL;
+		ok &= cJSON_AddNumberToObject(s, "column", st->column) != NULL;
+		ok &= cJSON_AddNumberToObject(s, "depth", st->depth) != NULL;
+		ok &= cJSON_AddBoolToObject(s, "readOnly", st->read_only) != NULL;
+		ok &= cJSON_AddBoolToObject(s, "refused", step_refused(d, i)) != NULL;
+		ok &= cJSON_AddStringToObject(s, "risk", pdk_risk_name(st->risk)) != NULL;
+		ok &= cJSON_AddStringToObject(s, "rule", st->rule ? st->rule : "default") != NULL;
+		if (st->why)
+			ok &= cJSON_AddStringToObject(s, "why", st->why) != NULL;
+	}
+	if (!ok) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}

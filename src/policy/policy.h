@@ -1,0 +1,77 @@
+/* policy.h - the decision made before anything runs: run now, ask a person,
+ * or refuse with guidance. Reads only its inputs; runs nothing. */
+#ifndef PDK_POLICY_H
+#define PDK_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "config/config.h"
+
+enum pdk_verdict {
+	PDK_VERDICT_RUN,    /* read-only, or below the threshold */
+	PDK_VERDICT_ASK,    /* at or above the threshold: the confirm gate decides */
+	PDK_VERDICT_REFUSE, /* never runs; message says why and what to do instead */
+};
+
+/* What the call asks for besides its argv. */
+struct pdk_policy_call {
+	char *const *argv;     /* NULL-terminated */
+	const char *cwd;       /* absolute: where it runs (globs, package.json) */
+	const char *home;      /* $HOME, for ~ and sensitive paths; may be NULL */
+	bool network;          /* the call has network on */
+	size_t n_writes;       /* extra write paths it asks for */
+	bool outside_sandbox;  /* --outside-sandbox */
+	/* Confinement is off (--no-sandbox, sandbox.enabled false): a person's
+	 * choice, which raises nothing by itself; the rules still apply. */
+	bool sandbox_off;
+};
+
+/* One simple command and what the rules said about it. */
+struct pdk_policy_step {
+	char *text;            /* the command as written (for a wrapper: the whole command) */
+	char *program;         /* the program that finally runs, after wrappers */
+	char **argv;           /* its words (NULL-terminated), after wrappers */
+	int line, column;      /* 1-based in the sh -c script; 0 for an argv call */
+	unsigned depth;        /* nesting: 0 top level, 1 inside a nested sh -c, ... */
+	bool read_only;
+	enum pdk_risk risk;
+	char *rule;            /* the rule that decided: "read_only_command: git status",
+				  "risk: rm-recursive", "deny: ^curl", "default" */
+	char *why;             /* one line for the person when asked; NULL otherwise */
+};
+
+struct pdk_decision {
+	enum pdk_verdict verdict;
+	enum pdk_risk risk;     /* the highest over the steps, after the call's raises */
+	bool read_only;         /* every step read-only and nothing raised the call */
+	char *rule;             /* the rule behind the verdict */
+	/* REFUSE: one line, e.g. "command denied by policy: `sudo` ...: drop sudo and
+	 * ask for the paths with --write PATH instead"; always says what to do. */
+	char *message;
+	/* ASK: the part that needs approval and why (one line). */
+	char *ask;
+	/* ASK: the programs a "yes for this program" answer would cover. */
+	struct pdk_strv programs;
+	/* Raises that apply to the whole call ("network on", "writes outside the roots",
+	 * "runs outside the sandbox"). */
+	struct pdk_strv raises;
+	struct pdk_policy_step *steps;
+	size_t n_steps;
+	bool shell;             /* the call was sh/bash/dash/zsh -c SCRIPT */
+};
+
+/* Decide. Returns 0 (the verdict is in ret, refusals included) or -ENOMEM. */
+int pdk_policy_decide(const struct pdk_config *cfg, const struct pdk_policy_call *call,
+		      struct pdk_decision *ret);
+void pdk_decision_release(struct pdk_decision *d);
+
+/* For `paddock check`: "run", "ask" or "refuse"; the decision as text lines
+ * (on REFUSE the steps end with the refused one; later ones were not judged;
+ * returns 0 or -EIO) and as a cJSON object the caller deletes (NULL: no memory). */
+const char *pdk_verdict_name(enum pdk_verdict v);
+int pdk_decision_print(const struct pdk_decision *d, FILE *out);
+struct cJSON *pdk_decision_json(const struct pdk_decision *d);
+
+#endif

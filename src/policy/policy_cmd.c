@@ -1,0 +1,803 @@
+/* policy_cmd.c - finds every program a call would run: sh -c scripts (parsed,
+ * nested ones too) and wrappers looked through, each program as a pcmd. */
+#include <glob.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy_int.h"
+#include "shparse/shparse.h"
+
+#define NONLITERAL                                                                                 \
+	(PDK_SH_EXPANSION | PDK_SH_SUBST | PDK_SH_ARITH | PDK_SH_GLOB | PDK_SH_TILDE | PDK_SH_BRACE)
+#define GLOB_MATCH_MAX 64
+
+struct ctx {
+	const struct pdk_policy_call *call;
+	struct pdk_pcmd_list *out;
+	unsigned next_script_id;
+};
+
+/* The simple command being looked at. */
+struct origin {
+	const char *text;
+	int line, column;
+	unsigned depth;
+	bool script; /* words come from a script: the bare-name rule applies */
+	unsigned flags;
+	bool stdin_redirected;
+	bool piped_in;
+	char **paths;
+	size_t npaths;
+	unsigned script_id;
+};
+
+static int parse_script(struct ctx *x, const char *script, size_t len, unsigned depth,
+			const struct origin *outer);
+
+static struct pdk_pcmd *push(struct ctx *x, const struct origin *o)
+{
+	struct pdk_pcmd_list *l = x->out;
+	struct pdk_pcmd *c;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct pdk_pcmd *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		l->v = v;
+		l->cap = cap;
+	}
+	c = &l->v[l->n];
+	memset(c, 0, sizeof(*c));
+	c->text = strdup(o->text);
+	c->paths = o->npaths ? calloc(o->npaths + 1, sizeof(char *)) : NULL;
+	if (!c->text || (o->npaths && !c->paths)) {
+		free(c->text);
+		free(c->paths);
+		return NULL;
+	}
+	for (size_t i = 0; i < o->npaths; i++)
+		if (o->paths[i] && !(c->paths[c->npaths++] = strdup(o->paths[i])))
+			goto fail;
+	c->line = o->line;
+	c->column = o->column;
+	c->depth = o->depth;
+	c->flags = o->flags;
+	c->script_id = o->script_id;
+	l->n++;
+	return c;
+fail:
+	for (size_t i = 0; i < c->npaths; i++)
+		free(c->paths[i]);
+	free(c->paths);
+	free(c->text);
+	return NULL;
+}
+
+/* argv, its strings and the program's bare name live in one allocation. */
+static int emit(struct ctx *x, const struct origin *o, const struct pdk_pword *w, size_t n,
+		unsigned flags)
+{
+	struct pdk_pcmd *c = push(x, o);
+	size_t len = 1, ptrs = (n + 1) * sizeof(char *);
+	const char *prog = n ? pdk_policy_base_name(w[0].s) : "";
+	char *p;
+
+	if (!c)
+		return -ENOMEM;
+	c->flags |= flags;
+	c->argc = n;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(w[i].s) + 1;
+	len += strlen(prog);
+	if (!(c->argv = malloc(ptrs + len)))
+		return -ENOMEM;
+	p = (char *)c->argv + ptrs;
+	for (size_t i = 0; i < n; i++) {
+		c->argv[i] = p;
+		p = stpcpy(p, w[i].s) + 1;
+		if (i && (w[i].flags & (PDK_SH_EXPANSION | PDK_SH_SUBST | PDK_SH_ARITH)))
+			c->flags |= PDK_PCMD_COMPUTED;
+	}
+	c->argv[n] = NULL;
+	c->program = p;
+	strcpy(p, prog);
+	return 0;
+}
+
+static int __attribute__((format(printf, 5, 6)))
+refuse(struct ctx *x, const struct origin *o, const struct pdk_pword *w, const char *rule,
+       const char *fmt, ...)
+{
+	struct pdk_pcmd *c;
+	va_list ap;
+	int r;
+
+	if ((r = emit(x, o, w, w ? 1 : 0, 0)) < 0)
+		return r;
+	c = &x->out->v[x->out->n - 1];
+	va_start(ap, fmt);
+	r = vasprintf(&c->refuse, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		c->refuse = NULL;
+		return -ENOMEM;
+	}
+	return (c->refuse_rule = strdup(rule)) ? 0 : -ENOMEM;
+}
+
+/* env's options in w[1..k): do they clear PATH (-i, -, -u PATH)? */
+static bool env_clears_path(const struct pdk_pword *w, size_t k)
+{
+	for (size_t i = 1; i < k; i++) {
+		const char *a = w[i].s;
+
+		if (!strcmp(a, "-") || !strcmp(a, "--ignore-environment") ||
+		    !strcmp(a, "--unset=PATH") || !strcmp(a, "-uPATH"))
+			return true;
+		if ((!strcmp(a, "-u") || !strcmp(a, "--unset")) && i + 1 < k &&
+		    !strcmp(w[i + 1].s, "PATH"))
+			return true;
+		if (a[0] == '-' && a[1] != '-') {
+			/* short flags bundled: -iv; stop at the first that takes an argument */
+			for (const char *p = a + 1; *p && !strchr("uCS", *p); p++)
+				if (*p == 'i')
+					return true;
+		}
+	}
+	return false;
+}
+
+static int refuse_steering(struct ctx *x, const struct origin *o, const char *a);
+
+bool pdk_policy_find_takes_pattern(const char *s)
+{
+	static const char *const preds[] = {
+	    "-name",  "-iname",	  "-path",     "-ipath",     "-wholename",   "-iwholename",
+	    "-regex", "-iregex",  "-lname",    "-ilname",    "-user",	     "-group",
+	    "-type",  "-xtype",	  "-size",     "-perm",	     "-mtime",	     "-mmin",
+	    "-atime", "-amin",	  "-ctime",    "-cmin",	     "-maxdepth",    "-mindepth",
+	    "-links", "-inum",	  "-samefile", "-fstype",    "-uid",	     "-gid",
+	    "-used",  "-context", "-printf",   "-regextype", "-files0-from", NULL,
+	};
+
+	if (s[0] != '-' || !s[1] || s[1] == 'e' || s[1] == 'o' || s[1] == 'd')
+		return false; /* -exec, -ok, -delete, -o: none take a pattern */
+	return pdk_policy_in_list(s, preds) || !strncmp(s, "-newer", 6);
+}
+
+static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *w, size_t n);
+
+static int judge_find(struct ctx *x, const struct origin *o, const struct pdk_pword *w, size_t n)
+{
+	unsigned flags = 0;
+	bool execs = false;
+	int r;
+
+	for (size_t i = 1; i < n; i++) {
+		const char *s = w[i].s;
+
+		if (!strcmp(s, "-delete"))
+			return refuse(x, o, w, "find-delete",
+				      "find -delete removes files without the trash: use `find ... "
+				      "-exec rm {} +` instead, which moves them to the trash");
+		if (!strncmp(s, "-fprint", 7) || !strcmp(s, "-fls"))
+			flags |= PDK_PCMD_WRITES;
+		if (!strcmp(s, "-fprintf"))
+			i++;
+		if (pdk_policy_find_takes_pattern(s) || !strncmp(s, "-fprint", 7) ||
+		    !strcmp(s, "-fls")) {
+			i++;
+			continue;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		const char *s = w[i].s;
+		size_t j;
+
+		if (pdk_policy_find_takes_pattern(s) || !strncmp(s, "-fprint", 7) ||
+		    !strcmp(s, "-fls")) {
+			i += !strcmp(s, "-fprintf") ? 2 : 1;
+			continue;
+		}
+		if (strcmp(s, "-exec") && strcmp(s, "-execdir") && strcmp(s, "-ok") &&
+		    strcmp(s, "-okdir"))
+			continue;
+		for (j = i + 1; j < n; j++)
+			if (!strcmp(w[j].s, ";") ||
+			    (!strcmp(w[j].s, "+") && j > i + 1 && !strcmp(w[j - 1].s, "{}")))
+				break;
+		if (j > i + 1) {
+			struct origin sub = *o;
+
+			sub.flags |= flags;
+			execs = true;
+			if ((r = judge(x, &sub, w + i + 1, j - i - 1)) < 0)
+				return r;
+		}
+		i = j;
+	}
+	return execs ? 0 : emit(x, o, w, n, flags);
+}
+
+/* bash/dash/sh/zsh: the -c script, a script file, or commands from stdin. */
+static int judge_shell(struct ctx *x, const struct origin *o, const struct pdk_pword *w, size_t n)
+{
+	bool has_c = false;
+	size_t i = 1;
+
+	while (i < n) {
+		const char *s = w[i].s;
+
+		if (!strcmp(s, "--") || !strcmp(s, "-")) {
+			i++;
+			break;
+		}
+		if ((s[0] == '-' || s[0] == '+') && s[1] && !(w[i].flags & NONLITERAL)) {
+			bool arg = false;
+
+			if (s[1] == '-') {
+				arg = !strcmp(s, "--rcfile") || !strcmp(s, "--init-file");
+			} else {
+				for (const char *c = s + 1; *c; c++) {
+					has_c |= *c == 'c';
+					arg |= *c == 'o' || *c == 'O';
+				}
+			}
+			i += arg ? 2 : 1;
+			continue;
+		}
+		break;
+	}
+	if (has_c) {
+		if (i >= n)
+			return refuse(x, o, w, "sh-c",
+				      "`%s -c` has no script: give the script as the word after -c",
+				      w[0].s);
+		if (w[i].flags & NONLITERAL)
+			return refuse(x, o, w, "sh-computed",
+				      "the script given to `%s -c` is computed when it runs, so "
+				      "paddock cannot check it: write the script out literally",
+				      w[0].s);
+		if (o->depth + (o->script ? 1 : 0) > PDK_POLICY_MAX_SH_DEPTH)
+			return refuse(x, o, w, "sh-depth",
+				      "sh -c scripts nested more than %d deep: flatten the script",
+				      PDK_POLICY_MAX_SH_DEPTH);
+		return parse_script(x, w[i].s, strlen(w[i].s), o->depth + (o->script ? 1 : 0), o);
+	}
+	return emit(x, o, w, n,
+		    i >= n && (o->stdin_redirected || o->piped_in) ? PDK_PCMD_STDIN_SCRIPT : 0);
+}
+
+/* Is w exactly a steering variable's name, or NAME[...]? */
+static bool steering_word(const char *w)
+{
+	size_t l = strcspn(w, "[");
+
+	return (w[l] == '\0' || w[l] == '[') && pdk_policy_is_assignment_name(w, l) &&
+	       pdk_policy_steering_name(w, l);
+}
+
+/* Builtins that set or drop a variable named by a word, not by NAME=: read,
+ * mapfile, readarray, getopts and unset; printf -v; export, declare, typeset
+ * and local with -n (unexport, or a name reference). Returns the word that
+ * names a steering variable, or NULL. */
+static const char *sets_steering(const char *prog, const struct pdk_pword *w, size_t n)
+{
+	static const char *const by_name[] = {"read", "mapfile", "readarray", "getopts", "unset",
+					      NULL};
+	static const char *const with_n[] = {"export", "declare", "typeset", "local", NULL};
+	bool named = pdk_policy_in_list(prog, by_name), opt_n = false;
+
+	if (!strcmp(prog, "printf")) {
+		for (size_t i = 1; i < n; i++) {
+			const char *a = w[i].s;
+			if (!strcmp(a, "-v") && i + 1 < n && steering_word(w[i + 1].s))
+				return w[i + 1].s;
+			if (!strncmp(a, "-v", 2) && a[2] && steering_word(a + 2))
+				return a;
+		}
+		return NULL;
+	}
+	if (!named && pdk_policy_in_list(prog, with_n))
+		for (size_t i = 1; i < n && !opt_n; i++)
+			opt_n = w[i].s[0] == '-' && strchr(w[i].s, 'n');
+	if (!named && !opt_n)
+		return NULL;
+	for (size_t i = 1; i < n; i++) {
+		const char *a = w[i].s, *eq = strchr(a, '=');
+
+		if (steering_word(a) || (opt_n && eq && steering_word(eq + 1)))
+			return a;
+	}
+	return NULL;
+}
+
+/* A for or select loop whose variable steers lookup (`for PATH in /bin`): the
+ * parser keeps no loop variables, so the script's text is looked at. */
+static const char *loop_steering(const char *s, size_t len, size_t *ret_len)
+{
+	static const char *const kw[] = {"for", "select"};
+
+	for (size_t i = 0; i < len; i++) {
+		if ((s[i] != 'f' && s[i] != 's') || (i && !strchr(" \t\n;&|(){!", s[i - 1])))
+			continue;
+		for (size_t k = 0; k < 2; k++) {
+			size_t kl = strlen(kw[k]), j = i + kl, v;
+
+			if (len - i <= kl || strncmp(s + i, kw[k], kl) || !strchr(" \t", s[j]))
+				continue;
+			while (j < len && strchr(" \t", s[j]))
+				j++;
+			for (v = j; v < len && !strchr(" \t\n;", s[v]); v++)
+				;
+			if (pdk_policy_is_assignment_name(s + j, v - j) &&
+			    pdk_policy_steering_name(s + j, v - j)) {
+				*ret_len = v - j;
+				return s + j;
+			}
+		}
+	}
+	return NULL;
+}
+
+static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *w, size_t n)
+{
+	struct origin cur = *o;
+
+	for (;;) {
+		const struct pdk_wrapper *wr;
+		const struct pdk_prog_class *cls;
+		const char *name, *prog;
+		unsigned kind;
+		size_t k, optarg_at = SIZE_MAX;
+		bool seen[128] = {false};
+
+		if (!n)
+			return 0;
+		name = w[0].s;
+		if (w[0].flags & NONLITERAL)
+			return refuse(
+			    x, &cur, w, "bare-name",
+			    "the program name `%.200s` is computed when the script runs, so "
+			    "paddock cannot check it: write the program's bare name",
+			    name);
+		if (!*name)
+			return refuse(x, &cur, w, "bare-name",
+				      "the program name is empty: write the program's bare name");
+		if (name[0] == '=' && cur.script)
+			return refuse(x, &cur, w, "bare-name",
+				      "`%.200s` has zsh look a program up by its full path: write the "
+				      "program's bare name",
+				      name);
+		prog = pdk_policy_base_name(name);
+		if (strchr(name, '/') && (cur.script || !strcmp(prog, "rm")))
+			return refuse(
+			    x, &cur, w, "bare-name",
+			    "`%.200s` names the program by a path: call it by its bare name "
+			    "(`%s`); paddock finds it on PATH%s",
+			    name, prog,
+			    strcmp(prog, "rm") ? "" : " and rm moves files to the trash");
+		cls = pdk_policy_classify(prog);
+		kind = cls ? cls->kind : 0;
+		if (kind & PDK_PK_EVAL)
+			return refuse(
+			    x, &cur, w, "eval",
+			    "eval runs text that paddock cannot check: write the commands "
+			    "themselves into the script");
+		if (kind & PDK_PK_SOURCE)
+			return refuse(
+			    x, &cur, w, "source",
+			    "`%s` runs the commands of a file in this shell, which paddock "
+			    "cannot check: put the commands into the script itself",
+			    name);
+		if (kind & PDK_PK_DECLARE) {
+			for (size_t i = 1; i < n; i++)
+				if (pdk_policy_steering_assignment(w[i].s))
+					return refuse_steering(x, &cur, w[i].s);
+		}
+		const char *setter = kind & PDK_PK_SETVAR ? sets_steering(prog, w, n) : NULL;
+		if (setter)
+			return refuse(x, &cur, w, "env-steering",
+				      "`%.200s` sets or drops `%.*s` by name, which changes what a "
+				      "bare name runs, past paddock's check: leave it as it is and "
+				      "call programs by their bare names",
+				      cur.text, (int)strcspn(setter + (setter[0] == '-' ? 2 : 0), "=["),
+				      setter + (setter[0] == '-' ? 2 : 0));
+		if ((kind & PDK_PK_INDIRECT) &&
+		    ((!strcmp(prog, "alias") && n > 1 && strchr(w[n - 1].s, '=')) ||
+		     (!strcmp(prog, "enable") && n > 1 && !strncmp(w[1].s, "-f", 2)) ||
+		     (!strcmp(prog, "hash") && n > 1 && !strncmp(w[1].s, "-p", 2))))
+			return refuse(
+			    x, &cur, w, "indirect",
+			    "`%.200s` makes a name run something paddock cannot check: call "
+			    "programs by their bare names and write functions out",
+			    cur.text);
+		if ((kind & PDK_PK_INDIRECT) && !strcmp(prog, "trap") && n > 2) {
+			/* trap [--] ACTION SIGNAL...; -l and -p only list. */
+			size_t a = !strcmp(w[1].s, "--") ? 2 : 1;
+			struct pdk_pword sh[3] = {{"sh", 0}, {"-c", 0}, {"", 0}};
+
+			if (a == 1 && w[1].s[0] == '-' && strcmp(w[1].s, "-"))
+				return emit(x, &cur, w, n, 0);
+			if (a < n && *w[a].s && strcmp(w[a].s, "-")) {
+				sh[2] = w[a];
+				return judge_shell(x, &cur, sh, 3);
+			}
+		}
+		if (kind & PDK_PK_SHELL)
+			return judge_shell(x, &cur, w, n);
+		if (kind & PDK_PK_FIND)
+			return judge_find(x, &cur, w, n);
+		if (!(kind & PDK_PK_WRAPPER))
+			return emit(x, &cur, w, n, 0);
+		if (!(wr = pdk_policy_wrapper(prog)))
+			return emit(x, &cur, w, n, 0);
+		k = pdk_policy_wrapper_skip(wr, w, n, seen, &optarg_at);
+		if ((!strcmp(prog, "busybox") || !strcmp(prog, "toybox")) && k < n &&
+		    !strcmp(pdk_policy_base_name(w[k].s), "rm"))
+			return refuse(x, &cur, w, "bare-name",
+				      "%s's own rm deletes for good: call rm by its bare name, which "
+				      "moves files to the trash",
+				      prog);
+		if (!strcmp(prog, "env") && env_clears_path(w, k))
+			return refuse(x, &cur, w, "env-steering",
+				      "`env -i` or `env -u PATH` leaves a bare name to a default "
+				      "PATH, past paddock's own (where rm goes to the trash): keep "
+				      "PATH, and unset only the variables you mean with -u NAME");
+		if (!strcmp(prog, "env") && seen['S'])
+			return refuse(x, &cur, w, "env-split",
+				      "env -S splits a string into a command that paddock cannot "
+				      "check: write the words out as separate arguments");
+		if (!strcmp(prog, "command") && seen['p'])
+			return refuse(x, &cur, w, "command-p",
+				      "command -p looks the program up on a default PATH, past "
+				      "paddock's: call the program by its bare name");
+		if (!strcmp(prog, "command") && (seen['v'] || seen['V']))
+			return emit(x, &cur, w, n, 0);
+		if ((wr->flags & PDK_W_PID) && seen['p'])
+			return emit(x, &cur, w, n, 0);
+		if (wr->flags & PDK_W_WRITES)
+			cur.flags |= PDK_PCMD_WRITES;
+		if (!strcmp(prog, "time") && seen['o'])
+			cur.flags |= PDK_PCMD_WRITES;
+		if (!strcmp(prog, "flock") && k < n &&
+		    (!strcmp(w[k].s, "-c") || !strcmp(w[k].s, "--command"))) {
+			seen['c'] = true;
+			optarg_at = k + 1;
+		}
+		if (!strcmp(prog, "flock") && seen['c']) {
+			/* flock FILE -c CMD runs CMD with sh -c */
+			struct pdk_pword sh[3] = {{"sh", 0}, {"-c", 0}, {"", 0}};
+
+			if (optarg_at == SIZE_MAX || optarg_at >= n)
+				return refuse(x, &cur, w, "sh-c",
+					      "write flock's command as `flock FILE -c 'COMMAND'`");
+			sh[2] = w[optarg_at];
+			return judge_shell(x, &cur, sh, 3);
+		}
+		if (!strcmp(prog, "parallel")) {
+			size_t end = k;
+			struct pdk_pword sh[3] = {{"sh", 0}, {"-c", 0}, {"", 0}};
+
+			while (end < n && strncmp(w[end].s, ":::", 3))
+				end++;
+			if (end == k)
+				return refuse(
+				    x, &cur, w, "parallel-stdin",
+				    "parallel without a command runs the lines of its input, "
+				    "which paddock cannot check: name the command, e.g. "
+				    "`parallel gzip ::: a b`");
+			if (end == k + 1 && strpbrk(w[k].s, " \t\n;|&")) {
+				sh[2] = w[k];
+				return judge_shell(x, &cur, sh, 3);
+			}
+			n = end;
+		}
+		if (k >= n)
+			return emit(x, &cur, w, n, 0);
+		w += k;
+		n -= k;
+	}
+}
+
+static int refuse_steering(struct ctx *x, const struct origin *o, const char *a)
+{
+	return refuse(x, o, NULL, "env-steering",
+		      "`%.*s` changes which program a bare name runs or what a shell runs "
+		      "first, past paddock's check: leave it as it is and call programs by "
+		      "their bare names",
+		      (int)strcspn(a, "+="), a);
+}
+
+/* Redirections of a script command: files it writes and paths to check. */
+static int scan_redirs(const struct pdk_sh_command *c, struct origin *o)
+{
+	if (!c->nredirs)
+		return 0;
+	o->paths = calloc(c->nredirs + 1, sizeof(char *));
+	if (!o->paths)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nredirs; i++) {
+		const struct pdk_sh_redir *r = &c->redirs[i];
+		const char *t = r->target.text;
+		bool out = false;
+
+		switch (r->op) {
+		case PDK_SH_REDIR_HEREDOC:
+		case PDK_SH_REDIR_HEREDOC_STRIP:
+		case PDK_SH_REDIR_HERESTRING:
+			o->stdin_redirected = true;
+			continue;
+		case PDK_SH_REDIR_DUPIN:
+		case PDK_SH_REDIR_DUPOUT:
+			if (!*t || strspn(t, "0123456789-") == strlen(t))
+				continue;
+			out = r->op == PDK_SH_REDIR_DUPOUT;
+			break;
+		case PDK_SH_REDIR_IN:
+			break;
+		default:
+			out = true;
+		}
+		if (r->target.flags & (PDK_SH_EXPANSION | PDK_SH_SUBST | PDK_SH_ARITH))
+			o->flags |= PDK_PCMD_COMPUTED;
+		if (out && strcmp(t, "/dev/null"))
+			o->flags |= PDK_PCMD_WRITES;
+		o->paths[o->npaths++] = (char *)t;
+	}
+	return 0;
+}
+
+/* Glob words of a script command: the files they match are checked as paths. */
+static int glob_words(const struct pdk_sh_command *c, const char *cwd, struct pdk_strv *sv)
+{
+	for (size_t i = 1; i < c->nwords; i++) {
+		const struct pdk_sh_word *wd = &c->words[i];
+		char pat[4096];
+		glob_t g;
+
+		if ((wd->flags & (PDK_SH_GLOB | PDK_SH_EXPANSION | PDK_SH_SUBST)) != PDK_SH_GLOB)
+			continue;
+		if (wd->text[0] == '/' || !cwd)
+			snprintf(pat, sizeof(pat), "%s", wd->text);
+		else
+			snprintf(pat, sizeof(pat), "%s/%s", cwd, wd->text);
+		if (glob(pat, GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (size_t j = 0; j < g.gl_pathc && j < GLOB_MATCH_MAX; j++)
+			if (pdk_strv_push(sv, g.gl_pathv[j]) < 0) {
+				globfree(&g);
+				return -ENOMEM;
+			}
+		globfree(&g);
+	}
+	return 0;
+}
+
+/* Where a command's output goes: the next command of its pipeline, or SIZE_MAX. */
+static size_t pipe_next(const char *s, size_t len, const struct pdk_sh_script *sc, size_t i,
+			size_t n)
+{
+	const struct pdk_sh_command *c = pdk_sh_command_at(sc, i);
+	size_t pos = c->offset + c->length;
+
+	if (!(c->context & PDK_SH_IN_PIPELINE))
+		return SIZE_MAX;
+	while (pos < len && (s[pos] == ' ' || s[pos] == '\t' ||
+			     (s[pos] == '\\' && pos + 1 < len && s[pos + 1] == '\n')))
+		pos += s[pos] == '\\' ? 2 : 1;
+	if (pos >= len || s[pos] != '|' || (pos + 1 < len && s[pos + 1] == '|'))
+		return SIZE_MAX;
+	for (size_t j = i + 1; j < n; j++) {
+		const struct pdk_sh_command *d = pdk_sh_command_at(sc, j);
+
+		if (d->offset > pos && d->subst_depth == c->subst_depth)
+			return j;
+	}
+	return SIZE_MAX;
+}
+
+static int parse_script(struct ctx *x, const char *script, size_t len, unsigned depth,
+			const struct origin *outer)
+{
+	struct pdk_sh_script *sc = NULL;
+	struct pdk_error err = {0};
+	_cleanup_free_ size_t *next = NULL, *first = NULL, *end = NULL;
+	_cleanup_free_ bool *piped = NULL;
+	unsigned id = x->next_script_id++;
+	size_t n;
+	int r;
+
+	r = pdk_sh_parse(script, len, &sc, &err);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		if (outer && outer->script)
+			return refuse(x, outer, NULL, "sh-parse",
+				      "cannot parse the nested sh -c script (at %d:%d of the outer "
+				      "script) at %d:%d: %s: fix the script and try again",
+				      outer->line, outer->column, err.line, err.column,
+				      err.message);
+		return refuse(x, outer, NULL, "sh-parse",
+			      "cannot parse the sh -c script at %d:%d: %s: fix the script "
+			      "(quotes, here-document ends) and try again",
+			      err.line, err.column, err.message);
+	}
+	size_t vlen;
+	const char *var = loop_steering(script, len, &vlen);
+	if (var) {
+		pdk_sh_script_free(sc);
+		return refuse(x, outer, NULL, "env-steering",
+			      "a loop over `%.*s` changes what a bare name runs, past paddock's "
+			      "check: name the loop variable something else",
+			      (int)vlen, var);
+	}
+	n = pdk_sh_ncommands(sc);
+	next = malloc((n + 1) * sizeof(*next));
+	first = malloc((n + 1) * sizeof(*first));
+	end = malloc((n + 1) * sizeof(*end));
+	piped = calloc(n + 1, sizeof(*piped));
+	if (!next || !first || !end || !piped) {
+		pdk_sh_script_free(sc);
+		return -ENOMEM;
+	}
+	if (x->out->cap < x->out->n + n) {
+		/* room for the usual one program per command, in one step */
+		struct pdk_pcmd *v = realloc(x->out->v, (x->out->n + n) * sizeof(*v));
+
+		if (v) {
+			x->out->v = v;
+			x->out->cap = x->out->n + n;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		next[i] = pipe_next(script, len, sc, i, n);
+		if (next[i] != SIZE_MAX)
+			piped[next[i]] = true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct pdk_sh_command *c = pdk_sh_command_at(sc, i);
+		struct pdk_strv globs = {0};
+		_cleanup_free_ struct pdk_pword *heap = NULL;
+		struct pdk_pword stack[16], *w = stack;
+		struct origin o = {
+		    .text = c->text,
+		    .line = c->line,
+		    .column = c->column,
+		    .depth = depth,
+		    .script = true,
+		    .piped_in = piped[i],
+		    .script_id = id,
+		};
+
+		first[i] = end[i] = x->out->n;
+		for (size_t j = 0; j < c->nassigns; j++)
+			if (pdk_policy_steering_assignment(c->assigns[j].text)) {
+				r = refuse_steering(x, &o, c->assigns[j].text);
+				break;
+			}
+		if (r < 0 || x->out->n > first[i]) {
+			end[i] = x->out->n;
+			if (r < 0) {
+				pdk_sh_script_free(sc);
+				return r;
+			}
+			continue;
+		}
+		if (!c->nwords)
+			continue;
+		if (c->nwords > PDK_ARRAY_SIZE(stack))
+			w = heap = malloc(c->nwords * sizeof(*w));
+		if (!w || scan_redirs(c, &o) < 0 || glob_words(c, x->call->cwd, &globs) < 0) {
+			free(o.paths);
+			pdk_strv_release(&globs);
+			pdk_sh_script_free(sc);
+			return -ENOMEM;
+		}
+		for (size_t j = 0; j < c->nwords; j++)
+			w[j] = (struct pdk_pword){c->words[j].text, c->words[j].flags};
+		if (globs.n) {
+			char **p = realloc(o.paths, (o.npaths + globs.n + 1) * sizeof(*p));
+
+			if (!p) {
+				r = -ENOMEM;
+			} else {
+				o.paths = p;
+				for (size_t j = 0; j < globs.n; j++)
+					o.paths[o.npaths++] = globs.v[j];
+			}
+		}
+		if (r >= 0)
+			r = judge(x, &o, w, c->nwords);
+		free(o.paths);
+		pdk_strv_release(&globs);
+		if (r < 0) {
+			pdk_sh_script_free(sc);
+			return r;
+		}
+		end[i] = x->out->n;
+	}
+	/* A downloader whose output reaches a shell or an interpreter. */
+	for (size_t i = 0; i < n; i++) {
+		size_t hops = 0;
+
+		if (first[i] == end[i] || !pdk_policy_is_downloader(x->out->v[first[i]].program))
+			continue;
+		for (size_t j = next[i]; j != SIZE_MAX && hops++ < n; j = next[j])
+			for (size_t k = first[j]; k < end[j]; k++)
+				if (x->out->v[k].script_id == id &&
+				    pdk_policy_is_interpreter(x->out->v[k].program))
+					x->out->v[k].flags |= PDK_PCMD_FED_BY_DOWNLOADER;
+	}
+	pdk_sh_script_free(sc);
+	return 0;
+}
+
+int pdk_policy_collect(const struct pdk_policy_call *call, struct pdk_pcmd_list *out,
+		       bool *ret_shell)
+{
+	struct ctx x = {.call = call, .out = out};
+	_cleanup_free_ struct pdk_pword *w = NULL;
+	_cleanup_free_ char *text = NULL;
+	size_t argc = 0, len = 0;
+	struct origin o = {0};
+	int r;
+
+	*ret_shell = false;
+	while (call->argv && call->argv[argc])
+		len += strlen(call->argv[argc++]) + 1;
+	if (!(text = malloc(len + 1)) || !(w = calloc(argc + 1, sizeof(*w))))
+		return -ENOMEM;
+	text[0] = '\0';
+	for (size_t i = 0, o2 = 0; i < argc; i++) {
+		size_t l = strlen(call->argv[i]);
+
+		if (i)
+			text[o2++] = ' ';
+		memcpy(text + o2, call->argv[i], l + 1);
+		o2 += l;
+		w[i] = (struct pdk_pword){call->argv[i], 0};
+	}
+	o.text = text;
+	if (!argc)
+		return refuse(&x, &o, NULL, "empty",
+			      "the command is empty: pass the program and its arguments as argv");
+	if (pdk_policy_is_shell(pdk_policy_base_name(call->argv[0]))) {
+		for (size_t i = 1; i < argc && call->argv[i][0] == '-'; i++)
+			if (call->argv[i][1] != '-' && strchr(call->argv[i], 'c'))
+				*ret_shell = true;
+	}
+	if (!*ret_shell) {
+		_cleanup_free_ char *msg = NULL;
+		const char *rule = NULL;
+
+		r = pdk_policy_argv_first(call->argv, argc, call->cwd, &msg, &rule);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			return refuse(&x, &o, NULL, rule, "%s", msg);
+	}
+	return judge(&x, &o, w, argc);
+}
+
+void pdk_pcmd_list_release(struct pdk_pcmd_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct pdk_pcmd *c = &l->v[i];
+
+		free(c->argv); /* program lies inside it */
+		for (size_t j = 0; j < c->npaths; j++)
+			free(c->paths[j]);
+		free(c->paths);
+		free(c->text);
+		free(c->refuse);
+		free(c->refuse_rule);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}

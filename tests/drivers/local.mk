@@ -1,0 +1,10 @@
+# tests/drivers/local.mk - small programs the shell suites drive: the library's
+# gate, trash and backends, each without the CLI around it.
+check_PROGRAMS += tests/drivers/gate-drive tests/drivers/trash-driver
+tests_drivers_gate_drive_LDADD = $(LIBS_ALL)
+tests_drivers_trash_driver_LDADD = $(LIBS_ALL)
+if BACKEND_LANDLOCK
+# backend-exec drives any Linux backend through the backend API alone.
+check_PROGRAMS += tests/drivers/backend-exec
+tests_drivers_backend_exec_LDADD = $(LIBS_ALL)
+endif

@@ -1,0 +1,93 @@
+#!/bin/sh
+# badinput.sh - bad requests to the real binary: each gets one "paddock: ..." line on stderr,
+# nothing on stdout, the documented exit code and nothing half-written; each has a working twin.
+
+. "${srcdir:-.}/tests/shell/lib.sh"
+fresh_state
+
+# bad CODE DESCRIPTION ARGS...: paddock ARGS fails with CODE, one error line,
+# no stdout, and the store is left empty.
+bad() {
+	want=$1
+	desc=$2
+	shift 2
+	pcall "$@"
+	check "$desc: exit $want (got $rc)" test "$rc" -eq "$want"
+	check "$desc: one 'paddock:' line on stderr, nothing on stdout" one_error_line
+	check "$desc: nothing written to the store" test ! -e "$(store_root)"
+}
+
+# --- usage: 125 --------------------------------------------------------------
+bad 125 "nothing after --" run --no-sandbox --
+bad 125 "no -- and no program" run --no-sandbox
+bad 125 "an empty program name" run --no-sandbox -- ''
+bad 125 "unknown long option" run --no-sandbox --bogus -- true
+bad 125 "unknown short option" run --no-sandbox -Z -- true
+bad 125 "option without its value" run --no-sandbox --timeout
+for t in abc 0 -5 1e999 nan inf 5s ''; do
+	bad 125 "timeout '$t'" run --no-sandbox -t "$t" -- true
+done
+check "the timeout error says what is wanted" err_has "is not a positive number"
+for b in 10 1023 2M 1048577 abc -1K 1X ''; do
+	bad 125 "bound '$b'" run --no-sandbox --bound "$b" -- true
+done
+check "the bound error names the range" err_has "1024 to 1048576"
+bad 125 "unknown verb" frobnicate
+export PADDOCK_SESSION=../x
+bad 125 "PADDOCK_SESSION with a slash" run --no-sandbox -- true
+unset PADDOCK_SESSION
+
+# The twins: the same options with good values run the command.
+for args in "-t 1.5" "-t 1800" "--timeout=0.5" "--bound 1024" "--bound 1K" "--bound 1M" \
+	"--bound 1048576" "--bound 16KiB"; do
+	# shellcheck disable=SC2086
+	prun $args -- echo fine
+	check "good options '$args' run the command" \
+		sh -c "[ $rc -eq 0 ] && grep -qx fine '$T/out' && [ ! -s '$T/err' ]"
+done
+# Options after the program belong to the program.
+prun -- echo --bogus -t abc
+check "options after the program are the program's" has_line "--bogus -t abc"
+
+# --- the program: 127 missing, 126 not executable or a directory -------------
+bad 127 "missing program on PATH" run --no-sandbox -- pdk-no-such-program-$$
+check "missing program: says not found" err_has "command not found"
+bad 127 "missing program by path" run --no-sandbox -- "$T/no-such-file"
+printf '#!/bin/sh\necho ran\n' >"$T/noexec"
+chmod 644 "$T/noexec"
+bad 126 "not executable, by path" run --no-sandbox -- "$T/noexec"
+mkdir -p "$T/bin"
+cp "$T/noexec" "$T/bin/pdk-noexec"
+oldpath=$PATH
+PATH="$T/bin:$PATH"
+bad 126 "not executable, on PATH" run --no-sandbox -- pdk-noexec
+PATH=$oldpath
+bad 126 "a directory" run --no-sandbox -- "$T"
+bad 126 "a device" run --no-sandbox -- /dev/null
+# The twin: the same script made executable runs.
+chmod 755 "$T/noexec"
+prun -- "$T/noexec"
+check "the same script, executable, runs" sh -c "[ $rc -eq 0 ] && grep -qx ran '$T/out'"
+# An exec that fails in the child (bad interpreter) is still 126/127, one line.
+printf '#!/pdk/no/such/interpreter\n' >"$T/badinterp"
+chmod 755 "$T/badinterp"
+bad 127 "a missing interpreter" run --no-sandbox -- "$T/badinterp"
+bad 125 "a working directory that does not exist" run --no-sandbox -C "$T/nowhere" -- true
+# No place for the output store: one line that names what to set.
+saved_home=$HOME saved_state=$XDG_STATE_HOME
+HOME=relative
+unset XDG_STATE_HOME
+pcall run --no-sandbox -- true
+HOME=$saved_home XDG_STATE_HOME=$saved_state
+export HOME XDG_STATE_HOME
+check "no absolute HOME or XDG_STATE_HOME: exit 125 (got $rc)" test "$rc" -eq 125
+check "no absolute HOME or XDG_STATE_HOME: one 'paddock:' line, nothing on stdout" \
+	one_error_line
+check "no absolute HOME or XDG_STATE_HOME: says what to set" err_has "set one of them"
+
+# --- recall ------------------------------------------------------------------
+bad 125 "recall without an id" recall
+bad 125 "recall of a malformed id" recall not-an-id
+bad 125 "recall with an unknown option" recall --bogus 0123abcd
+
+finish

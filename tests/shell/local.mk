@@ -1,0 +1,22 @@
+# tests/shell/local.mk - the suites that drive the real binary (and the drivers).
+# gate-pty.sh needs tmux; trash-interop.sh and rmshim.sh need trash-cli: without
+# them those are skipped.
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = $(SHELL)
+SHELL_TESTS = tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
+	tests/shell/policy-cli.sh tests/shell/run-pty.sh tests/shell/gate-pty.sh \
+	tests/shell/trash-interop.sh tests/shell/rmshim.sh
+if OS_LINUX
+SHELL_TESTS += tests/shell/confine.sh tests/shell/limits.sh
+endif
+if BACKEND_LANDLOCK
+SHELL_TESTS += tests/shell/landlock-attack.sh
+endif
+if BACKEND_BWRAP
+SHELL_TESTS += tests/shell/bwrap-attack.sh
+endif
+TESTS += $(SHELL_TESTS)
+EXTRA_DIST += tests/shell/lib.sh tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
+	tests/shell/policy-cli.sh tests/shell/run-pty.sh tests/shell/gate-pty.sh \
+	tests/shell/trash-interop.sh tests/shell/rmshim.sh tests/shell/confine.sh \
+	tests/shell/limits.sh tests/shell/landlock-attack.sh tests/shell/bwrap-attack.sh

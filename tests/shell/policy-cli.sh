@@ -1,0 +1,144 @@
+#!/bin/sh
+# policy-cli.sh - the command policy through the real binary: refusals with their exit code
+# and guidance, `check`, the configuration file, cd and the session directory, argv rm,
+# --yes and --outside-sandbox. Each refusal has a twin that runs.
+
+. "${srcdir:-.}/tests/shell/lib.sh"
+fresh_state
+export XDG_CONFIG_HOME="$T/config" HOME="$T/home"
+mkdir -p "$XDG_CONFIG_HOME" "$HOME" "$T/proj/sub"
+cd "$T/proj" || exit 99
+
+refusal_says() { one_error_line && err_has "$1"; }
+# refused DESCRIPTION TEXT ARGS...: paddock ARGS is refused with 125, one line on stderr
+# containing TEXT, nothing on stdout, and the marker file was not made.
+refused() {
+	desc=$1 text=$2
+	shift 2
+	rm -f "$T/proj/made"
+	pcall "$@"
+	check "$desc: exit 125 (got $rc)" test "$rc" -eq 125
+	check "$desc: one line naming '$text'" refusal_says "$text"
+	check "$desc: nothing ran" test ! -e "$T/proj/made"
+}
+
+# --- argv first ---------------------------------------------------------------
+refused "a pipe in argv" 'sh' run -- touch made '|' cat
+refused "a redirect in argv" 'sh' run -- touch made '>' out
+refused "&& in argv" 'sh' run -- touch made '&&' true
+touch "$T/proj/a.c" "$T/proj/b.c"
+refused "a glob that matches files here" 'sh' run -- touch made '*.c'
+refused "a leading ~" 'sh' run -- touch made '~/x'
+pcall run -- grep -c 'a*b' /dev/null
+check "a pattern that matches no file is taken literally (rc $rc)" test "$rc" -eq 1
+pcall run -- touch made
+check "the plain twin runs" test "$rc" -eq 0 -a -e "$T/proj/made"
+
+# --- sh -c scripts --------------------------------------------------------------
+refused "sudo inside sh -c" 'sudo' run -- sh -c 'touch made; sudo true'
+refused "a path as the command word" '/bin/rm' run -- sh -c 'touch made && /bin/rm -f x'
+refused "eval" 'eval' run -- sh -c 'touch made; eval rm x'
+refused "an unparsable script says where" '1:' run -- sh -c 'touch made; echo "oops'
+pcall run -- sh -c 'touch made && ls | wc -l >/dev/null'
+check "a script of bare names runs" test "$rc" -eq 0 -a -e "$T/proj/made"
+
+# --- --json refusal -------------------------------------------------------------
+pcall run --json -- sh -c 'sudo id'
+check "a --json refusal exits 125" test "$rc" -eq 125
+check "a --json refusal is one object with ran:false and the error" \
+	grep -q '^{"ran":false,"error":"command denied by policy: .*sudo' "$T/out"
+
+# --- check -------------------------------------------------------------------------
+pcall check -- ls -l
+check "check: ls runs now (rc $rc)" test "$rc" -eq 0
+check "check: ls is read-only" grep -q 'read-only' "$T/out"
+pcall check -- sh -c 'sudo id'
+check "check: sudo is refused (rc $rc)" test "$rc" -eq 2
+pcall check -- sh -c 'git push --force origin main'
+check "check: a force push would be asked (rc $rc)" test "$rc" -eq 1
+check "check: the force push names its class" grep -q 'dangerous' "$T/out"
+pcall check --json -- git status
+check "check --json: one object" grep -q '^{.*"verdict":"run"' "$T/out"
+
+# --- the gate without a terminal ------------------------------------------------------
+refused "a dangerous command with nobody to ask" 'command not approved' \
+	run -- sh -c 'touch made; git push --force origin main'
+pcall run --yes -- sh -c 'touch made; git reset --hard 2>/dev/null; true'
+check "--yes approves it and runs (rc $rc)" test "$rc" -eq 0 -a -e "$T/proj/made"
+check "--yes says so in the result" grep -q '^approved: .*--yes' "$T/out"
+
+# --- outside the sandbox -----------------------------------------------------------------
+refused "--outside-sandbox is off by default" 'allowOutsideSandbox is false' \
+	run --outside-sandbox -- touch made
+printf '{ "commandPolicy": { "sandbox": { "allowOutsideSandbox": true } } }\n' >"$T/out.json"
+refused "--outside-sandbox with nobody to ask" 'command not approved' \
+	run --config "$T/out.json" --outside-sandbox -- touch made
+refused "--yes does not approve an outside run" 'command not approved' \
+	run --config "$T/out.json" --yes --outside-sandbox -- touch made
+
+# --- configuration ---------------------------------------------------------------------------
+printf '{\n  "commandPolicy": {\n    "deny": ["^touch made"]\n  }\n}\n' >"$T/deny.json"
+refused "a configured deny pattern" '^touch made' run --config "$T/deny.json" -- touch made
+pcall run --config "$T/deny.json" -- touch other
+check "the deny pattern's twin runs" test "$rc" -eq 0 -a -e "$T/proj/other"
+printf '{\n  "commandPolicy": {\n    "deny": ["(unclosed"]\n  }\n}\n' >"$T/bad.json"
+refused "an invalid pattern names file:line:col and key" "bad.json:3:" \
+	run --config "$T/bad.json" -- touch made
+check "the pattern error names the key" err_has 'commandPolicy.deny[0]'
+printf '{ "commandPolicy": { "sandbox": { "enabled": "yes" } } }\n' >"$T/type.json"
+refused "a wrong type" 'commandPolicy.sandbox.enabled' run --config "$T/type.json" -- touch made
+printf '{ "commandPolicy": [1,\n' >"$T/syntax.json"
+refused "invalid JSON" 'syntax.json:' run --config "$T/syntax.json" -- touch made
+refused "a missing --config file" 'nope.json' run --config "$T/nope.json" -- touch made
+printf '{ "timeouts": { "default": 5 }, "colour": "blue" }\n' >"$XDG_CONFIG_HOME/paddock.tmp"
+mkdir -p "$XDG_CONFIG_HOME/paddock" && mv "$XDG_CONFIG_HOME/paddock.tmp" "$XDG_CONFIG_HOME/paddock/config.json"
+pcall run -- true
+check "an unknown key is only a warning (rc $rc)" test "$rc" -eq 0
+check "the warning names the key" grep -q "^paddock: warning: .*colour" "$T/err"
+rm -f "$XDG_CONFIG_HOME/paddock/config.json"
+
+# --- cd ------------------------------------------------------------------------------------
+export PADDOCK_SESSION=cdtest
+pcall run -- cd sub
+check "cd into a directory: exit 0 (rc $rc)" test "$rc" -eq 0
+check "cd says where it now is" grep -q "now in $T/proj/sub" "$T/out"
+pcall run -- pwd
+check "the next call of the session runs there" grep -qx "$T/proj/sub" "$T/out"
+pcall run -- cd ..
+pcall run -- pwd
+check "a relative cd resolves against the session's directory" grep -qx "$T/proj" "$T/out"
+pcall run -- cd a.c
+check "cd into a file fails (rc $rc)" test "$rc" -eq 1
+check "cd into a file says why and where it stays" grep -q 'not a directory; still in' "$T/out"
+pcall run -- cd nowhere
+check "cd into a missing directory fails (rc $rc)" test "$rc" -eq 1
+PADDOCK_SESSION=other pcall run -- pwd
+check "another session is not moved" grep -qx "$T/proj" "$T/out"
+pcall run -C "$T/proj/sub" -- pwd
+check "-C wins over the session's directory" grep -qx "$T/proj/sub" "$T/out"
+unset PADDOCK_SESSION
+
+# --- argv rm goes to the trash ------------------------------------------------------------------
+echo keep >"$T/proj/doomed"
+export XDG_DATA_HOME="$T/data"
+pcall run -- rm doomed
+check "argv rm: exit 0 (rc $rc)" test "$rc" -eq 0
+check "argv rm: the file left its place" test ! -e "$T/proj/doomed"
+check "argv rm: the file is in the trash, whole" grep -qx keep "$T/data/Trash/files/doomed"
+check "argv rm: the trash knows where it came from" \
+	grep -qx "Path=$T/proj/doomed" "$T/data/Trash/info/doomed.trashinfo"
+echo keep >"$T/proj/unconfined"
+pcall run --no-sandbox -- sh -c 'rm unconfined'
+check "unconfined, rm in a script: exit 0 (rc $rc)" test "$rc" -eq 0
+check "unconfined, rm in a script still goes to the trash" \
+	grep -qx keep "$T/data/Trash/files/unconfined"
+# Outside every root: not under the project, the temp or the cache directory.
+far=$(mktemp -d /var/tmp/pdk-policy-cli.XXXXXX)
+echo keep >"$far/outside"
+pcall run -- rm "$far/outside"
+check "argv rm outside the roots fails (rc $rc)" test "$rc" -eq 1
+check "argv rm outside the roots leaves the file" test -e "$far/outside"
+check "argv rm outside the roots says why" grep -q 'outside the writable roots' "$T/out"
+rm -rf "$far"
+
+finish

@@ -1,0 +1,645 @@
+/* check_seatbelt.c - the Seatbelt profile generator and backend ops, checked
+ * on any host: golden profiles, path injection, argv shape, probe. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backends/seatbelt/seatbelt.h"
+#include "core/util.h"
+#include "ck_util.h"
+
+/* A path carrying SBPL syntax: a quote that would end the string, parens that
+ * would open a rule granting writes everywhere, a newline, a backslash. */
+static const char evil[] = "/Users/dev/x\") (allow file-write* (subpath \"/\")) ;\\\n(deny";
+
+static char *golden_dir(void)
+{
+	const char *srcdir = getenv("srcdir");
+	char *d;
+
+	ck_assert_int_ge(asprintf(&d, "%s/tests/golden/seatbelt", srcdir ? srcdir : "."), 0);
+	return d;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, len = 0, n;
+
+	ck_assert_msg(f != NULL, "cannot open %s: %s", path, strerror(errno));
+	do {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			buf = realloc(buf, cap);
+			ck_assert_ptr_nonnull(buf);
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* ";; params", one NAME=VALUE per line, ";; profile", the profile. */
+static char *render(const char *profile, char **params)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	fputs(";; params\n", f);
+	for (char **p = params; *p; p++)
+		fprintf(f, "%s\n", *p);
+	fputs(";; profile\n", f);
+	fputs(profile, f);
+	fclose(f);
+	return s;
+}
+
+/* Parentheses balance outside strings, #"regex" literals and ; comments. */
+static int paren_depth_ok(const char *p)
+{
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == ';') {
+			while (*p && *p != '\n')
+				p++;
+			if (!*p)
+				break;
+		} else if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				return 0; /* unterminated string */
+		} else if (*p == '(') {
+			depth++;
+		} else if (*p == ')') {
+			if (--depth < 0)
+				return 0;
+		}
+	}
+	return depth == 0;
+}
+
+static bool has_param(char **params, const char *name, size_t len)
+{
+	for (char **p = params; *p; p++)
+		if (strncmp(*p, name, len) == 0 && (*p)[len] == '=')
+			return true;
+	return false;
+}
+
+/* Every (param "X") has a -D X=..., and every -D is used. */
+static void check_params_match(const char *profile, char **params)
+{
+	static const char tag[] = "(param \"";
+	size_t n_refs = 0;
+
+	for (const char *p = strstr(profile, tag); p; p = strstr(p, tag)) {
+		const char *name = p + strlen(tag), *end = strchr(name, '"');
+
+		ck_assert_ptr_nonnull(end);
+		ck_assert_msg(has_param(params, name, (size_t)(end - name)),
+			      "profile uses %.*s, params do not define it", (int)(end - name),
+			      name);
+		n_refs++;
+		p = end;
+	}
+	for (char **p = params; *p; p++) {
+		char *eq = strchr(*p, '=');
+		char *ref;
+
+		ck_assert_ptr_nonnull(eq);
+		ck_assert_int_ge(asprintf(&ref, "(param \"%.*s\")", (int)(eq - *p), *p), 0);
+		ck_assert_msg(strstr(profile, ref), "param %s is never used", *p);
+		free(ref);
+	}
+	(void)n_refs;
+}
+
+static void check_golden(const char *name, const struct pdk_confine *policy)
+{
+	char *profile = NULL, **params = NULL, *dir = golden_dir(), *path, *got;
+
+	ck_assert_int_eq(pdk_seatbelt_profile(policy, &profile, &params), 0);
+	ck_assert_msg(paren_depth_ok(profile), "%s: parentheses do not balance", name);
+	check_params_match(profile, params);
+	ck_assert_msg(strncmp(profile, "(version 1)\n", 12) == 0, "%s: no (version 1)", name);
+
+	got = render(profile, params);
+	ck_assert_int_ge(asprintf(&path, "%s/%s.golden", dir, name), 0);
+	if (getenv("PDK_UPDATE_GOLDEN")) {
+		FILE *f = fopen(path, "w");
+
+		ck_assert_ptr_nonnull(f);
+		fputs(got, f);
+		fclose(f);
+	}
+	char *want = read_file(path);
+
+	if (strcmp(got, want) != 0) {
+		size_t i = 0, line = 1, start = 0;
+
+		for (; got[i] && got[i] == want[i]; i++)
+			if (got[i] == '\n')
+				line++, start = i + 1;
+		ck_abort_msg("%s differs from %s at line %zu (PDK_UPDATE_GOLDEN=1 rewrites it):"
+			     "\n got: %.*s\nwant: %.*s",
+			     name, path, line, (int)strcspn(got + start, "\n"), got + start,
+			     (int)strcspn(want + start, "\n"), want + start);
+	}
+	free(want);
+	free(got);
+	free(path);
+	free(dir);
+	free(profile);
+	pdk_strvfreep(&params);
+}
+
+START_TEST(golden_one_root)
+{
+	const char *roots[] = { "/private/tmp" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .cwd = "/private/tmp" };
+
+	check_golden("one-root", &c);
+}
+END_TEST
+
+START_TEST(golden_several_roots)
+{
+	const char *roots[] = { "/Users/dev/proj", "/private/tmp",
+				"/private/var/folders/q1/xyz/T", "/Users/dev/Library/Caches" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 4, .cwd = "/Users/dev/proj" };
+
+	check_golden("several-roots", &c);
+}
+END_TEST
+
+START_TEST(golden_protected)
+{
+	const char *roots[] = { "/Users/dev/proj", "/private/tmp" };
+	const char *protect[] = { "/Users/dev/proj/.git/hooks", "/Users/dev/proj/.git/config",
+				  "/Users/dev/proj/.bashrc", "/Users/dev/proj/.vscode",
+				  "/Users/dev/proj/.mcp.json" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 2, .protect = protect,
+				 .n_protect = 5, .cwd = "/Users/dev/proj" };
+
+	check_golden("protected", &c);
+}
+END_TEST
+
+START_TEST(golden_network_on)
+{
+	const char *roots[] = { "/Users/dev/proj" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .network = true,
+				 .cwd = "/Users/dev/proj" };
+
+	check_golden("network-on", &c);
+}
+END_TEST
+
+START_TEST(golden_no_roots)
+{
+	struct pdk_confine c = { .cwd = "/" };
+
+	check_golden("no-roots", &c);
+}
+END_TEST
+
+/* The network switch changes what the profile allows, not just a comment:
+ * off denies network* and allows only AF_UNIX sockets; on allows both. */
+START_TEST(network_rules)
+{
+	const char *roots[] = { "/private/tmp" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1 };
+	char *off, *on, **p1, **p2;
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &off, &p1), 0);
+	c.network = true;
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &on, &p2), 0);
+	ck_assert_ptr_nonnull(strstr(off, "\n(deny network*)\n"));
+	ck_assert_ptr_null(strstr(off, "\n(allow network*)\n"));
+	ck_assert_ptr_nonnull(strstr(off, "\n(allow system-socket (socket-domain AF_UNIX))\n"));
+	ck_assert_ptr_null(strstr(off, "\n(allow system-socket)\n"));
+	ck_assert_ptr_null(strstr(off, "unix-socket"));
+	ck_assert_ptr_nonnull(strstr(on, "\n(allow network*)\n"));
+	ck_assert_ptr_nonnull(strstr(on, "\n(allow system-socket)\n"));
+	ck_assert_ptr_null(strstr(on, "(deny network*)"));
+	free(off);
+	free(on);
+	pdk_strvfreep(&p1);
+	pdk_strvfreep(&p2);
+}
+END_TEST
+
+/* The protected denies come after the root allow (the last matching rule
+ * wins), and parents of protected paths may not be unlinked. */
+START_TEST(protected_after_allows)
+{
+	const char *roots[] = { "/r" };
+	const char *protect[] = { "/r/.git/hooks" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .protect = protect,
+				 .n_protect = 1 };
+	char *profile, **params;
+	const char *allow, *deny, *unlink;
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	allow = strstr(profile, "(allow file-write*\n  (subpath (param \"WRITABLE_ROOT_0\"))");
+	deny = strstr(profile, "(deny file-write*\n  (literal (param \"PROTECTED_0\"))\n"
+			       "  (subpath (param \"PROTECTED_0\")))");
+	unlink = strstr(profile, "(deny file-write-unlink\n  (literal (param "
+				 "\"PROTECTED_PARENT_0\"))\n  (literal (param \"PROTECTED_PARENT_1\")))");
+	ck_assert_ptr_nonnull(allow);
+	ck_assert_ptr_nonnull(deny);
+	ck_assert_ptr_nonnull(unlink);
+	ck_assert(allow < deny && deny < unlink);
+	/* nothing after the denies can re-open them */
+	ck_assert_ptr_null(strstr(unlink, "(allow"));
+	ck_assert_str_eq(params[0], "WRITABLE_ROOT_0=/r");
+	ck_assert_str_eq(params[1], "PROTECTED_0=/r/.git/hooks");
+	ck_assert_str_eq(params[2], "PROTECTED_PARENT_0=/r/.git");
+	ck_assert_str_eq(params[3], "PROTECTED_PARENT_1=/r");
+	ck_assert_ptr_null(params[4]);
+	free(profile);
+	pdk_strvfreep(&params);
+}
+END_TEST
+
+/* A protected path right under "/" has no parent to pin: no parent rule at
+ * all then, since an empty (deny file-write-unlink) would deny every unlink. */
+START_TEST(protected_at_top)
+{
+	const char *roots[] = { "/" };
+	const char *protect[] = { "/.mcp.json" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .protect = protect,
+				 .n_protect = 1 };
+	char *profile, **params;
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_ptr_null(strstr(profile, "file-write-unlink"));
+	ck_assert_ptr_nonnull(strstr(profile, "(deny file-write*\n  (literal (param \"PROTECTED_0\"))"));
+	ck_assert(paren_depth_ok(profile));
+	check_params_match(profile, params);
+	ck_assert_str_eq(params[1], "PROTECTED_0=/.mcp.json");
+	ck_assert_ptr_null(params[2]);
+	free(profile);
+	pdk_strvfreep(&params);
+}
+END_TEST
+
+/* A path full of SBPL syntax reaches only the params: the profile is byte for
+ * byte the one a plain path gives, and the param carries the path exactly. */
+START_TEST(injection_root_and_protect)
+{
+	const char *plain_roots[] = { "/a", "/private/tmp" };
+	const char *plain_protect[] = { "/a/b" };
+	const char *evil_roots[] = { evil, "/private/tmp" };
+	char *evil_child, *want;
+	char *plain, *bad, **pp, **bp;
+
+	ck_assert_int_ge(asprintf(&evil_child, "%s/.git", evil), 0);
+	const char *evil_protect[] = { evil_child };
+	struct pdk_confine c1 = { .roots = plain_roots, .n_roots = 2, .protect = plain_protect,
+				  .n_protect = 1 };
+	struct pdk_confine c2 = { .roots = evil_roots, .n_roots = 2, .protect = evil_protect,
+				  .n_protect = 1 };
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c1, &plain, &pp), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c2, &bad, &bp), 0);
+	/* /a/b has one parent (/a); evil/.git has evil, /Users/dev, /Users */
+	ck_assert_ptr_null(strstr(bad, "/Users"));
+	ck_assert_ptr_null(strstr(bad, "(subpath \"/\")"));
+	ck_assert_ptr_null(strstr(bad, "\\"));
+	ck_assert(paren_depth_ok(bad));
+	check_params_match(bad, bp);
+
+	ck_assert_int_ge(asprintf(&want, "WRITABLE_ROOT_0=%s", evil), 0);
+	ck_assert_str_eq(bp[0], want);
+	free(want);
+	ck_assert_str_eq(bp[1], "WRITABLE_ROOT_1=/private/tmp");
+	ck_assert_int_ge(asprintf(&want, "PROTECTED_0=%s", evil_child), 0);
+	ck_assert_str_eq(bp[2], want);
+	free(want);
+	ck_assert_int_ge(asprintf(&want, "PROTECTED_PARENT_0=%s", evil), 0);
+	ck_assert_str_eq(bp[3], want);
+	free(want);
+
+	/* same shape (two roots, one protected path) apart from the parent
+	 * count: compare up to the parent rule */
+	const char *cut = "; their parents";
+	size_t n_plain = (size_t)(strstr(plain, cut) - plain);
+
+	ck_assert_uint_eq(n_plain, (size_t)(strstr(bad, cut) - bad));
+	ck_assert(memcmp(plain, bad, n_plain) == 0);
+
+	free(evil_child);
+	free(plain);
+	free(bad);
+	pdk_strvfreep(&pp);
+	pdk_strvfreep(&bp);
+}
+END_TEST
+
+/* A C string ends at its first NUL, so nothing after one can reach the
+ * profile or a param: the path is cut there, and the smuggled text is gone. */
+START_TEST(nul_cuts_path)
+{
+	static const char buf[] = "/private/tmp/a\0\") (allow file-write* (subpath \"/\"))";
+	const char *roots[] = { buf };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1 };
+	char *profile, **params;
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_str_eq(params[0], "WRITABLE_ROOT_0=/private/tmp/a");
+	ck_assert_ptr_null(params[1]);
+	ck_assert_ptr_null(strstr(profile, "(subpath \"/\")"));
+	free(profile);
+	pdk_strvfreep(&params);
+}
+END_TEST
+
+static const char *bad_paths[] = {
+	"",	      "relative/dir", "./x",	   "/a/../b",	  "/a/./b",
+	"/a//b",      "/a/..",	      "/a/.",	   "/..",	  "~/proj",
+};
+
+/* Paths Seatbelt would never match are refused, roots and protected paths
+ * alike, and the out-parameters are left alone. */
+START_TEST(bad_path_rejected)
+{
+	const char *path = bad_paths[_i];
+	const char *roots[] = { "/private/tmp", path };
+	const char *good[] = { "/private/tmp" };
+	struct pdk_confine as_root = { .roots = roots, .n_roots = 2 };
+	struct pdk_confine as_protect = { .roots = good, .n_roots = 1, .protect = &path,
+					  .n_protect = 1 };
+	char *profile = (char *)"untouched", **params = (char **)"untouched";
+	void *state = (void *)"untouched";
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&as_root, &profile, &params), -EINVAL);
+	ck_assert_int_eq(pdk_seatbelt_profile(&as_protect, &profile, &params), -EINVAL);
+	ck_assert_str_eq(profile, "untouched");
+	ck_assert_ptr_eq(params, (char **)"untouched");
+	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&as_root, &state), -EINVAL);
+	ck_assert_str_eq((char *)state, "untouched");
+}
+END_TEST
+
+START_TEST(null_path_rejected)
+{
+	const char *roots[] = { NULL };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1 };
+	struct pdk_confine no_array = { .n_roots = 1 };
+	char *profile, **params;
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), -EINVAL);
+	ck_assert_int_eq(pdk_seatbelt_profile(&no_array, &profile, &params), -EINVAL);
+	ck_assert_int_eq(pdk_seatbelt_profile(NULL, &profile, &params), -EINVAL);
+}
+END_TEST
+
+/* $TMPDIR ends in a slash, and Seatbelt's subpath would not match it. */
+START_TEST(trailing_slash_dropped)
+{
+	const char *roots[] = { "/private/var/folders/q1/xyz/T/", "/" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 2 };
+	char *profile, **params;
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_str_eq(params[0], "WRITABLE_ROOT_0=/private/var/folders/q1/xyz/T");
+	ck_assert_str_eq(params[1], "WRITABLE_ROOT_1=/");
+	free(profile);
+	pdk_strvfreep(&params);
+}
+END_TEST
+
+START_TEST(wrap_argv_shape)
+{
+	const char *roots[] = { "/private/tmp", evil };
+	struct pdk_confine c = { .roots = roots, .n_roots = 2 };
+	char *const cmd[] = { "sh", "-c", "echo \"$1\"", "x\ny", NULL };
+	char *profile, **params, **argv;
+	void *state = NULL;
+	size_t i = 0;
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&c, &state), 0);
+	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
+	ck_assert_str_eq(argv[i++], "/usr/bin/sandbox-exec");
+	for (char **p = params; *p; p++) {
+		ck_assert_str_eq(argv[i++], "-D");
+		ck_assert_str_eq(argv[i++], *p);
+	}
+	ck_assert_str_eq(argv[i++], "-p");
+	ck_assert_str_eq(argv[i++], profile);
+	ck_assert_str_eq(argv[i++], "--");
+	for (char *const *p = cmd; *p; p++)
+		ck_assert_str_eq(argv[i++], *p);
+	ck_assert_ptr_null(argv[i]);
+	ck_assert_ptr_null(pdk_backend_seatbelt.enter);
+
+	char **a2 = (char **)"untouched";
+	char *const empty[] = { NULL };
+
+	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, empty, &a2), -EINVAL);
+	ck_assert_ptr_eq(a2, (char **)"untouched");
+
+	pdk_strvfreep(&argv);
+	pdk_backend_seatbelt.release(state);
+	pdk_backend_seatbelt.release(NULL);
+	free(profile);
+	pdk_strvfreep(&params);
+}
+END_TEST
+
+/* describe() prints a shell line that runs exactly the argv wrap_argv makes:
+ * run it with printf in place of sandbox-exec and compare word for word. */
+START_TEST(describe_round_trips)
+{
+	const char *roots[] = { "/private/tmp", evil, "/it's" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 3 };
+	char *const cmd[] = { "printf", "%s\n", "a b", "'q'", "", NULL };
+	char *text = NULL, *script = NULL, **argv;
+	size_t len = 0, slen = 0;
+	void *state;
+	FILE *f = open_memstream(&text, &len);
+	const char *line;
+
+	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&c, &state), 0);
+	ck_assert_int_eq(pdk_backend_seatbelt.describe(state, cmd, f), 0);
+	fclose(f);
+	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
+
+	line = strstr(text, "\n/usr/bin/sandbox-exec ");
+	ck_assert_ptr_nonnull(line);
+	ck_assert_ptr_nonnull(strstr(text, "(version 1)\n"));
+	f = open_memstream(&script, &slen);
+	fprintf(f, "printf '%%s\\0' %s", line + strlen("\n/usr/bin/sandbox-exec "));
+	fclose(f);
+
+	int fds[2];
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	char *out = NULL;
+	size_t olen = 0, cap = 0;
+	ssize_t n;
+
+	do {
+		if (olen + 4096 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			out = realloc(out, cap);
+		}
+		n = read(fds[0], out + olen, cap - olen);
+		if (n > 0)
+			olen += (size_t)n;
+	} while (n > 0);
+	close(fds[0]);
+	int status;
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	size_t off = 0, i = 1;
+
+	for (; argv[i]; i++) {
+		size_t alen = strlen(argv[i]);
+
+		ck_assert_msg(off + alen < olen, "shell line ended before argv[%zu]", i);
+		ck_assert_msg(memcmp(out + off, argv[i], alen + 1) == 0,
+			      "word %zu differs: got '%s', want '%s'", i, out + off, argv[i]);
+		off += alen + 1;
+	}
+	ck_assert_uint_eq(off, olen);
+
+	free(out);
+	free(script);
+	free(text);
+	pdk_strvfreep(&argv);
+	pdk_backend_seatbelt.release(state);
+}
+END_TEST
+
+START_TEST(probe_linux_absent)
+{
+	char why[256] = "";
+	struct stat st;
+
+	if (stat("/usr/bin/sandbox-exec", &st) == 0)
+		return; /* a Mac: nothing to check here */
+	ck_assert_int_eq(pdk_backend_seatbelt.probe(why, sizeof(why)), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(why, "/usr/bin/sandbox-exec"));
+	ck_assert_str_eq(pdk_backend_seatbelt.name, "seatbelt");
+}
+END_TEST
+
+static char *fake_exe(const char *dir, const char *name, const char *body, mode_t mode)
+{
+	char *path;
+	FILE *f;
+
+	ck_assert_int_ge(asprintf(&path, "%s/%s", dir, name), 0);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(body, f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, mode), 0);
+	return path;
+}
+
+/* The probe runs the helper once with a trivial profile of its own and goes
+ * by the exit status: a refusal (as inside another sandbox) is -EPERM. */
+START_TEST(probe_runs_trivial_profile)
+{
+	char dir[] = "/tmp/check_seatbelt.XXXXXX";
+	char why[256], *args, *got, *ok, *refuse, *noexec;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_ge(asprintf(&args, "%s/args", dir), 0);
+	char *body;
+
+	ck_assert_int_ge(asprintf(&body, "#!/bin/sh\nprintf '%%s|' \"$@\" > %s\nexit 0\n", args),
+			 0);
+	ok = fake_exe(dir, "ok", body, 0755);
+	refuse = fake_exe(dir, "refuse", "#!/bin/sh\necho sandbox_apply: denied >&2\nexit 65\n",
+			  0755);
+	noexec = fake_exe(dir, "noexec", "#!/bin/sh\nexit 0\n", 0644);
+
+	ck_assert_int_eq(pdk_seatbelt_probe_exe(ok, why, sizeof(why)), 0);
+	got = read_file(args);
+	ck_assert_str_eq(got, "-p|(version 1)(allow default)|--|/usr/bin/true|");
+	ck_assert_int_eq(pdk_seatbelt_probe_exe(refuse, why, sizeof(why)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(why, "already inside a sandbox"));
+	if (geteuid() != 0) /* root may "execute" anything per access(2) */
+		ck_assert_int_eq(pdk_seatbelt_probe_exe(noexec, why, sizeof(why)), -EACCES);
+
+	unlink(args);
+	unlink(ok);
+	unlink(refuse);
+	unlink(noexec);
+	rmdir(dir);
+	free(got);
+	free(body);
+	free(args);
+	free(ok);
+	free(refuse);
+	free(noexec);
+}
+END_TEST
+
+static Suite *seatbelt_suite(void)
+{
+	Suite *s = suite_create("seatbelt");
+	TCase *g = tcase_create("golden"), *p = tcase_create("paths"),
+	      *b = tcase_create("backend");
+
+	tcase_add_test(g, golden_one_root);
+	tcase_add_test(g, golden_several_roots);
+	tcase_add_test(g, golden_protected);
+	tcase_add_test(g, golden_network_on);
+	tcase_add_test(g, golden_no_roots);
+	tcase_add_test(g, network_rules);
+	tcase_add_test(g, protected_after_allows);
+	tcase_add_test(g, protected_at_top);
+	suite_add_tcase(s, g);
+
+	tcase_add_test(p, injection_root_and_protect);
+	tcase_add_test(p, nul_cuts_path);
+	tcase_add_loop_test(p, bad_path_rejected, 0, (int)PDK_ARRAY_SIZE(bad_paths));
+	tcase_add_test(p, null_path_rejected);
+	tcase_add_test(p, trailing_slash_dropped);
+	suite_add_tcase(s, p);
+
+	tcase_add_test(b, wrap_argv_shape);
+	tcase_add_test(b, describe_round_trips);
+	tcase_add_test(b, probe_linux_absent);
+	tcase_add_test(b, probe_runs_trivial_profile);
+	suite_add_tcase(s, b);
+	return s;
+}
+
+int main(void)
+{
+	return pdk_ck_run(seatbelt_suite());
+}

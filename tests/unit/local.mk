@@ -1,0 +1,32 @@
+# tests/unit/local.mk - the Check suites; each links the library.
+TEST_LIBS = $(LIBS_ALL) $(CHECK_LIBS)
+EXTRA_DIST += tests/unit/ck_util.h
+
+UNIT_TESTS = tests/unit/check_render tests/unit/check_store tests/unit/check_config \
+	tests/unit/check_gate tests/unit/check_policy tests/unit/check_classes \
+	tests/unit/check_shparse tests/unit/check_trash tests/unit/check_seatbelt
+if OS_LINUX
+UNIT_TESTS += tests/unit/check_seccomp
+endif
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+
+tests_unit_check_render_LDADD = $(TEST_LIBS)
+tests_unit_check_store_LDADD = $(TEST_LIBS)
+tests_unit_check_config_LDADD = $(TEST_LIBS)
+tests_unit_check_gate_LDADD = $(TEST_LIBS)
+tests_unit_check_policy_LDADD = $(TEST_LIBS)
+tests_unit_check_classes_LDADD = $(TEST_LIBS)
+tests_unit_check_shparse_LDADD = $(TEST_LIBS)
+tests_unit_check_trash_LDADD = $(TEST_LIBS)
+tests_unit_check_seatbelt_LDADD = $(TEST_LIBS)
+tests_unit_check_seccomp_LDADD = $(TEST_LIBS)
+tests/unit/check_classes.$(OBJEXT): src/policy/read_only_table.h
+
+# Read from $(srcdir)/tests/golden/seatbelt (the test harness exports srcdir).
+EXTRA_DIST += \
+	tests/golden/seatbelt/network-on.golden \
+	tests/golden/seatbelt/no-roots.golden \
+	tests/golden/seatbelt/one-root.golden \
+	tests/golden/seatbelt/protected.golden \
+	tests/golden/seatbelt/several-roots.golden
