@@ -22,9 +22,16 @@ int pdk_cli_parse_size(const char *s, size_t *ret);
 int pdk_cli_parse_seconds(const char *s, double *ret);
 
 int pdk_cli_run_main(int argc, char **argv);
+/* Set in the process of one MCP call: with --json, run writes the text
+ * rendering of the same run after the JSON line (both name one kept copy). */
+extern bool pdk_cli_run_text_too;
 int pdk_cli_recall_main(int argc, char **argv);
 int pdk_cli_doctor_main(int argc, char **argv);
 int pdk_cli_check_main(int argc, char **argv);
+int pdk_cli_mcp_main(int argc, char **argv);
+/* Set in the process of one MCP call: the socket its approver asks the MCP
+ * client through (elicitation); -1 elsewhere. */
+extern int pdk_cli_remote_fd;
 
 /* err(3)-style: "paddock: <what>: <why>" on stderr. */
 void pdk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -15,6 +15,8 @@
 #include "output/store.h"
 #include "core/util.h"
 
+int pdk_cli_remote_fd = -1;
+
 static void warn_line(void *ctx, const char *line)
 {
 	(void)ctx;

@@ -25,6 +25,8 @@
 
 extern char **environ;
 
+bool pdk_cli_run_text_too;
+
 static const char run_usage[] =
 	"usage: paddock run [OPTIONS] -- PROGRAM [ARG...]\n"
 	"  -t, --timeout SECONDS  kill the command after this long (default 120, at most 1800)\n"
@@ -404,7 +406,25 @@ int pdk_cli_run_main(int argc, char **argv)
 		pdk_cli_error("run: rendering the result: %s", strerror(-r));
 		goto out;
 	}
-	if (fwrite(res.text, 1, res.len, stdout) != res.len || fflush(stdout) != 0) {
+	if (fwrite(res.text, 1, res.len, stdout) != res.len) {
+		pdk_cli_error("run: writing the result: %s", strerror(errno));
+		goto out;
+	}
+	/* The MCP server wants both renderings of one run, naming one kept copy. */
+	if (in.json && pdk_cli_run_text_too) {
+		struct pdk_render_out text = {0};
+
+		in.json = false;
+		in.kept = res.stored ? &res.stored_as : NULL;
+		r = pdk_render(&in, &text);
+		if (r < 0) {
+			pdk_cli_error("run: rendering the result: %s", strerror(-r));
+			goto out;
+		}
+		fwrite(text.text, 1, text.len, stdout);
+		pdk_render_out_release(&text);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
 		pdk_cli_error("run: writing the result: %s", strerror(errno));
 		goto out;
 	}

@@ -432,6 +432,12 @@ static int commit(const struct pdk_render_in *in, struct view *v, struct pdk_ren
 	struct pdk_store_part parts[7];
 	size_t n = 0;
 
+	if (in->kept) {
+		r->stored_as = *in->kept;
+		r->stored = true;
+		return 0;
+	}
+
 	snprintf(header, sizeof(header), "exit status: %d\n", in->exit_status);
 	parts[n++] = (struct pdk_store_part){header, strlen(header), 0};
 	for (int i = 0; i < 2; i++) {
@@ -593,7 +599,7 @@ static int render(const struct pdk_render_in *in, struct pdk_render_out *ret)
 		shares(&v[0], &v[1], room, &so, &se);
 		cut_stream(&c, &v[0], so, &streams[0], &r.held[1]);
 		cut_stream(&c, &v[1], se, &streams[1], &r.held[2]);
-		if ((r.held[1].any || r.held[2].any) && !tried && in->store) {
+		if ((r.held[1].any || r.held[2].any) && !tried && (in->store || in->kept)) {
 			tried = true;
 			commit(in, v, &r);
 		}

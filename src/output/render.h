@@ -31,6 +31,9 @@ struct pdk_render_in {
 	bool json;
 	/* Where held-back output is kept; NULL: no store. */
 	struct pdk_store_entry *store;
+	/* Set: the output was kept already, by an earlier rendering of this
+	 * same run (text after JSON): name that copy, write no second one. */
+	const struct pdk_store_result *kept;
 };
 
 /* What was held back of one stream, in the stored output's line numbers. */

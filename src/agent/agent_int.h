@@ -1,0 +1,55 @@
+/* agent_int.h - what the MCP server tells a client about itself: the tools
+ * with their schemas, and the instructions; shared by mcp.c only. */
+#ifndef PDK_AGENT_INT_H
+#define PDK_AGENT_INT_H
+
+#define PDK_AGENT_INSTRUCTIONS                                                                     \
+	"paddock runs shell commands for you, confined: they may write only under the project "   \
+	"(and the paths you add with writePaths), and reach the network only when you ask for "   \
+	"it. Use run_command for every command. Its result is bounded: when output is held "     \
+	"back, a note names an output id; read more of it with recall_output instead of "        \
+	"running the command again. A refused call says why and what to do instead."
+
+#define PDK_AGENT_TOOLS_JSON                                                                       \
+	"[{\"name\":\"run_command\",\"title\":\"Run a command (sandboxed)\","                      \
+	"\"description\":\"Run one program with its arguments, confined: it may write only "      \
+	"under the project directory and writePaths, and reach the network only with network "   \
+	"\\\"full\\\". No shell runs unless you run one (argv [\\\"sh\\\", \\\"-c\\\", "              \
+	"\\\"...\\\"]). stdin is empty. The result gives the exit status and stdout/stderr, "      \
+	"bounded: what is held back is kept, and a note names the output id to pass to "        \
+	"recall_output. [\\\"cd\\\", \\\"DIR\\\"] changes the directory later calls start in; "    \
+	"rm moves files to the trash. A command that exits non-zero is a normal result; a "      \
+	"refused call (isError) says why and what to do instead.\","                             \
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{"                                    \
+	"\"argv\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,"              \
+	"\"description\":\"The program and its arguments, one string each, as in [\\\"ls\\\", "    \
+	"\\\"-l\\\"]\"},"                                                                           \
+	"\"network\":{\"type\":\"string\",\"enum\":[\"off\",\"full\"],\"default\":\"off\","          \
+	"\"description\":\"off: no network; full: the command may reach the network\"},"          \
+	"\"writePaths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"                      \
+	"\"description\":\"More paths the command may write (outside your home, a person "        \
+	"must approve)\"},"                                                                         \
+	"\"timeoutSeconds\":{\"type\":\"integer\",\"minimum\":1,"                                 \
+	"\"description\":\"Kill the command after this many seconds (default 120; clamped to "   \
+	"the configured cap)\"},"                                                                   \
+	"\"workingDirectory\":{\"type\":\"string\",\"description\":\"Run it here instead of "     \
+	"the current directory; what it may write does not change\"},"                           \
+	"\"outsideSandbox\":{\"type\":\"boolean\",\"description\":\"Ask the person to let this "  \
+	"one call run unconfined; only when confinement is what stops it\"}},"                    \
+	"\"required\":[\"argv\"],\"additionalProperties\":false}},"                              \
+	"{\"name\":\"recall_output\",\"title\":\"Read held-back output\","                         \
+	"\"description\":\"Read more of a command's output that a run_command result held back, "\
+	"by the output id its note names: a page from a line on, the lines matching a "          \
+	"pattern, or a summary. Use it instead of running the command again.\","                 \
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{"                                    \
+	"\"id\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{8}$\","                              \
+	"\"description\":\"The output id from the 'held back:' note\"},"                          \
+	"\"from\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"The first line to show "  \
+	"(the note names where the held-back part starts)\"},"                                   \
+	"\"match\":{\"type\":\"string\",\"description\":\"Show only the lines matching this "     \
+	"regular expression (PCRE2)\"},"                                                          \
+	"\"summary\":{\"type\":\"boolean\",\"description\":\"Show a summary: size, lines, and "   \
+	"the lines that look like errors\"}},"                                                    \
+	"\"required\":[\"id\"],\"additionalProperties\":false}}]"
+
+#endif

@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+# mcp-raw.py - drives `paddock mcp` over its raw pipe: the protocol (initialize,
+# tools, errors, a 100 MB line), overlapping calls, cancellation, EOF and SIGKILL.
+# Prints TAP. Needs PADDOCK, T (a private temp directory) and MARK in the environment.
+import json, os, select, signal, subprocess, sys, time
+
+PADDOCK = os.environ["PADDOCK"]
+T = os.environ["T"]
+MARK = os.environ["MARK"]
+n = 0
+failed = 0
+
+
+def ok(cond, desc, show=None):
+    global n, failed
+    n += 1
+    print(("ok" if cond else "not ok") + " %d - %s" % (n, desc), flush=True)
+    if not cond:
+        failed += 1
+        if show is not None:
+            for line in str(show).splitlines()[:20]:
+                print("#   " + line[:300])
+
+
+class Server:
+    def __init__(self, *args, env=None):
+        e = dict(os.environ)
+        e.update(env or {})
+        self.p = subprocess.Popen([PADDOCK, "mcp", *args], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  env=e, cwd=T)
+        self.buf = b""
+        self.seen = []
+
+    def send(self, obj):
+        data = obj if isinstance(obj, bytes) else (json.dumps(obj) + "\n").encode()
+        self.p.stdin.write(data)
+        self.p.stdin.flush()
+
+    def recv(self, pred, timeout=60):
+        """The first message (seen before or new) for which pred is true."""
+        for i, m in enumerate(self.seen):
+            if pred(m):
+                return self.seen.pop(i)
+        end = time.time() + timeout
+        fd = self.p.stdout.fileno()
+        while time.time() < end:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                m = json.loads(line)  # anything else on stdout fails the test
+                if pred(m):
+                    return m
+                self.seen.append(m)
+            r, _, _ = select.select([fd], [], [], max(0, end - time.time()))
+            if not r:
+                break
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            self.buf += chunk
+        return None
+
+    def reply(self, id, timeout=60):
+        return self.recv(lambda m: m.get("id") == id and ("result" in m or "error" in m), timeout)
+
+    def request(self, id, method, params=None, timeout=60):
+        msg = {"jsonrpc": "2.0", "id": id, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(msg)
+        return self.reply(id, timeout)
+
+    def init(self, caps=None):
+        r = self.request(0, "initialize", {"protocolVersion": "2025-06-18",
+                                           "capabilities": caps or {},
+                                           "clientInfo": {"name": "mcp-raw", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return r
+
+    def call(self, id, name, args, meta=None):
+        params = {"name": name, "arguments": args}
+        if meta:
+            params["_meta"] = meta
+        self.send({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+        except Exception:
+            pass
+        try:
+            self.p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        return self.p.returncode
+
+
+def alive(pattern):
+    r = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
+    return r.stdout.split()
+
+
+def wait_gone(pattern, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        if not alive(pattern):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def wait_file(path, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        if os.path.exists(path):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+# --- protocol -----------------------------------------------------------------
+s = Server()
+r = s.request(1, "tools/list")
+ok(r and r.get("error", {}).get("code") == -32002, "a request before initialize is refused", r)
+r = s.request(2, "ping")
+ok(r and r.get("result") == {}, "ping works before initialize", r)
+r = s.init()
+ok(r and r["result"]["protocolVersion"] == "2025-06-18" and "tools" in r["result"]["capabilities"],
+   "initialize: the client's version, tools declared", r)
+r = s.request(3, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}})
+ok(r and r.get("error", {}).get("code") == -32600, "a second initialize is refused", r)
+r = s.request(4, "tools/list")
+names = [t["name"] for t in r["result"]["tools"]] if r and "result" in r else []
+ok("run_command" in names and "recall_output" in names, "tools/list names run_command and recall_output", r)
+ok(all("inputSchema" in t and t["description"] for t in r["result"]["tools"]), "every tool has a schema and a description", r)
+s.send(b"this is not json\n")
+r = s.recv(lambda m: m.get("error", {}).get("code") == -32700)
+ok(r and r["id"] is None, "malformed JSON: parse error, id null", r)
+s.send(b'[{"jsonrpc":"2.0","id":9,"method":"ping"}]\n')
+r = s.recv(lambda m: m.get("error", {}).get("code") == -32600)
+ok(r is not None, "a batch: invalid request", r)
+s.send(b'{"jsonrpc":"1.0","id":10,"method":"ping"}\n')
+r = s.reply(10)
+ok(r and r["error"]["code"] == -32600, "wrong jsonrpc version: invalid request", r)
+r = s.request(11, "no/such/method")
+ok(r and r["error"]["code"] == -32601, "unknown method: method not found", r)
+r = s.request(12, "tools/call", {"name": 5})
+ok(r and r["error"]["code"] == -32602, "params of the wrong type: invalid params", r)
+r = s.request(13, "tools/call", {"name": "no_such_tool", "arguments": {}})
+ok(r and r["error"]["code"] == -32602, "unknown tool: invalid params", r)
+r = s.request(14, "logging/setLevel", {"level": "loud"})
+ok(r and r["error"]["code"] == -32602, "a bad log level: invalid params", r)
+r = s.request(15, "logging/setLevel", {"level": "warning"})
+ok(r and r.get("result") == {}, "logging/setLevel", r)
+# 100 MB on one line: one parse error, and the server still serves.
+chunk = b"x" * (1 << 20)
+for _ in range(100):
+    s.p.stdin.write(chunk)
+s.p.stdin.write(b"\n")
+s.p.stdin.flush()
+r = s.recv(lambda m: m.get("error", {}).get("code") == -32700, timeout=120)
+ok(r is not None and "longer" in r["error"]["message"], "a 100 MB line: parse error", r)
+r = s.request(16, "ping")
+ok(r and r.get("result") == {}, "still serving after the 100 MB line", r)
+
+# --- tools --------------------------------------------------------------------
+s.call(20, "run_command", {"argv": ["sh", "-c", "echo out; echo err >&2; exit 3"]})
+r = s.reply(20)
+res = r and r.get("result", {})
+ok(res and res.get("isError") is False and res["structuredContent"]["exit_status"] == 3,
+   "run_command: a non-zero exit is a result, not an error", r)
+ok(res and res["content"][0]["text"].startswith("exit status: 3\nstdout:\nout\nstderr:\nerr\n"),
+   "run_command: the text is the result as the CLI renders it", r)
+s.call(21, "run_command", {"argv": ["sh", "-c", "seq 1 20000"]})
+r = s.reply(21)
+sc = r["result"]["structuredContent"] if r and "result" in r else {}
+oid = sc.get("output_id")
+ok(oid and sc["held_back"] and "held back" in r["result"]["content"][0]["text"]
+   and oid in r["result"]["content"][0]["text"], "a long output: held back, with its output id", r)
+s.call(22, "recall_output", {"id": oid or "00000000", "match": "^1999[0-9]$"})
+r = s.reply(22)
+text = r["result"]["content"][0]["text"] if r and "result" in r else ""
+ok("19995" in text and r["result"].get("isError") is False, "recall_output finds the held-back lines", r)
+s.call(23, "recall_output", {"id": "zz"})
+r = s.reply(23)
+ok(r and r["result"]["isError"] is True and "output id" in r["result"]["content"][0]["text"],
+   "recall_output: a bad id is a tool error saying what an id is", r)
+s.call(24, "run_command", {"argv": ["paddock-no-such-program"]})
+r = s.reply(24)
+ok(r and r["result"]["isError"] is True and "not found" in r["result"]["content"][0]["text"],
+   "a program that does not exist: isError, saying so", r)
+s.call(25, "run_command", {"argv": ["ls"], "timeoutSeconds": "soon"})
+r = s.reply(25)
+ok(r and r["result"]["isError"] is True and "timeoutSeconds" in r["result"]["content"][0]["text"],
+   "an argument of the wrong type: isError naming it", r)
+s.call(26, "run_command", {"argv": ["ls"], "colour": True})
+r = s.reply(26)
+ok(r and r["result"]["isError"] is True and "colour" in r["result"]["content"][0]["text"],
+   "an unknown argument: isError naming it", r)
+s.call(27, "run_command", {"argv": ["git", "push", "--force"]})
+r = s.reply(27)
+ok(r and r["result"]["isError"] is True and "not approved" in r["result"]["content"][0]["text"]
+   and r["result"]["structuredContent"].get("ran") is False,
+   "a call no one can approve is refused with the reason", r)
+os.mkdir(os.path.join(T, "sub"))
+s.call(28, "run_command", {"argv": ["cd", "sub"]})
+r = s.reply(28)
+s.call(29, "run_command", {"argv": ["pwd"]})
+r = s.reply(29)
+ok(r and r["result"]["structuredContent"]["stdout"].strip().endswith("/sub"),
+   "cd lasts for the server's later calls", r)
+s.call(30, "run_command", {"argv": ["cd", T]})
+s.reply(30)
+
+# --- overlap, progress, cancel ------------------------------------------------
+s.call(40, "run_command", {"argv": ["sh", "-c", "sleep 1000 # %s-long" % MARK]},
+       meta={"progressToken": "tok-40"})
+r = s.recv(lambda m: m.get("method") == "notifications/progress"
+           and m["params"]["progressToken"] == "tok-40", timeout=30)
+ok(r is not None and r["params"]["progress"] >= 1, "progress notifications for a long call", r)
+t0 = time.time()
+r = s.request(41, "ping")
+ok(r and r.get("result") == {} and time.time() - t0 < 5, "a long call does not block ping", r)
+r = s.request(42, "tools/list")
+ok(r and "result" in r, "nor tools/list", r)
+s.call(43, "run_command", {"argv": ["echo", "alongside"]})
+r = s.reply(43)
+ok(r and r["result"]["structuredContent"]["stdout"] == "alongside\n", "nor another call", r)
+s.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 40, "reason": "test"}})
+ok(wait_gone(MARK + "-long"), "notifications/cancelled stops the command")
+r = s.request(44, "ping")
+ok(r and r.get("result") == {}, "and the server goes on", r)
+ok(s.reply(40, timeout=1) is None, "a cancelled call gets no answer")
+
+# --- EOF stops every command --------------------------------------------------
+s.call(50, "run_command", {"argv": ["sh", "-c", "sleep 1000 # %s-eof" % MARK]})
+s.call(51, "run_command", {"argv": ["sh", "-c", "sleep 1000 # %s-eof" % MARK]})
+end = time.time() + 30
+while len(alive(MARK + "-eof")) < 2 and time.time() < end:
+    time.sleep(0.05)
+rc = s.close()
+ok(rc == 0 and wait_gone(MARK + "-eof"), "EOF on stdin ends the server and stops every command", rc)
+err = s.p.stderr.read().decode(errors="replace")
+ok(err == "", "nothing on stderr from a clean session", err)
+
+# --- SIGKILL of the server leaves nothing running --------------------------------
+s = Server()
+s.init()
+s.call(60, "run_command", {"argv": ["sh", "-c", "sleep 1000 # %s-kill" % MARK]})
+end = time.time() + 30
+while not alive(MARK + "-kill") and time.time() < end:
+    time.sleep(0.05)
+s.p.kill()
+s.p.wait()
+ok(wait_gone(MARK + "-kill"), "SIGKILL of the server leaves nothing running")
+
+print("1..%d" % n)
+sys.exit(1 if failed else 0)
