@@ -29,6 +29,9 @@ int pdk_cli_recall_main(int argc, char **argv);
 int pdk_cli_doctor_main(int argc, char **argv);
 int pdk_cli_check_main(int argc, char **argv);
 int pdk_cli_mcp_main(int argc, char **argv);
+/* `run --request FILE|-`: where --request is among run's options, or -1. */
+int pdk_cli_request_find(int argc, char **argv);
+int pdk_cli_request_main(int argc, char **argv, int at);
 /* Set in the process of one MCP call: the socket its approver asks the MCP
  * client through (elicitation); -1 elsewhere. */
 extern int pdk_cli_remote_fd;

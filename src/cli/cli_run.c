@@ -32,6 +32,8 @@ static const char run_usage[] =
 	"  -t, --timeout SECONDS  kill the command after this long (default 120, at most 1800)\n"
 	"      --bound BYTES      the most the result may take (default 16K, 1K to 1M)\n"
 	"      --json             print the result as one JSON object\n"
+	"      --request FILE     take the call as one JSON object (run_command's arguments)\n"
+	"                         from FILE, or - for stdin; print the JSON result\n"
 	"  -C, --cwd DIR          run the command in DIR (does not change what it may write)\n"
 	"  -w, --write PATH       also let the command write under PATH\n"
 	"  -n, --network          let the command reach the network\n"
@@ -259,6 +261,8 @@ int pdk_cli_run_main(int argc, char **argv)
 		fputs(run_usage, stdout);
 		return 0;
 	}
+	if ((r = pdk_cli_request_find(argc, argv)) > 0)
+		return pdk_cli_request_main(argc, argv, r);
 	if (pdk_cli_call_init(&c, "run", argc, argv) < 0)
 		goto out;
 	special = is_cd(c.o.argv) || strcmp(c.o.argv[0], "rm") == 0;
