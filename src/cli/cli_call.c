@@ -127,6 +127,39 @@ static char *call_line(char *const *argv)
 	return line;
 }
 
+static int push_resolved(struct pdk_strv *sv, const char *p)
+{
+	_cleanup_free_ char *r = p && p[0] == '/' ? pdk_path_resolve(p) : NULL;
+
+	return r ? pdk_strv_push(sv, r) : 0;
+}
+
+/* The writable roots the sandbox will grant (project, --write, writablePaths,
+ * temp and cache): a program there is the project's own to the policy. */
+static int policy_roots(struct pdk_cli_call *c)
+{
+	const char *tmp = getenv("TMPDIR"), *cache = getenv("XDG_CACHE_HOME"),
+		   *home = getenv("HOME");
+	_cleanup_free_ char *launch = c->o.root ? NULL : getcwd(NULL, 0);
+	_cleanup_free_ char *homecache = NULL;
+	_cleanup_free_ char *root = c->o.root ? pdk_path_resolve(c->o.root) : NULL;
+	int r = push_resolved(&c->roots, root ? root : launch);
+
+	for (size_t i = 0; r == 0 && i < c->o.n_writes; i++) {
+		_cleanup_free_ char *w = pdk_path_resolve(c->o.writes[i]);
+		r = push_resolved(&c->roots, w);
+	}
+	for (size_t i = 0; r == 0 && i < c->cfg.writable_paths.n; i++)
+		r = push_resolved(&c->roots, c->cfg.writable_paths.v[i]);
+	if (r == 0)
+		r = push_resolved(&c->roots, tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (r == 0 && (!cache || cache[0] != '/') && home && home[0] == '/')
+		cache = homecache = pdk_path_join(home, ".cache");
+	if (r == 0)
+		r = push_resolved(&c->roots, cache);
+	return r;
+}
+
 int pdk_cli_call_decide(struct pdk_cli_call *c)
 {
 	struct pdk_policy_call pc = {
@@ -140,6 +173,10 @@ int pdk_cli_call_decide(struct pdk_cli_call *c)
 	};
 	int r;
 
+	if ((r = policy_roots(c)) < 0)
+		return r;
+	pc.roots = (const char *const *)c->roots.v;
+	pc.n_roots = c->roots.n;
 	r = pdk_policy_decide(&c->cfg, &pc, &c->d);
 	if (r < 0)
 		return r;
@@ -205,6 +242,7 @@ void pdk_cli_call_release(struct pdk_cli_call *c)
 	pdk_gate_result_release(&c->g);
 	pdk_decision_release(&c->d);
 	pdk_strv_release(&c->password);
+	pdk_strv_release(&c->roots);
 	pdk_config_release(&c->cfg);
 	pdk_request_release(&c->o);
 	free(c->session_cwd);

@@ -21,6 +21,7 @@ struct pdk_cli_call {
 	char *line;                 /* the call as one shell-quoted line */
 	struct pdk_decision d;
 	struct pdk_strv password;   /* -w paths outside $HOME */
+	struct pdk_strv roots;	    /* the writable roots as the policy sees them */
 	struct pdk_gate_result g;
 	char *refusal;              /* set: nothing runs; one line saying why */
 };

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "core/fmt.h"
+#include "core/path.h"
 #include "policy_int.h"
 
 /* prefix + s, for the rule name every step gets: a format costs several
@@ -97,10 +100,37 @@ static bool in_shipped(const char *key, const void *ctx)
 	return pdk_policy_read_only_lookup(key);
 }
 
-/* The first sensitive path among the arguments and redirect targets. */
-static const char *sensitive_arg(const struct pdk_config *cfg, const struct pdk_policy_call *call,
-				 bool cwd_plain, const struct pdk_pcmd *c, const char **ret_arg)
+struct judge_ctx {
+	const struct pdk_config *cfg;
+	const struct pdk_policy_call *call;
+	void *md;
+	const struct pdk_shipped_rule *rules;
+	size_t n_rules;
+	bool cwd_plain;
+	const char *taint; /* what changed PATH or sourced a file, or NULL */
+	/* sensitivePaths less those that hold HOME, cwd or a root: a secret
+	 * holder, never the place the project lives */
+	struct pdk_strv sensitive;
+};
+/* Is the argument a path: it contains a slash, or names a file here? */
+static bool is_path_arg(const struct pdk_policy_call *call, const char *a)
 {
+	char buf[4096];
+	struct stat st;
+
+	if (strchr(a, '/'))
+		return true;
+	if (!call->cwd || snprintf(buf, sizeof(buf), "%s/%s", call->cwd, a) >= (int)sizeof(buf))
+		return false;
+	return lstat(buf, &st) == 0;
+}
+
+/* The first sensitive path among the arguments and redirect targets. */
+static const char *sensitive_arg(const struct judge_ctx *j, const struct pdk_pcmd *c,
+				 const char **ret_arg)
+{
+	const struct pdk_policy_call *call = j->call;
+	bool cwd_plain = j->cwd_plain;
 	char buf[4096], tilde[4096];
 
 	for (size_t i = 0; i < c->argc + c->npaths; i++) {
@@ -141,12 +171,15 @@ static const char *sensitive_arg(const struct pdk_config *cfg, const struct pdk_
 			}
 			continue;
 		}
+		/* a word that is no path is not read as one (`git status`) */
+		if (i < c->argc && a[0] != '~' && !is_path_arg(call, a))
+			continue;
 		if (cwd_plain && a[0] != '/' && a[0] != '~' && !strstr(a, "..")) {
 			r = pdk_policy_sensitive_name(a);
 		} else {
 			if (!pdk_policy_abs_path(a, call->cwd, call->home, buf, sizeof(buf)))
 				continue;
-			r = pdk_policy_sensitive(buf, call->home, &cfg->sensitive_paths);
+			r = pdk_policy_sensitive(buf, call->home, &j->sensitive);
 		}
 		if (r) {
 			*ret_arg = i < c->argc ? c->argv[i] : c->paths[i - c->argc];
@@ -155,15 +188,6 @@ static const char *sensitive_arg(const struct pdk_config *cfg, const struct pdk_
 	}
 	return NULL;
 }
-
-struct judge_ctx {
-	const struct pdk_config *cfg;
-	const struct pdk_policy_call *call;
-	void *md;
-	const struct pdk_shipped_rule *rules;
-	size_t n_rules;
-	bool cwd_plain;
-};
 
 /* The class a rule gave the step, with the rule's name and why (taken over). */
 static void set_risk(struct pdk_policy_step *st, enum pdk_risk risk, char *rule, char *why)
@@ -202,6 +226,10 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	}
 	cls = pdk_policy_classify(st->program);
 	kind = cls ? cls->kind : 0;
+	/* A program of the project is not the one its name is known for:
+	 * only deny, privilege and watcher rules see its name. */
+	if (c->flags & PDK_PCMD_PROJECT)
+		kind &= PDK_PK_DENIED | PDK_PK_PRIVILEGE | PDK_PK_WATCHER;
 	if ((cfg->n_deny || cfg->n_allow || cfg->n_risk_rules || (cls && cls->rules)) &&
 	    !(plain = plain_text(c)))
 		goto nomem;
@@ -263,8 +291,15 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 		}
 	}
 	/* 4. read-only */
-	sens = sensitive_arg(cfg, j->call, j->cwd_plain, c, &sens_arg);
-	if (cfg->n_allow && (p = match_any(cfg->allow, cfg->n_allow, st->text, plain))) {
+	sens = sensitive_arg(j, c, &sens_arg);
+	if (c->flags & (PDK_PCMD_PROJECT | PDK_PCMD_TAINTED)) {
+		/* never read-only by its name alone: an allow rule may name the path */
+		if (!(c->flags & PDK_PCMD_TAINTED) && cfg->n_allow &&
+		    (p = match_any(cfg->allow, cfg->n_allow, st->text, NULL))) {
+			st->read_only = !sens;
+			st->rule = cat2("allow: ", p->source);
+		}
+	} else if (cfg->n_allow && (p = match_any(cfg->allow, cfg->n_allow, st->text, plain))) {
 		st->read_only = !sens;
 		st->rule = cat2("allow: ", p->source);
 	} else if (((kind & PDK_PK_RO_TRIPLE) && c->argc > 2 &&
@@ -311,6 +346,22 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	if (sens && st->risk < PDK_RISK_MODERATE)
 		set_risk(st, PDK_RISK_MODERATE, pdk_asprintf("sensitive-path: %s", sens),
 			 pdk_asprintf("touches %s, a sensitive path", sens_arg));
+	/* After PATH changed, rm may no longer be the one that moves to the trash. */
+	if ((c->flags & PDK_PCMD_TAINTED) && !(c->flags & PDK_PCMD_PROJECT) &&
+	    !strcmp(st->program, "rm") && st->risk < PDK_RISK_MODERATE)
+		set_risk(st, PDK_RISK_MODERATE, strdup("risk: rm-after-path-change"),
+			 j->taint ? pdk_asprintf("runs after `%.200s`, so rm may not move files "
+						 "to the trash",
+						 j->taint)
+				  : strdup("runs with a PATH of its own, so rm may not move files "
+					   "to the trash"));
+	if (!st->rule && (c->flags & PDK_PCMD_PROJECT))
+		st->rule = pdk_asprintf("project-program: %.300s", st->argv[0]);
+	else if (!st->rule && (c->flags & PDK_PCMD_TAINTED))
+		st->rule = j->taint ? pdk_asprintf("project-program: %s (runs after `%.200s`)",
+						   st->program, j->taint)
+				    : pdk_asprintf("project-program: %s (with a PATH of its own)",
+						   st->program);
 	if (!st->rule)
 		st->rule = strdup("default");
 	return st->rule ? 0 : -ENOMEM;
@@ -456,6 +507,24 @@ static int conclude(const struct pdk_config *cfg, const struct pdk_policy_call *
 	return d->rule ? 0 : -ENOMEM;
 }
 
+/* The configured sensitive paths that hold secrets, not the project: one that
+ * is HOME, cwd, a writable root or a parent of one is left out. */
+static int sensitive_list(const struct pdk_config *cfg, const struct pdk_policy_call *call,
+			  struct pdk_strv *ret)
+{
+	for (size_t i = 0; i < cfg->sensitive_paths.n; i++) {
+		const char *e = cfg->sensitive_paths.v[i];
+		bool holds = !strpbrk(e, "*?[") && ((call->home && pdk_path_under(call->home, e)) ||
+						    (call->cwd && pdk_path_under(call->cwd, e)));
+
+		for (size_t k = 0; !holds && k < call->n_roots; k++)
+			holds = !strpbrk(e, "*?[") && pdk_path_under(call->roots[k], e);
+		if (!holds && pdk_strv_push(ret, e) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int pdk_policy_decide(const struct pdk_config *cfg, const struct pdk_policy_call *call,
 		      struct pdk_decision *ret)
 {
@@ -468,8 +537,11 @@ int pdk_policy_decide(const struct pdk_config *cfg, const struct pdk_policy_call
 	if (r < 0)
 		goto fail;
 	j.rules = pdk_policy_shipped_rules(&j.n_rules);
-	j.cwd_plain = pdk_policy_cwd_plain(call->cwd, call->home, &cfg->sensitive_paths);
+	j.taint = l.taint;
 	r = -ENOMEM;
+	if (sensitive_list(cfg, call, &j.sensitive) < 0)
+		goto fail;
+	j.cwd_plain = pdk_policy_cwd_plain(call->cwd, call->home, &j.sensitive);
 	if (!(j.md = pdk_policy_match_data()))
 		goto fail;
 	if (l.n && !(d.steps = calloc(l.n, sizeof(*d.steps))))
@@ -501,10 +573,12 @@ int pdk_policy_decide(const struct pdk_config *cfg, const struct pdk_policy_call
 	if (one_line(&d.message) < 0 || one_line(&d.ask) < 0)
 		goto fail;
 	pdk_policy_match_data_free(j.md);
+	pdk_strv_release(&j.sensitive);
 	pdk_pcmd_list_release(&l);
 	*ret = d;
 	return 0;
 fail:
+	pdk_strv_release(&j.sensitive);
 	pdk_policy_match_data_free(j.md);
 	pdk_pcmd_list_release(&l);
 	pdk_decision_release(&d);

@@ -26,6 +26,11 @@ struct pdk_policy_call {
 	/* Confinement is off (--no-sandbox, sandbox.enabled false): a person's
 	 * choice, which raises nothing by itself; the rules still apply. */
 	bool sandbox_off;
+	/* The writable roots, real paths: a program named by a path inside one
+	 * (./configure, .venv/bin/pytest), or a file sourced from one, is the
+	 * project's own. None given: cwd is the one root. */
+	const char *const *roots;
+	size_t n_roots;
 };
 
 /* One simple command and what the rules said about it. */

@@ -17,6 +17,11 @@ struct ctx {
 	const struct pdk_policy_call *call;
 	struct pdk_pcmd_list *out;
 	unsigned next_script_id;
+	/* The programs from out->v[taint_at] on run after PATH changed or a file
+	 * was sourced (SIZE_MAX: none); taint_all: all of them do (a loop may
+	 * run the earlier ones again). */
+	size_t taint_at;
+	bool taint_all;
 };
 
 /* The simple command being looked at. */
@@ -25,6 +30,7 @@ struct origin {
 	int line, column;
 	unsigned depth;
 	bool script; /* words come from a script: the bare-name rule applies */
+	unsigned context; /* PDK_SH_IN_* of the script command */
 	unsigned flags;
 	bool stdin_redirected;
 	bool piped_in;
@@ -127,6 +133,24 @@ refuse(struct ctx *x, const struct origin *o, const struct pdk_pword *w, const c
 		return -ENOMEM;
 	}
 	return (c->refuse_rule = strdup(rule)) ? 0 : -ENOMEM;
+}
+
+/* From here on a bare name may run something else: PATH changed, or a file
+ * was sourced. Inside a loop or a function, earlier commands may run after it. */
+static int taint(struct ctx *x, const struct origin *o)
+{
+	if (o->context & (PDK_SH_IN_COMPOUND | PDK_SH_IN_FUNCTION))
+		x->taint_all = true;
+	if (x->out->taint)
+		return 0;
+	x->taint_at = x->out->n;
+	return (x->out->taint = strdup(o->text)) ? 0 : -ENOMEM;
+}
+
+/* PATH=, PATH+=: a program of the project may now answer to a bare name. */
+static bool sets_path(const char *a)
+{
+	return !strncmp(a, "PATH=", 5) || !strncmp(a, "PATH+=", 6);
 }
 
 /* env's options in w[1..k): do they clear PATH (-i, -, -u PATH)? */
@@ -374,13 +398,16 @@ static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *
 				      "program's bare name",
 				      name);
 		prog = pdk_policy_base_name(name);
-		if (strchr(name, '/') && (cur.script || !strcmp(prog, "rm")))
+		/* A program of the project runs as itself; one elsewhere is judged
+		 * as its name would be, except rm, which would miss the trash. */
+		if (strchr(name, '/') && pdk_policy_in_roots(x->call, name))
+			return emit(x, &cur, w, n, PDK_PCMD_PROJECT);
+		if (strchr(name, '/') && !strcmp(prog, "rm"))
 			return refuse(
 			    x, &cur, w, "bare-name",
-			    "`%.200s` names the program by a path: call it by its bare name "
-			    "(`%s`); paddock finds it on PATH%s",
-			    name, prog,
-			    strcmp(prog, "rm") ? "" : " and rm moves files to the trash");
+			    "`%.200s` names rm by a path, which deletes for good: call it "
+			    "as `rm`, which moves files to the trash",
+			    name);
 		cls = pdk_policy_classify(prog);
 		kind = cls ? cls->kind : 0;
 		if (kind & PDK_PK_EVAL)
@@ -388,16 +415,55 @@ static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *
 			    x, &cur, w, "eval",
 			    "eval runs text that paddock cannot check: write the commands "
 			    "themselves into the script");
-		if (kind & PDK_PK_SOURCE)
+		if (kind & PDK_PK_SOURCE) {
+			const char *f = n > 1 && strcmp(w[1].s, "--") ? w[1].s
+					: n > 2			      ? w[2].s
+								      : "";
+			size_t fi = n > 1 && strcmp(w[1].s, "--") ? 1 : 2;
+
+			/* A file of the project, named by its path (a bare name is looked
+			 * up on PATH first): its commands run confined, unjudged, like a
+			 * Makefile's recipes. */
+			if (fi < n && !(w[fi].flags & NONLITERAL) && strchr(f, '/') &&
+			    pdk_policy_in_roots(x->call, f)) {
+				int r = taint(x, &cur);
+
+				return r < 0 ? r : emit(x, &cur, w, n, PDK_PCMD_PROJECT);
+			}
+			if (fi < n && !(w[fi].flags & NONLITERAL) && *f && !strchr(f, '/'))
+				return refuse(
+				    x, &cur, w, "source",
+				    "`%s %.200s` looks the file up on PATH first: name it by "
+				    "its path, `%s ./%.200s`",
+				    name, f, name, f);
 			return refuse(
 			    x, &cur, w, "source",
-			    "`%s` runs the commands of a file in this shell, which paddock "
-			    "cannot check: put the commands into the script itself",
-			    name);
+			    "`%.200s` runs the commands of a file outside the writable roots (or "
+			    "one "
+			    "named only when it runs), which paddock cannot check: source a file "
+			    "of "
+			    "the project by its path, or put the commands into the script itself",
+			    cur.text);
+		}
 		if (kind & PDK_PK_DECLARE) {
-			for (size_t i = 1; i < n; i++)
-				if (pdk_policy_steering_assignment(w[i].s))
+			bool path = false;
+
+			for (size_t i = 1; i < n; i++) {
+				if (sets_path(w[i].s))
+					path = true;
+				else if (pdk_policy_steering_assignment(w[i].s))
 					return refuse_steering(x, &cur, w[i].s);
+			}
+			/* env PATH=... runs its program with it; export PATH=... and
+			 * the like change it for the rest of the script. */
+			if (path && !strcmp(prog, "env"))
+				cur.flags |= PDK_PCMD_TAINTED;
+			else if (path) {
+				int r = taint(x, &cur);
+
+				if (r < 0)
+					return r;
+			}
 		}
 		const char *setter = kind & PDK_PK_SETVAR ? sets_steering(prog, w, n) : NULL;
 		if (setter)
@@ -670,16 +736,28 @@ static int parse_script(struct ctx *x, const char *script, size_t len, unsigned 
 		    .column = c->column,
 		    .depth = depth,
 		    .script = true,
+		    .context = c->context | (outer ? outer->context : 0),
+		    .flags = outer ? outer->flags & (PDK_PCMD_TAINTED | PDK_PCMD_IN_FUNCTION) : 0,
 		    .piped_in = piped[i],
 		    .script_id = id,
 		};
 
+		if (c->context & PDK_SH_IN_FUNCTION)
+			o.flags |= PDK_PCMD_IN_FUNCTION;
 		first[i] = end[i] = x->out->n;
-		for (size_t j = 0; j < c->nassigns; j++)
-			if (pdk_policy_steering_assignment(c->assigns[j].text)) {
-				r = refuse_steering(x, &o, c->assigns[j].text);
-				break;
-			}
+		r = 0;
+		for (size_t j = 0; j < c->nassigns && r >= 0; j++) {
+			const char *a = c->assigns[j].text;
+
+			/* PATH=... alone changes it for what follows; before a
+			 * command, for that command */
+			if (sets_path(a) && c->nwords)
+				o.flags |= PDK_PCMD_TAINTED;
+			else if (sets_path(a))
+				r = taint(x, &o);
+			else if (pdk_policy_steering_assignment(a))
+				r = refuse_steering(x, &o, a);
+		}
 		if (r < 0 || x->out->n > first[i]) {
 			end[i] = x->out->n;
 			if (r < 0) {
@@ -740,7 +818,7 @@ static int parse_script(struct ctx *x, const char *script, size_t len, unsigned 
 int pdk_policy_collect(const struct pdk_policy_call *call, struct pdk_pcmd_list *out,
 		       bool *ret_shell)
 {
-	struct ctx x = {.call = call, .out = out};
+	struct ctx x = {.call = call, .out = out, .taint_at = SIZE_MAX};
 	_cleanup_free_ struct pdk_pword *w = NULL;
 	_cleanup_free_ char *text = NULL;
 	size_t argc = 0, len = 0;
@@ -781,7 +859,12 @@ int pdk_policy_collect(const struct pdk_policy_call *call, struct pdk_pcmd_list 
 		if (r > 0)
 			return refuse(&x, &o, NULL, rule, "%s", msg);
 	}
-	return judge(&x, &o, w, argc);
+	if ((r = judge(&x, &o, w, argc)) < 0)
+		return r;
+	for (size_t i = 0; out->taint && i < out->n; i++)
+		if (x.taint_all || i >= x.taint_at || (out->v[i].flags & PDK_PCMD_IN_FUNCTION))
+			out->v[i].flags |= PDK_PCMD_TAINTED;
+	return 0;
 }
 
 void pdk_pcmd_list_release(struct pdk_pcmd_list *l)
@@ -798,6 +881,8 @@ void pdk_pcmd_list_release(struct pdk_pcmd_list *l)
 		free(c->refuse_rule);
 	}
 	free(l->v);
+	free(l->taint);
 	l->v = NULL;
+	l->taint = NULL;
 	l->n = l->cap = 0;
 }

@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/path.h"
@@ -275,7 +276,7 @@ static const char *const home_sensitive[] = {
     ".netrc",
     ".config/gh",
     ".docker/config.json",
-    ".kube/config",
+    ".kube",
     ".git-credentials",
     ".password-store",
     ".mozilla",
@@ -309,33 +310,41 @@ static const char *const abs_sensitive[] = {
     "/etc/ssh/ssh_host_ecdsa_key",
     "/etc/ssh/ssh_host_ed25519_key",
     "/etc/ssl/private",
-    "/root",
 };
+
+/* The secrets under a home: $HOME's, and root's whoever runs. A home itself
+ * is no secret: projects live there (/root, in a container). */
+static const char *home_secret(const char *abs, const char *home, char *rule, size_t size)
+{
+	const char *bases[] = {home, "/root"};
+
+	for (size_t b = 0; b < PDK_ARRAY_SIZE(bases); b++) {
+		const char *h = bases[b];
+		size_t hl;
+
+		if (!h || !*h || !strcmp(h, "/") || (b && home && !strcmp(home, h)))
+			continue;
+		hl = strlen(h);
+		while (hl > 1 && h[hl - 1] == '/')
+			hl--;
+		if (strncmp(abs, h, hl) || abs[hl] != '/')
+			continue;
+		for (size_t i = 0; i < PDK_ARRAY_SIZE(home_sensitive); i++)
+			if (pdk_path_under(abs + hl + 1, home_sensitive[i])) {
+				snprintf(rule, size, "%s/%s", b ? "/root" : "~", home_sensitive[i]);
+				return rule;
+			}
+	}
+	return NULL;
+}
 
 const char *pdk_policy_sensitive(const char *abs, const char *home, const struct pdk_strv *extra)
 {
 	static __thread char rule[512];
 
-	if (home && *home && strcmp(home, "/")) {
-		size_t hl = strlen(home);
-
-		while (hl > 1 && home[hl - 1] == '/')
-			hl--;
-		if (!strncmp(abs, home, hl) && abs[hl] == '/') {
-			const char *rest = abs + hl + 1;
-
-			for (size_t i = 0;
-			     (*rest == '.' || *rest == 'L') && i < PDK_ARRAY_SIZE(home_sensitive);
-			     i++)
-				if (pdk_path_under(rest, home_sensitive[i])) {
-					snprintf(rule, sizeof(rule), "~/%s", home_sensitive[i]);
-					return rule;
-				}
-		}
-	}
-	for (size_t i = 0; (!strncmp(abs, "/etc/", 5) || !strncmp(abs, "/root", 5)) &&
-			   i < PDK_ARRAY_SIZE(abs_sensitive);
-	     i++)
+	if (home_secret(abs, home, rule, sizeof(rule)))
+		return rule;
+	for (size_t i = 0; !strncmp(abs, "/etc/", 5) && i < PDK_ARRAY_SIZE(abs_sensitive); i++)
 		if (pdk_path_under(abs, abs_sensitive[i]))
 			return abs_sensitive[i];
 	for (size_t i = 0; extra && i < extra->n; i++) {
@@ -400,7 +409,7 @@ bool pdk_policy_cwd_plain(const char *cwd, const char *home, const struct pdk_st
 {
 	if (!cwd || cwd[0] != '/' || pdk_policy_sensitive(cwd, home, extra))
 		return false;
-	if (home && pdk_path_under(home, cwd))
+	if ((home && pdk_path_under(home, cwd)) || pdk_path_under("/root", cwd))
 		return false;
 	if (!strcmp(cwd, "/"))
 		return false;
@@ -458,4 +467,36 @@ bool pdk_policy_abs_path(const char *p, const char *cwd, const char *home, char 
 		buf[o++] = '/';
 	buf[o] = '\0';
 	return true;
+}
+
+bool pdk_policy_in_roots(const struct pdk_policy_call *call, const char *p)
+{
+	const char *const *roots = call->roots;
+	size_t n = call->n_roots;
+	char abs[4096];
+	_cleanup_free_ char *dir = NULL, *real = NULL;
+	char *slash;
+
+	if (!n) {
+		roots = &call->cwd;
+		n = call->cwd ? 1 : 0;
+	}
+	if (!pdk_policy_abs_path(p, call->cwd, NULL, abs, sizeof(abs)) || !strcmp(abs, "/"))
+		return false;
+	/* a root of / would make every program the project's */
+	for (size_t i = 0; i < n; i++)
+		if (roots[i] && strcmp(roots[i], "/") && pdk_path_under(abs, roots[i]))
+			return true;
+	/* through a symlinked directory: where the file really is */
+	slash = strrchr(abs, '/');
+	if (!(dir = strndup(abs, slash == abs ? 1 : (size_t)(slash - abs))) ||
+	    !(real = pdk_path_resolve(dir)))
+		return false;
+	free(dir);
+	if (!(dir = pdk_path_join(real, slash + 1)))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (roots[i] && strcmp(roots[i], "/") && pdk_path_under(dir, roots[i]))
+			return true;
+	return false;
 }

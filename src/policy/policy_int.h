@@ -19,6 +19,9 @@ enum {
 	PDK_PCMD_COMPUTED = 1u << 1,	      /* an argument is only known at run time */
 	PDK_PCMD_STDIN_SCRIPT = 1u << 2,      /* a shell reads its commands from a pipe/here-doc */
 	PDK_PCMD_FED_BY_DOWNLOADER = 1u << 3, /* ... and a downloader feeds that pipe */
+	PDK_PCMD_PROJECT = 1u << 4,	      /* named by a path inside a writable root */
+	PDK_PCMD_TAINTED = 1u << 5,	      /* runs after PATH changed or a file was sourced */
+	PDK_PCMD_IN_FUNCTION = 1u << 6,	      /* inside a function body: may run later */
 };
 
 /* The program's base name: "/usr/bin/rm" is rm (a trailing slash keeps it whole). */
@@ -58,6 +61,9 @@ struct pdk_pcmd {
 struct pdk_pcmd_list {
 	struct pdk_pcmd *v;
 	size_t n, cap;
+	/* The first command that changed PATH or sourced a file (owned), or NULL:
+	 * the programs marked PDK_PCMD_TAINTED run after it. */
+	char *taint;
 };
 
 /* policy_cmd.c: every program the call runs. Returns 0 or -ENOMEM; *ret_shell
@@ -135,6 +141,9 @@ const char *pdk_policy_sensitive_name(const char *path);
 bool pdk_policy_cwd_plain(const char *cwd, const char *home, const struct pdk_strv *extra);
 /* Lexically normalize p against cwd and home into buf; false when it is not a path. */
 bool pdk_policy_abs_path(const char *p, const char *cwd, const char *home, char *buf, size_t size);
+/* Does the path p (relative to the call's cwd) name a file inside one of the call's writable
+ * roots, by its own place or by its directory's real path? */
+bool pdk_policy_in_roots(const struct pdk_policy_call *call, const char *p);
 
 /* What a program name is to the policy: one probe of a hash table laid out at build time. */
 enum {

@@ -42,6 +42,55 @@ refused "an unparsable script says where" '1:' run -- sh -c 'touch made; echo "o
 pcall run -- sh -c 'touch made && ls | wc -l >/dev/null'
 check "a script of bare names runs" test "$rc" -eq 0 -a -e "$T/proj/made"
 
+# --- programs of the project, sourcing, PATH -----------------------------------------
+printf '#!/bin/sh\necho configured >made\n' >"$T/proj/configure"
+mkdir -p "$T/proj/.venv/bin"
+printf 'PATH="$PWD/.venv/bin:$PATH"\nexport PATH\n' >"$T/proj/.venv/bin/activate"
+printf '#!/bin/sh\necho venv-tool >made\n' >"$T/proj/.venv/bin/mytool"
+chmod +x "$T/proj/configure" "$T/proj/.venv/bin/mytool"
+rm -f "$T/proj/made"
+pcall run -- sh -c './configure && test -s made'
+check "./configure runs inside sh -c (rc $rc)" test "$rc" -eq 0 -a -s "$T/proj/made"
+rm -f "$T/proj/made"
+pcall run -- ./configure
+check "./configure runs as argv (rc $rc)" test "$rc" -eq 0 -a -s "$T/proj/made"
+pcall run -C "$T/proj/sub" -- sh -c '../configure'
+check "../configure from a subdirectory runs (rc $rc)" test "$rc" -eq 0 -a -s "$T/proj/sub/made"
+rm -f "$T/proj/made"
+pcall run -- sh -c '. .venv/bin/activate && mytool'
+check "a venv is sourced and its program runs (rc $rc)" grep -qx venv-tool "$T/proj/made"
+rm -f "$T/proj/made"
+pcall run -- sh -c 'export PATH="$PWD/.venv/bin:$PATH"; mytool'
+check "export PATH=... then a program of it (rc $rc)" grep -qx venv-tool "$T/proj/made"
+pcall check -- sh -c '. .venv/bin/activate && git status'
+check "check: after sourcing, git is the project's, not read-only" \
+	grep -q 'runs git: safe, project-program: git (runs after `. .venv/bin/activate`)' "$T/out"
+refused "a file outside the roots is not sourced" 'outside the writable roots' \
+	run -- sh -c 'touch made; . /etc/profile'
+printf '{ "commandPolicy": { "deny": ["^wget"] } }\n' >"$T/wget.json"
+refused "a deny rule sees the name behind /usr/bin/wget" '^wget' \
+	run --config "$T/wget.json" -- sh -c 'touch made; /usr/bin/wget -q http://127.0.0.1:9/'
+refused "... and behind ./wget" '^wget' run --config "$T/wget.json" -- sh -c 'touch made; ./wget'
+
+# --- a project under /root, run by root with HOME=/root ---------------------------------------
+if [ "$(id -u)" -eq 0 ] && [ -d /root ] && [ -w /root ]; then
+	rp=$(mktemp -d /root/pdk-policy-cli.XXXXXX)
+	(cd "$rp" && git init -q && printf 'test:\n\t@echo make-test-ran\n' >Makefile &&
+		printf '{ "name": "p", "scripts": { "test": "echo npm-test-ran" } }\n' >package.json)
+	root_run() { (cd "$rp" && HOME=/root pcall run -- "$@" && echo "$rc" >"$T/rc") </dev/null; rc=$(cat "$T/rc"); }
+	root_run git status
+	check "under /root: git status runs without asking (rc $rc)" test "$rc" -eq 0
+	root_run make test
+	check "under /root: make test runs without asking (rc $rc)" grep -q make-test-ran "$T/out"
+	if command -v npm >/dev/null; then
+		root_run npm test
+		check "under /root: npm test runs without asking (rc $rc)" grep -q npm-test-ran "$T/out"
+	fi
+	root_run cat /root/.ssh/id_rsa
+	check "under /root: ~/.ssh still asks (rc $rc)" err_has 'sensitive-path: ~/.ssh'
+	rm -rf "$rp"
+fi
+
 # --- --json refusal -------------------------------------------------------------
 pcall run --json -- sh -c 'sudo id'
 check "a --json refusal exits 125" test "$rc" -eq 125

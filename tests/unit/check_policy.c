@@ -12,6 +12,7 @@
 
 #include "policy/policy.h"
 #include "ck_util.h"
+#include "core/util.h"
 
 static char root[256], home[300], dirs[4][300];
 
@@ -49,14 +50,50 @@ static const struct row rows[] = {
     {S("r''m -r x"), ASK, "risk: rm-recursive"},
     {S("\"rm\" -fr x"), ASK, "risk: rm-recursive"},
     {S("$'\\x72\\x6d' -rf x"), ASK, "risk: rm-recursive"},
-    {S("\"/bin/rm\" x"), REFUSE, "call it by its bare name (`rm`)"},
-    {S("/bin/rm x"), REFUSE, "paddock finds it on PATH and rm moves files to the trash"},
-    {S("./build.sh"), REFUSE, "call it by its bare name (`build.sh`)"},
+    {S("\"/bin/rm\" x"), REFUSE, "call it as `rm`, which moves files to the trash"},
+    {S("/bin/rm x"), REFUSE, "`/bin/rm` names rm by a path, which deletes for good"},
     {S("eval rm x"), REFUSE, "eval runs text that paddock cannot check"},
     {S("eval 'ls'"), REFUSE, "rule: eval"},
-    {S(". ./x"), REFUSE, "`.` runs the commands of a file"},
-    {S("source ./x"), REFUSE, "put the commands into the script itself"},
-    {S("exec /bin/sh"), REFUSE, "`/bin/sh` names the program by a path"},
+    /* programs of the project, named by a path inside a writable root */
+    {S("./build.sh"), RUN, "project-program: ./build.sh"},
+    {S("./configure --prefix=/usr && make"), RUN, "project-program: ./configure"},
+    {S("../configure"), RUN, "project-program: ../configure", CWD_SRC},
+    {S(".venv/bin/pytest -q | tail -5"), RUN, "project-program: .venv/bin/pytest"},
+    {S("node_modules/.bin/eslint ."), RUN, "project-program: node_modules/.bin/eslint"},
+    {S("build/tool --self-test"), RUN, "project-program: build/tool"},
+    {S("@CWD@/build/tool"), RUN, "project-program: @CWD@/build/tool"},
+    {S("env CC=gcc ./configure"), RUN, "project-program: ./configure"},
+    {S("find . -name x -exec ./fix {} +"), RUN, "project-program: ./fix"},
+    /* never read-only by its name, and deny rules still see the name */
+    {A("./git", "status"), RUN, "project-program: ./git"},
+    {A("./git", "status"), ASK, "threshold", TH_SAFE},
+    {S("./shutdown -h now"), REFUSE, "on denied_command (built-in)"},
+    {S("./sudo ls"), REFUSE, "uses sudo"},
+    {S("./curl x"), REFUSE, "matches ^curl", CFG1},
+    {S("bin/nodemon x.js"), REFUSE, "watcher: nodemon"},
+    /* a path outside the roots is judged as its name */
+    {S("/usr/bin/curl x"), REFUSE, "matches ^curl", CFG1},
+    {A("/usr/bin/curl", "x"), REFUSE, "matches ^curl", CFG1},
+    {S("/usr/bin/git status"), RUN, "read_only_command: git status"},
+    {S("/usr/bin/sudo ls"), REFUSE, "uses sudo"},
+    {S("../../x/sudo ls"), REFUSE, "uses sudo"},
+    {S("exec /bin/sh -c 'sudo x'"), REFUSE, "uses sudo"},
+    {S("/bin/bash -c 'rm -rf x'"), ASK, "rm-recursive"},
+    /* sourcing a file of the project, and PATH */
+    {S(". .venv/bin/activate && pytest -q"), RUN, "project-program: ."},
+    {S(". ./x && git status"), ASK, "threshold", TH_SAFE},
+    {S(". ./x; sudo ls"), REFUSE, "uses sudo"},
+    {S(". ./x; rm -rf b"), ASK, "rm-recursive"},
+    {S(". ./x; rm b"), ASK, "rm-after-path-change"},
+    {S("source activate"), REFUSE, "name it by its path, `source ./activate`"},
+    {S(". /etc/profile"), REFUSE, "a file outside the writable roots"},
+    {S(". \"$V/bin/activate\""), REFUSE, "rule: source"},
+    {S("export PATH=\"$PWD/node_modules/.bin:$PATH\"; eslint ."), RUN, "project-program"},
+    {S("PATH=./bin:$PATH make test"), RUN, "project-program: make (with a PATH of its own)"},
+    {S("env PATH=./bin:$PATH make test"), RUN, "project-program: make (with a PATH"},
+    {S("PATH=./bin:$PATH; make test"), RUN, "project-program: make (runs after `PATH="},
+    {S("PATH=./bin:$PATH sh -c 'git status'"), RUN, "project-program: git"},
+    {S("exec /bin/sh"), RUN, "default"},
     {S("exec rm -rf x"), ASK, "rm-recursive"},
     {S("exec >log 2>&1"), RUN, "default"},
     {S("env -u HOME rm -rf x"), ASK, "`env -u HOME rm -rf x`: dangerous (risk: rm-recursive)"},
@@ -177,9 +214,11 @@ static const struct row rows[] = {
     {S("curl -o f x && sh f"), RUN, "default"},
     {S("curl x | grep y; bash f"), RUN, "default"},
     {S("sh -c 'curl x | sh'"), ASK, "download-to-shell"},
-    {S("PATH=/tmp/evil rm x"), REFUSE, "`PATH` changes which program a bare name runs"},
-    {S("export PATH=.:$PATH; rm x"), REFUSE, "rule: env-steering"},
-    {S("PATH+=:/tmp/x; ls"), REFUSE, "rule: env-steering"},
+    {S("PATH=/tmp/evil rm x"), ASK, "rm may not move files to the trash"},
+    {S("export PATH=.:$PATH; rm x"), ASK, "runs after `export PATH=.:$PATH`, so rm may not"},
+    {S("PATH+=:/tmp/x; ls"), RUN, "project-program: ls (runs after `PATH+=:/tmp/x`)"},
+    {S("PATH[0]=/x; ls"), REFUSE, "`PATH[0]=/x`"},
+    {S("LD_LIBRARY_PATH=/x ls"), REFUSE, "rule: env-steering"},
     {S("LD_PRELOAD=/x.so ls"), REFUSE, "`LD_PRELOAD`"},
     {S("env BASH_ENV=/tmp/x bash -c ls"), REFUSE, "`BASH_ENV`"},
     {S("FOO=1 ls"), RUN, "read_only_command: ls"},
@@ -242,9 +281,9 @@ static const struct row rows[] = {
     {A("ls -la"), REFUSE, "pass each word as its own argv element"},
     {A("ls", "-la"), RUN, "read_only_command: ls"},
     {A("git", "status"), RUN, "read_only_command: git status"},
-    {A("/bin/rm", "x"), REFUSE, "call it by its bare name (`rm`)"},
+    {A("/bin/rm", "x"), REFUSE, "call it as `rm`"},
     {A("/usr/bin/git", "status"), RUN, "read_only_command: git status"},
-    {A("./configure"), RUN, "default"},
+    {A("./configure"), RUN, "project-program: ./configure"},
     {A("sh", "script.sh"), RUN, "default"},
     {A("bash", "-c", "ls | wc -l"), RUN, "read-only: all 2 commands"},
     {A("sh", "-c", ""), RUN, "read-only"},
@@ -308,6 +347,9 @@ static const struct row rows[] = {
     {A("cat", ".env"), ASK, "sensitive-path: .env"},
     {A("cat", "config/.env.local"), ASK, "sensitive-path: .env.*"},
     {A("cat", "server.pem"), ASK, "*.pem"},
+    /* only words that are paths: a slash, or a file that is there */
+    {A("cat", "missing.pem"), RUN, "read_only_command: cat"},
+    {A("git", "log", "--", "x/missing.pem"), ASK, "*.pem"},
     {A("cat", "deploy/id_ed25519"), ASK, "id_ed25519*"},
     {A("head", "/etc/shadow"), ASK, "/etc/shadow"},
     {A("grep", "-r", "x", "/etc/sudoers.d"), ASK, "/etc/sudoers"},
@@ -321,7 +363,11 @@ static const struct row rows[] = {
     {A("ls", "@HOME@/Library/Keychains"), ASK, "Keychains"},
     {A("cat", "@HOME@/.mozilla/firefox/x/logins.json"), ASK, "~/.mozilla"},
     {S("cat $HOME/.ssh/id_ed25519"), ASK, "~/.ssh"},
-    {S("cat ${HOME}/.kube/config"), ASK, "~/.kube/config"},
+    {S("cat ${HOME}/.kube/config"), ASK, "~/.kube"},
+    {A("ls", "@HOME@"), RUN, "read_only_command: ls"},
+    {A("ls", "@HOME@/.kube/"), ASK, "~/.kube"},
+    {A("cat", "/root/.ssh/id_ed25519"), ASK, "/root/.ssh"},
+    {A("ls", "/root/proj"), RUN, "read_only_command: ls"},
     {S("cat .e*"), ASK, ".env"},
     {A("make", "KEY=.env"), RUN, "default"},
     {A("git", "status"), ASK, "raised: network on", NET},
@@ -500,6 +546,8 @@ static int decide(const char *const *args, unsigned opts, struct pdk_config *cfg
 		  struct pdk_decision *d)
 {
 	char *argv[12] = {0};
+	/* the package is the root, a subdirectory of it runs inside it */
+	const char *roots[] = {opts & CWD_SRC ? dirs[0] : cwd_of(opts)};
 	struct pdk_policy_call call = {
 	    .argv = argv,
 	    .cwd = cwd_of(opts),
@@ -508,6 +556,8 @@ static int decide(const char *const *args, unsigned opts, struct pdk_config *cfg
 	    .n_writes = opts & WRITES ? 1 : 0,
 	    .outside_sandbox = opts & OUTSIDE,
 	    .sandbox_off = opts & SBOFF,
+	    .roots = roots,
+	    .n_roots = 1,
 	};
 	int r;
 
@@ -596,6 +646,93 @@ START_TEST(test_steps)
 	ck_assert_uint_eq(d.n_steps, 1);
 	ck_assert_uint_eq(d.steps[0].depth, 2);
 	pdk_decision_release(&d);
+}
+END_TEST
+
+/* After a file is sourced or PATH changes, a name may run a program of the
+ * project: never read-only then; before it, and outside a loop, it still is. */
+START_TEST(test_tainted_steps)
+{
+	static const struct {
+		const char *script;
+		bool ro[4];
+		const char *rule; /* of the last step */
+	} t[] = {
+	    {"git status; . ./x; git log",
+	     {true, false, false},
+	     "project-program: git (runs after `. ./x`)"},
+	    {"source ./env.sh; make", {false, false}, "project-program: make (runs after `source"},
+	    {"f() { git status; }; . ./x; f", {false, false, false}, "project-program: f"},
+	    {"for i in 1 2; do git status; . ./x; done", {false, false}, "project-program: ."},
+	    {"git log; export PATH=$PWD/bin:$PATH; eslint .",
+	     {true, false, false},
+	     "project-program: eslint (runs after `export PATH=$PWD/bin:$PATH`)"},
+	    {"git log; PATH=$PWD/bin:$PATH; git status",
+	     {true, false},
+	     "project-program: git (runs after `PATH=$PWD/bin:$PATH`)"},
+	    {"PATH=$PWD/bin:$PATH git status; git log",
+	     {false, true},
+	     "read_only_command: git log"},
+	};
+
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(t); i++) {
+		struct pdk_decision d = decide_script(t[i].script, 0);
+
+		ck_assert_msg(d.verdict == RUN, "%s: %s", t[i].script, pdk_verdict_name(d.verdict));
+		for (size_t k = 0; k < d.n_steps && k < 4; k++)
+			ck_assert_msg(d.steps[k].read_only == t[i].ro[k], "%s: step %zu (%s): %s",
+				      t[i].script, k, d.steps[k].text, d.steps[k].rule);
+		ck_assert_msg(d.n_steps && strstr(d.steps[d.n_steps - 1].rule, t[i].rule),
+			      "%s: last rule %s", t[i].script,
+			      d.n_steps ? d.steps[d.n_steps - 1].rule : "-");
+		pdk_decision_release(&d);
+	}
+}
+END_TEST
+
+/* A project under /root, run by root with HOME=/root: HOME and the project
+ * are no secrets, the secrets under HOME still are. */
+START_TEST(test_root_home)
+{
+	static const struct {
+		const char *argv[5];
+		enum pdk_verdict want;
+		const char *rule;
+	} t[] = {
+	    {{"git", "status"}, RUN, "read_only_command: git status"},
+	    {{"make", "test"}, RUN, "default"},
+	    {{"npm", "test"}, RUN, "default"},
+	    {{"sh", "-c", "git status && make test"}, RUN, "default"},
+	    {{"ls", "/root"}, RUN, "read_only_command: ls"},
+	    {{"ls", ".."}, RUN, "read_only_command: ls"},
+	    {{"cat", "src/main.c"}, RUN, "read_only_command: cat"},
+	    {{"cat", "/root/.ssh/id_rsa"}, ASK, "sensitive-path: ~/.ssh"},
+	    {{"cat", "../.aws/credentials"}, ASK, "sensitive-path: ~/.aws"},
+	    {{"sh", "-c", "cat ~/.netrc"}, ASK, "sensitive-path: ~/.netrc"},
+	};
+	const char *roots[] = {"/root/proj"};
+
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(t); i++) {
+		struct pdk_config cfg;
+		struct pdk_decision d;
+		struct pdk_policy_call call = {
+		    .argv = (char *const *)t[i].argv,
+		    .cwd = "/root/proj",
+		    .home = "/root",
+		    .roots = roots,
+		    .n_roots = 1,
+		};
+
+		pdk_config_init(&cfg);
+		/* a configured HOME or parent of the project is no secret either */
+		pdk_strv_push(&cfg.sensitive_paths, "/root");
+		ck_assert_int_eq(pdk_policy_decide(&cfg, &call, &d), 0);
+		ck_assert_msg(d.verdict == t[i].want && d.rule && strstr(d.rule, t[i].rule),
+			      "%s %s: %s %s", t[i].argv[0], t[i].argv[1],
+			      pdk_verdict_name(d.verdict), d.rule);
+		pdk_decision_release(&d);
+		pdk_config_release(&cfg);
+	}
 }
 END_TEST
 
@@ -761,6 +898,7 @@ static void fixture(void)
 	put(dirs[0], "a.c", "int a;\n");
 	put(dirs[0], "b.c", "int b;\n");
 	put(dirs[0], "notes.txt", "x\n");
+	put(dirs[0], "server.pem", "x\n");
 	put(dirs[0], ".env", "TOKEN=x\n");
 	put(dirs[1], "main.c", "int main;\n");
 	/* dev -> watch (through sh -c) -> inner: 3 levels; c1..c6: 6; p1..p5: 5 */
@@ -801,6 +939,8 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_table, 0, (int)(sizeof(rows) / sizeof(rows[0])));
 	tcase_add_test(tc, test_steps);
+	tcase_add_test(tc, test_tainted_steps);
+	tcase_add_test(tc, test_root_home);
 	tcase_add_test(tc, test_sh_depth);
 	tcase_add_test(tc, test_nested_parens);
 	tcase_add_test(tc, test_big_script);
