@@ -26,11 +26,38 @@
 #endif
 
 const char *const pdk_secret_env_default[] = {
-    "*TOKEN*",	     "*SECRET*",       "*PASSWORD*",   "*PASSWD*",	"*_KEY",
-    "*API_KEY*",     "*APIKEY*",       "*CREDENTIAL*", "*PRIVATE_KEY*", "AWS_*",
-    "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "*_PAT",	       "*SESSION_KEY*", "*_PWD",
-    "*_PASS",	     "*PASSPHRASE*",   "*JWT*",	       "*_DSN",		"*WEBHOOK*",
-    "*AUTH_CONFIG*", "*_COOKIE",       NULL,
+    "*TOKEN*",
+    "*SECRET*",
+    "*PASSWORD*",
+    "*PASSWD*",
+    "*_KEY",
+    "*API_KEY*",
+    "*APIKEY*",
+    "*CREDENTIAL*",
+    "*PRIVATE_KEY*",
+    "AWS_*",
+    "SSH_AUTH_SOCK",
+    "GPG_AGENT_INFO",
+    "*_PAT",
+    "*SESSION_KEY*",
+    "*_PWD",
+    "*_PASS",
+    "*PASSPHRASE*",
+    "*JWT*",
+    "*_DSN",
+    "*WEBHOOK*",
+    "*AUTH_CONFIG*",
+    "*_COOKIE",
+    /* sessions and keys by names of their own */
+    "BW_SESSION",
+    "OP_SESSION_*",
+    "SSHPASS",
+    "*AUTHKEY*",
+    "*AUTHORIZATION*",
+    "*CONNECTION_STRING*",
+    "*_PW",
+    "FASTLANE_SESSION",
+    NULL,
 };
 
 /* Names that, written inside a root, let code run later outside it. */
@@ -187,17 +214,30 @@ static bool is_secret(const char *name, const struct pdk_config *cfg)
 	return false;
 }
 
-/* Does value hold a URL with a password in it (scheme://user:password@host),
- * as a DATABASE_URL or a REDIS_URL does? */
+/* Does value hold a credential whatever its name: a URL with a password
+ * (scheme://user:password@host, as a DATABASE_URL or a REDIS_URL has), a
+ * password, token, secret or key query parameter, or an Azure AccountKey=? */
 static bool url_with_password(const char *value)
 {
+	static const char *const params[] = {
+	    "password=", "passwd=",  "pwd=",	      "token=", "secret=", "key=",
+	    "apikey=",	 "api_key=", "access_token=", "sig=",	NULL};
+
 	for (const char *p = value; (p = strstr(p, "://"));) {
 		size_t auth = strcspn(p += 3, "/?#@ \t");
 
 		if (p[auth] == '@' && memchr(p, ':', auth))
 			return true;
 	}
-	return false;
+	for (const char *p = value; *p; p++) {
+		if (*p != '?' && *p != '&' && *p != ';')
+			continue;
+		for (const char *const *k = params; *k; k++)
+			if (!strncasecmp(p + 1, *k, strlen(*k)) && p[1 + strlen(*k)] &&
+			    p[1 + strlen(*k)] != '&')
+				return true;
+	}
+	return strcasestr(value, "AccountKey=") || strcasestr(value, "SharedAccessKey=");
 }
 
 static int build_env(struct pdk_sandbox *sb, char **environ, const struct pdk_config *cfg)

@@ -139,6 +139,15 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 		"echo '$out' | grep -q '^PWD=' && echo '$out' | grep -q '^HOMEPAGE_URL=https://example.org/a@b\$' &&
 		echo '$out' | grep -q '^GIT_AUTHOR_NAME=visible\$' &&
 		echo '$out' | grep -q '^COOKIECUTTER_CONFIG=visible\$'"
+	out=$(BW_SESSION=s3cret OP_SESSION_my=s3cret SSHPASS=s3cret TS_AUTHKEY=s3cret \
+		AUTHORIZATION='Bearer s3cret' LDAP_BIND_PW=s3cret FASTLANE_SESSION=s3cret \
+		AZURE_STORAGE_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountKey=s3cret' \
+		MY_ENDPOINT='https://db.example/x?user=a&password=s3cret' \
+		SEARCH_URL='https://example.org/?q=key' run -- env)
+	check "$b: sessions, auth keys and credentials in a value do not reach it" \
+		sh -c "! echo '$out' | grep -q s3cret"
+	check "$b: ... while a URL whose query holds no credential does" \
+		sh -c "echo '$out' | grep -q '^SEARCH_URL=https://example.org/?q=key\$'"
 	out=$(https_proxy=http://u:pw@proxy:3128 run --yes -n -- env)
 	check "$b: with the network on, a proxy keeps its password" sh -c \
 		"echo '$out' | grep -q '^https_proxy=http://u:pw@proxy:3128\$'"
