@@ -251,6 +251,7 @@ int pdk_cli_run_main(int argc, char **argv)
 	struct pdk_render_out res = {0};
 	struct pdk_rmshim shim = {0};
 	_cleanup_free_ char *path = NULL, *store_dir = NULL, *sweep_note = NULL, *made_note = NULL;
+	_cleanup_free_ char *shim_dir = NULL, *shim_note = NULL;
 	char why[1024], tnote[256], dnote[1200], snote[160];
 	const char *notes[16];
 	size_t n_notes = 0;
@@ -294,7 +295,6 @@ int pdk_cli_run_main(int argc, char **argv)
 	}
 	/* The shim must exist before the sandbox is set up, or a state
 	 * directory made later would be hidden from the command. */
-	_cleanup_free_ char *shim_dir = NULL, *shim_note = NULL;
 	if (!special && !c.o.print_profile && (r = pdk_rmshim_install(&shim_dir)) < 0) {
 		if (runs_rm(&c.d)) {
 			pdk_cli_error("run: rm cannot reach the trash here: its shim in paddock's "

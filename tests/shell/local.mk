@@ -1,6 +1,6 @@
 # tests/shell/local.mk - the suites that drive the real binary (and the drivers).
-# gate-pty.sh needs tmux; trash-interop.sh and rmshim.sh need trash-cli: without
-# them those are skipped.
+# gate-pty.sh needs tmux; trash-interop.sh and rmshim.sh need trash-cli; memcheck.sh
+# needs valgrind and a dynamically linked paddock: without them those are skipped.
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 SHELL_TESTS = tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
@@ -15,9 +15,11 @@ endif
 if BACKEND_BWRAP
 SHELL_TESTS += tests/shell/bwrap-attack.sh
 endif
+SHELL_TESTS += tests/shell/memcheck.sh
 TESTS += $(SHELL_TESTS)
 EXTRA_DIST += tests/shell/lib.sh tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
 	tests/shell/policy-cli.sh tests/shell/run-pty.sh tests/shell/gate-pty.sh \
 	tests/shell/trash-interop.sh tests/shell/rmshim.sh tests/shell/confine.sh \
 	tests/shell/limits.sh tests/shell/landlock-attack.sh tests/shell/bwrap-attack.sh \
 	tests/shell/mcp.sh tests/drivers/mcp-raw.py tests/shell/request.sh
+EXTRA_DIST += tests/shell/memcheck.sh
