@@ -488,46 +488,49 @@ static int compose_json(const struct pdk_render_in *in, struct view *v, struct p
 			const struct pdk_buf *note, const struct pdk_render_out *r,
 			struct pdk_buf *out)
 {
-	cJSON *o = cJSON_CreateObject(), *held, *hints, *notes;
+	cJSON *o = cJSON_CreateObject(), *held = NULL, *hints = NULL, *notes = NULL;
+	bool ok; /* every field made it: a result missing one is no result */
 	char *s;
 
 	if (!o)
 		return -ENOMEM;
-	cJSON_AddNumberToObject(o, "exit_status", in->exit_status);
-	if (in->exit_status < 0)
-		cJSON_AddNumberToObject(o, "signal", -in->exit_status);
-	else
-		cJSON_AddNullToObject(o, "signal");
-	cJSON_AddBoolToObject(o, "timed_out", in->timed_out);
-	cJSON_AddBoolToObject(o, "stopped", in->stopped);
-	cJSON_AddNumberToObject(o, "duration", (double)(long long)(in->duration * 1000) / 1000);
-	cJSON_AddStringToObject(o, "stdout", streams[0].data ? streams[0].data : "");
-	cJSON_AddStringToObject(o, "stderr", streams[1].data ? streams[1].data : "");
-	held = cJSON_AddArrayToObject(o, "held_back");
-	for (int i = 1; i <= 2 && held; i++) {
+	ok = cJSON_AddNumberToObject(o, "exit_status", in->exit_status) &&
+	     (in->exit_status < 0 ? cJSON_AddNumberToObject(o, "signal", -in->exit_status)
+				  : cJSON_AddNullToObject(o, "signal")) &&
+	     cJSON_AddBoolToObject(o, "timed_out", in->timed_out) &&
+	     cJSON_AddBoolToObject(o, "stopped", in->stopped) &&
+	     cJSON_AddNumberToObject(o, "duration",
+				     (double)(long long)(in->duration * 1000) / 1000) &&
+	     cJSON_AddStringToObject(o, "stdout", streams[0].data ? streams[0].data : "") &&
+	     cJSON_AddStringToObject(o, "stderr", streams[1].data ? streams[1].data : "") &&
+	     (held = cJSON_AddArrayToObject(o, "held_back"));
+	for (int i = 1; i <= 2 && ok; i++) {
 		cJSON *h;
-		if (!r->held[i].any || !(h = cJSON_CreateObject()))
+		if (!r->held[i].any)
 			continue;
-		cJSON_AddStringToObject(h, "stream", v[i - 1].name);
-		cJSON_AddNumberToObject(h, "first_line", (double)r->held[i].first_line);
-		cJSON_AddNumberToObject(h, "last_line", (double)r->held[i].last_line);
-		cJSON_AddNumberToObject(h, "bytes", (double)r->held[i].bytes);
-		cJSON_AddItemToArray(held, h);
+		ok = (h = cJSON_CreateObject()) && cJSON_AddItemToArray(held, h) &&
+		     cJSON_AddStringToObject(h, "stream", v[i - 1].name) &&
+		     cJSON_AddNumberToObject(h, "first_line", (double)r->held[i].first_line) &&
+		     cJSON_AddNumberToObject(h, "last_line", (double)r->held[i].last_line) &&
+		     cJSON_AddNumberToObject(h, "bytes", (double)r->held[i].bytes);
 	}
-	if (r->stored) {
-		cJSON_AddStringToObject(o, "output_id", r->stored_as.id);
-		cJSON_AddNumberToObject(o, "output_lines", (double)r->stored_as.lines);
-	} else {
-		cJSON_AddNullToObject(o, "output_id");
+	if (ok && r->stored)
+		ok = cJSON_AddStringToObject(o, "output_id", r->stored_as.id) &&
+		     cJSON_AddNumberToObject(o, "output_lines", (double)r->stored_as.lines);
+	else if (ok)
+		ok = cJSON_AddNullToObject(o, "output_id");
+	ok = ok && (hints = cJSON_AddArrayToObject(o, "sandbox_refusals"));
+	for (size_t i = 0; i < in->n_hints && ok; i++)
+		ok = cJSON_AddItemToArray(hints, cJSON_CreateString(in->hints[i]));
+	ok = ok && (notes = cJSON_AddArrayToObject(o, "notes"));
+	for (size_t i = 0; i < in->n_notes && ok; i++)
+		ok = cJSON_AddItemToArray(notes, cJSON_CreateString(in->notes[i]));
+	if (ok && note->len)
+		ok = cJSON_AddItemToArray(notes, cJSON_CreateString(note->data));
+	if (!ok) {
+		cJSON_Delete(o);
+		return -ENOMEM;
 	}
-	hints = cJSON_AddArrayToObject(o, "sandbox_refusals");
-	for (size_t i = 0; i < in->n_hints && hints; i++)
-		cJSON_AddItemToArray(hints, cJSON_CreateString(in->hints[i]));
-	notes = cJSON_AddArrayToObject(o, "notes");
-	for (size_t i = 0; i < in->n_notes && notes; i++)
-		cJSON_AddItemToArray(notes, cJSON_CreateString(in->notes[i]));
-	if (note->len && notes)
-		cJSON_AddItemToArray(notes, cJSON_CreateString(note->data));
 	s = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (!s)
@@ -550,7 +553,7 @@ static char **clean_lines(const char *const *lines, size_t n)
 
 		if (!(v[i] = malloc(PDK_CLEAN_ROOM(len) + 1))) {
 			pdk_strvfreep(&v);
-			break;
+			return NULL;
 		}
 		v[i][pdk_text_clean_line(lines[i], len, v[i])] = '\0';
 	}

@@ -21,6 +21,7 @@
 #include "output/render.h"
 #include "output/store.h"
 #include "ck_util.h"
+#include "failalloc.h"
 
 static char base[256];
 static char store_dir[512];
@@ -679,6 +680,52 @@ START_TEST(test_notes_and_hints_cleaned)
 }
 END_TEST
 
+/* Out of memory at any allocation of a render with notes and hints: -ENOMEM or a result,
+ * never a crash (the notes' copy was once freed twice when its second line failed). */
+START_TEST(test_out_of_memory_anywhere)
+{
+	struct pdk_capture o = {0}, e = {0};
+	const char *notes[] = {"note: one", "note: two", "note: three"};
+	const char *hints[] = {"sandbox: one", "sandbox: two"};
+	struct pdk_render_in in = {.out = &o,
+				   .err = &e,
+				   .bound = 4096,
+				   .notes = notes,
+				   .n_notes = 3,
+				   .hints = hints,
+				   .n_hints = 2};
+	unsigned long n;
+
+	if (!pdk_failalloc_works())
+		return; /* a sanitizer's allocator: nothing to sweep with */
+	ck_assert_int_eq(pdk_capture_init(&o, 1, 4096, NULL), 0);
+	ck_assert_int_eq(pdk_capture_init(&e, 2, 4096, NULL), 0);
+	pdk_capture_feed(&o, "out\n", 4);
+	pdk_capture_feed(&e, "err\n", 4);
+	for (int json = 0; json <= 1; json++) {
+		in.json = json;
+		for (n = 1;; n++) {
+			struct pdk_render_out r = {0};
+			int rc;
+			bool fired;
+
+			pdk_failalloc_arm(n);
+			rc = pdk_render(&in, &r);
+			fired = pdk_failalloc_disarm();
+			ck_assert_msg(rc == 0 || (fired && rc == -ENOMEM), "allocation %lu: %d", n, rc);
+			if (rc == 0)
+				ck_assert_msg(strstr(r.text, "note: three"), "allocation %lu json %d: %s", n, json, r.text);
+			pdk_render_out_release(&r);
+			if (!fired)
+				break;
+		}
+		ck_assert_uint_gt(n, 6);
+	}
+	pdk_capture_release(&o);
+	pdk_capture_release(&e);
+}
+END_TEST
+
 /* Without a usable store the result says the lines were not kept. */
 START_TEST(test_no_store)
 {
@@ -722,6 +769,7 @@ static Suite *render_suite(void)
 	tcase_add_test(t, test_redraws_and_escapes);
 	tcase_add_test(t, test_no_store);
 	tcase_add_test(t, test_notes_and_hints_cleaned);
+	tcase_add_test(t, test_out_of_memory_anywhere);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -1,6 +1,8 @@
 # tests/unit/local.mk - the Check suites; each links the library.
 TEST_LIBS = $(LIBS_ALL) $(CHECK_LIBS)
 EXTRA_DIST += tests/unit/ck_util.h
+# failalloc.c makes the Nth allocation fail, for the suites that sweep out-of-memory paths.
+FAILALLOC = tests/unit/failalloc.c tests/unit/failalloc.h
 
 UNIT_TESTS = tests/unit/check_render tests/unit/check_store tests/unit/check_config \
 	tests/unit/check_gate tests/unit/check_policy tests/unit/check_classes \
@@ -11,6 +13,7 @@ endif
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
+tests_unit_check_render_SOURCES = tests/unit/check_render.c $(FAILALLOC)
 tests_unit_check_render_LDADD = $(TEST_LIBS)
 tests_unit_check_store_LDADD = $(TEST_LIBS)
 tests_unit_check_config_LDADD = $(TEST_LIBS)
