@@ -341,34 +341,46 @@ static int prune(const char *dir, uint64_t keep, const char *spare)
 
 	if (!top)
 		return -errno;
-	while ((s = readdir(top))) {
+	while (r == 0 && (s = readdir(top))) {
 		_cleanup_free_ char *sdir = NULL;
 		DIR *d;
 		struct dirent *f;
 
-		if (s->d_name[0] == '.' || asprintf(&sdir, "%s/%s", dir, s->d_name) < 0)
+		if (s->d_name[0] == '.')
 			continue;
-		if (!(d = opendir(sdir)))
+		if (asprintf(&sdir, "%s/%s", dir, s->d_name) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		if (!(d = opendir(sdir))) {
+			if (errno == ENOMEM)
+				r = -ENOMEM;
 			continue;
-		while ((f = readdir(d))) {
+		}
+		while (r == 0 && (f = readdir(d))) {
 			struct stat st;
 			char *path;
 
-			if (f->d_name[0] == '.' || asprintf(&path, "%s/%s", sdir, f->d_name) < 0)
+			if (f->d_name[0] == '.')
 				continue;
+			if (asprintf(&path, "%s/%s", sdir, f->d_name) < 0) {
+				r = -ENOMEM;
+				break;
+			}
 			if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
 				free(path);
 				continue;
 			}
 			if (n == alloc) {
-				struct old *nl = realloc(list, (alloc = alloc ? alloc * 2 : 64) *
-								       sizeof(*list));
+				size_t more = alloc ? alloc * 2 : 64;
+				struct old *nl = realloc(list, more * sizeof(*list));
 				if (!nl) {
 					free(path);
 					r = -ENOMEM;
 					break;
 				}
 				list = nl;
+				alloc = more;
 			}
 			list[n++] = (struct old){path, st.st_mtime, (uint64_t)st.st_size};
 			total += (uint64_t)st.st_size;
@@ -376,7 +388,8 @@ static int prune(const char *dir, uint64_t keep, const char *spare)
 		closedir(d);
 	}
 	closedir(top);
-	if (total > keep) {
+	/* Only a whole listing says which outputs are the oldest. */
+	if (r == 0 && total > keep) {
 		qsort(list, n, sizeof(*list), by_age);
 		for (size_t i = 0; i < n && total > keep; i++) {
 			if (spare && strcmp(list[i].path, spare) == 0)

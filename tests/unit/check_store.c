@@ -22,6 +22,7 @@
 #include "output/render.h"
 #include "output/store.h"
 #include "ck_util.h"
+#include "failalloc.h"
 
 static char base[256];
 static char dir[512];
@@ -317,6 +318,62 @@ static void make_file(const char *session, const char *id, size_t size, time_t m
 	free(path);
 }
 
+/* One output of 10 bytes, in a session directory that exists. */
+static void quick_file(const char *session, const char *id, time_t mtime)
+{
+	char *path = path_of(session, id);
+	struct timespec ts[2] = {{mtime, 0}, {mtime, 0}};
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "0123456789", 10), 10);
+	ck_assert_int_eq(futimens(fd, ts), 0);
+	close(fd);
+	free(path);
+}
+
+/* Out of memory at any allocation of a prune: either the prune did its work or it says
+ * -ENOMEM and deleted nothing, since only a whole listing says which outputs are the oldest.
+ * Two sessions of 70 outputs each: a list that could not grow past 64 in the first was once
+ * written past its end in the second. */
+START_TEST(test_prune_out_of_memory)
+{
+	time_t now = time(NULL);
+	char id[16];
+	unsigned long n;
+	bool fired = true;
+
+	if (!pdk_failalloc_works())
+		return; /* a sanitizer's allocator: nothing to sweep with */
+	make_file("even", "00000000", 10, now - 10000);
+	make_file("odd", "00000001", 10, now - 10000 + 10);
+	for (int i = 2; i < 140; i++) {
+		snprintf(id, sizeof(id), "%08d", i);
+		quick_file(i % 2 ? "odd" : "even", id, now - 10000 + i * 10);
+	}
+	for (n = 1; fired; n++) {
+		int rc;
+
+		/* Room for all but the oldest. */
+		pdk_failalloc_arm(n);
+		rc = pdk_store_prune(dir, 139 * 10);
+		fired = pdk_failalloc_disarm();
+		ck_assert_msg(rc == 0 || (fired && rc == -ENOMEM), "allocation %lu: %d", n, rc);
+		for (int i = 0; i < 140; i++) {
+			snprintf(id, sizeof(id), "%08d", i);
+			char *p = path_of(i % 2 ? "odd" : "even", id);
+			ck_assert_msg((access(p, F_OK) == 0) == (i > 0 || rc < 0),
+				      "allocation %lu failed, the prune returned %d, output %d %s", n,
+				      rc, i, i > 0 || rc < 0 ? "is gone" : "is still there");
+			free(p);
+		}
+		if (rc == 0)
+			quick_file("even", "00000000", now - 10000);
+	}
+	ck_assert_uint_gt(n, 140);
+}
+END_TEST
+
 START_TEST(test_prune)
 {
 	time_t now = time(NULL);
@@ -528,6 +585,7 @@ static Suite *store_suite(void)
 	tcase_add_test(t, test_cap);
 	tcase_add_test(t, test_unique_ids);
 	tcase_add_test(t, test_prune);
+	tcase_add_test(t, test_prune_out_of_memory);
 	tcase_add_test(t, test_open_and_sessions);
 	tcase_add_test(t, test_unwritable);
 	tcase_add_test(t, test_recall);

@@ -15,6 +15,7 @@ TESTS += $(UNIT_TESTS)
 
 tests_unit_check_render_SOURCES = tests/unit/check_render.c $(FAILALLOC)
 tests_unit_check_render_LDADD = $(TEST_LIBS)
+tests_unit_check_store_SOURCES = tests/unit/check_store.c $(FAILALLOC)
 tests_unit_check_store_LDADD = $(TEST_LIBS)
 tests_unit_check_config_LDADD = $(TEST_LIBS)
 tests_unit_check_gate_LDADD = $(TEST_LIBS)
