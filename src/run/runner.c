@@ -595,8 +595,19 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 			wake = drain_until < wake ? drain_until : wake;
 		timeout_ms = wake >= 1e17 ? -1 : (int)((wake - t) * 1000) + 1;
 		if (poll(pfd, 3, timeout_ms) < 0 && errno != EINTR) {
+			/* Blind to the run: nothing of it may go on unwatched. */
 			r = -errno;
-			break;
+			if (spec->why)
+				snprintf(spec->why, spec->why_len,
+					 "waiting for the command: %s; it was killed", strerror(-r));
+			if (!exited) {
+				kill(-pid, SIGKILL);
+				kill(pid, SIGKILL);
+				while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+					;
+				cleared = kill_group(pid, pdk_guard_pid(&guard)) && cleared;
+			}
+			goto restore;
 		}
 		for (int i = 0; i < 2; i++) {
 			int *fd = i == 0 ? &opipe[0] : &epipe[0];

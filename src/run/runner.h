@@ -36,7 +36,7 @@ struct pdk_run_spec {
 	 * that kills the run if paddock itself is killed. */
 	unsigned long max_procs;
 	bool tree_dies_with_parent;        /* the wrapper kills the tree if paddock dies */
-	char *why;			   /* why backend->spawned() stopped the run */
+	char *why;			   /* why spawned() stopped the run, or it was lost */
 	size_t why_len;
 };
 

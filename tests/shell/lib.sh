@@ -40,6 +40,7 @@ not_ok() {
 	[ -n "${not_ok_show:-}" ] && "$not_ok_show"
 	return 0
 }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
 	desc=$1
 	shift

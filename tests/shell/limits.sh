@@ -10,7 +10,6 @@ export XDG_CACHE_HOME="$T/cache" TMPDIR="$T/tmp"
 mkdir -p "$T/proj" "$T/cache" "$T/tmp"
 fresh_state
 
-skip() { n=$((n + 1)); echo "ok $n - # SKIP $1"; }
 json() { # json EXPR: a value from `paddock doctor --json`, "" when null
 	"$PADDOCK" doctor --json 2>/dev/null | python3 -c "import json,sys
 v = json.load(sys.stdin)

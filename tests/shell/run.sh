@@ -100,7 +100,8 @@ check "signal dispositions and mask reset in the child" \
 for sig in INT TERM HUP; do
 	rm -f "$T/started"
 	t0=$(date +%s%N)
-	"$PADDOCK" run --no-sandbox -- sh -c "touch '$T/started'; echo working; sleep 60; : $MARK" \
+	# "working" is in the pipe before the file appears, so before the signal.
+	"$PADDOCK" run --no-sandbox -- sh -c "echo working; touch '$T/started'; sleep 60; : $MARK" \
 		>"$T/out" 2>"$T/err" </dev/null &
 	pid=$!
 	bgpids="$bgpids $pid"
@@ -119,6 +120,24 @@ for sig in INT TERM HUP; do
 	check "SIG$sig to paddock: returns promptly ($ms ms)" test "$ms" -lt 4000
 	check "SIG$sig to paddock: no process left" none_left
 done
+
+# --- paddock loses sight of the command --------------------------------------
+# The command lowers paddock's open-file limit below the three descriptors it polls, then
+# prints, so that paddock wakes and its next poll fails: the run is an error, never
+# "exit status: 0", and nothing of it is left running.
+if command -v prlimit >/dev/null 2>&1; then
+	prun -t 30 -- sh -c "prlimit --pid \$PPID --nofile=2: || exit 9; echo awake; sleep 60; : $MARK"
+	check "a failed wait: exit 125 (got $rc)" test "$rc" -eq 125
+	check "a failed wait: one line saying so" one_error_line
+	check "a failed wait: the line says what failed" err_has "waiting for the command"
+	check "a failed wait: nothing of the command left" none_left
+	# The twin: the command's parent is paddock, and a limit paddock can live with is no error.
+	prun -- sh -c 'cat /proc/$PPID/comm; prlimit --pid $PPID --nofile=64:'
+	check "the command's parent is paddock, whose limit it can set" \
+		sh -c "[ $rc -eq 0 ] && grep -qx paddock '$T/out'"
+else
+	skip "a failed wait: prlimit is not installed (util-linux)"
+fi
 
 # --- --json ------------------------------------------------------------------
 json_ok() { # json_ok PYTHON-EXPRESSION over the object d
