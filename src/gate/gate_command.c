@@ -396,6 +396,6 @@ int pdk_gate_ask_command(const struct pdk_config *cfg, const struct pdk_gate_req
 	}
 	reason = b.data;
 	return pdk_gate_refuse(ret, rq, reason,
-			       cr->outcome == CMD_EXIT && r == 0 ? PDK_GATE_INSTEAD_SAID_NO
+			       r == 0 && cr->outcome == CMD_EXIT ? PDK_GATE_INSTEAD_SAID_NO
 								 : PDK_GATE_INSTEAD_NOBODY);
 }

@@ -5,6 +5,7 @@
 #endif
 #include <check.h>
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -436,6 +438,39 @@ START_TEST(test_command_crash_missing_relative)
 }
 END_TEST
 
+/* An approver that cannot even be started (no descriptor left for its pipes) gave no answer:
+ * the refusal says it could not be run and never reads as its "no". Fresh allocations are
+ * filled with zeros, which read as "exited 0" to code that looks at an outcome never set. */
+START_TEST(test_command_that_cannot_start)
+{
+	struct pdk_gate_result res;
+	struct rlimit old, low;
+	int fd, r;
+
+#ifdef M_PERTURB
+	mallopt(M_PERTURB, 0xff);
+#endif
+	cfg.approval_mode = PDK_APPROVAL_COMMAND;
+	cfg.approval_command = (char *)approver("yes.sh", "exit 0\n");
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	fd = dup(0); /* the lowest free descriptor: the limit leaves one, a pipe needs two */
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	low = old;
+	low.rlim_cur = (rlim_t)fd + 1;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	r = pdk_gate_decide(&cfg, false, &rq, &res);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+	ck_assert_int_eq(r, 0);
+	ck_assert(!res.approved);
+	ck_assert_msg(strstr(res.message, "could not be run: Too many open files"), "%s",
+		      res.message);
+	ck_assert_msg(!strstr(res.message, "ask the person what they want instead"), "%s",
+		      res.message);
+	pdk_gate_result_release(&res);
+}
+END_TEST
+
 START_TEST(test_command_that_ignores_a_huge_request)
 {
 	struct pdk_gate_result res;
@@ -685,6 +720,7 @@ static Suite *gate_suite(void)
 	tcase_add_test(tc, test_command_outside_sandbox_is_told);
 	tcase_add_test(tc, test_command_that_hangs_is_killed);
 	tcase_add_test(tc, test_command_crash_missing_relative);
+	tcase_add_test(tc, test_command_that_cannot_start);
 	tcase_add_test(tc, test_command_that_ignores_a_huge_request);
 	tcase_add_test(tc, test_json_is_valid_utf8);
 	tcase_add_test(tc, test_session_approval_persists_and_is_scoped);
