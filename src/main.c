@@ -19,6 +19,7 @@ static const char usage[] =
 	"  check [OPTIONS] -- PROGRAM [ARG...] show what run would decide, run nothing\n"
 	"  doctor                              say which confinement works here\n"
 	"  mcp [OPTIONS]                       serve the Model Context Protocol on stdio\n"
+	"  approvals [approve|deny ID]         list or answer calls waiting for a person\n"
 	"See paddock(1).\n";
 
 int main(int argc, char **argv)
@@ -57,6 +58,8 @@ int main(int argc, char **argv)
 		return pdk_cli_recall_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "check") == 0)
 		return pdk_cli_check_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "approvals") == 0)
+		return pdk_cli_approvals_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "mcp") == 0)
 		return pdk_cli_mcp_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "doctor") == 0)
@@ -70,6 +73,6 @@ int main(int argc, char **argv)
 		puts(PACKAGE_STRING);
 		return 0;
 	}
-	pdk_cli_error("unknown verb '%s'; the verbs are run, check, recall, doctor and mcp", argv[1]);
+	pdk_cli_error("unknown verb '%s'; the verbs are run, check, recall, doctor, mcp and approvals", argv[1]);
 	return PDK_EXIT_FAILURE;
 }

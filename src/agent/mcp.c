@@ -31,7 +31,7 @@
 #define PROGRESS_EVERY 1.0 /* seconds between progress notifications */
 
 /* The protocol versions spoken, newest first. */
-static const char *const versions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
+static const char *const versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
 enum { ERR_PARSE = -32700, ERR_REQUEST = -32600, ERR_METHOD = -32601, ERR_PARAMS = -32602,
        ERR_INTERNAL = -32603, ERR_NOT_INITIALIZED = -32002 };
@@ -265,7 +265,8 @@ static int call_start(struct server *s, struct call *c, struct pdk_strv *argv)
 
 	if ((r = pdk_pipe_cloexec(o)) < 0 || (r = pdk_pipe_cloexec(e)) < 0)
 		goto fail;
-	if (!c->recall && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, a) < 0) {
+	/* The approver asks the client only when it can show a form. */
+	if (!c->recall && s->elicitation && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, a) < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -490,7 +491,11 @@ static void do_initialize(struct server *s, const cJSON *id, const cJSON *params
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(versions); i++)
 		if (strcmp(v->valuestring, versions[i]) == 0)
 			s->version = versions[i];
-	s->elicitation = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(caps, "elicitation"));
+	/* Form elicitation: an empty object says it too (before 2025-11-25). */
+	const cJSON *el = cJSON_GetObjectItemCaseSensitive(caps, "elicitation");
+	s->elicitation = cJSON_IsObject(el) &&
+			 (cJSON_GetObjectItemCaseSensitive(el, "form") ||
+			  !cJSON_GetObjectItemCaseSensitive(el, "url"));
 	s->initialized = true;
 	r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "protocolVersion", s->version);

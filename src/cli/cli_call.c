@@ -222,6 +222,8 @@ int pdk_cli_call_gate(struct pdk_cli_call *c)
 	    .outside_sandbox = c->o.outside_sandbox,
 	    .password_paths = (const char *const *)c->password.v,
 	    .n_password_paths = c->password.n,
+	    .remote = pdk_cli_remote_fd >= 0,
+	    .remote_fd = pdk_cli_remote_fd,
 	};
 	int r;
 

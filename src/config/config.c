@@ -150,6 +150,7 @@ void pdk_config_init(struct pdk_config *cfg)
 	cfg->bound = PDK_BOUND_DEFAULT;
 	cfg->store_cap = PDK_STORE_CAP_DEFAULT;
 	cfg->approval_mode = PDK_APPROVAL_AUTO;
+	cfg->approval_out_of_band = true;
 	cfg->threshold = PDK_RISK_MODERATE;
 }
 

@@ -107,6 +107,7 @@ static const struct key approval_keys[] = {
     CFG("mode", T_MODE, approval_mode, .seen = PDK_CONFIG_SEEN_MODE),
     CFG("threshold", T_RISK, threshold),
     CFG("command", T_HOME_PATH, approval_command),
+    CFG("outOfBand", T_BOOL, approval_out_of_band),
 };
 static const struct key top_keys[] = {
     {.name = "$schema", .type = T_SCHEMA},

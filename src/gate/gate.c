@@ -172,6 +172,14 @@ int pdk_gate_decide(const struct pdk_config *cfg, bool yes, const struct pdk_gat
 	case PDK_APPROVAL_AUTO:
 	case PDK_APPROVAL_ASK:
 	default:
+		if (rq->remote) {
+			if (rq->n_password_paths)
+				r = refuse_password(&res, rq, "it is asked through the MCP client, "
+							      "where no password can be typed");
+			else
+				r = pdk_gate_ask_remote(cfg, rq, remember, &res);
+			goto done;
+		}
 		/* Never stdin or stdout: those belong to the agent that called us. */
 		tty = open(TTY_PATH, O_RDWR | O_NOCTTY | O_CLOEXEC);
 		nobody = pdk_gate_tty_unusable(tty);

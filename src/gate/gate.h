@@ -21,6 +21,10 @@ struct pdk_gate_request {
 	/* write paths outside $HOME: the yes must be backed by the person's password */
 	const char *const *password_paths;
 	size_t n_password_paths;
+	/* A front end's approver over a socket (the MCP server's elicitation):
+	 * asked instead of the terminal in modes auto and ask when remote is set. */
+	bool remote;
+	int remote_fd;
 	/* The rest is for tests; leave zero. */
 	double command_timeout; /* seconds for approval.command; 0: PDK_GATE_COMMAND_TIMEOUT */
 	const char *sudo;	/* the re-authentication program; NULL: /usr/bin/sudo */

@@ -33,6 +33,10 @@ const char *pdk_gate_tty_unusable(int tty);
 int pdk_gate_ask_tty(const struct pdk_config *cfg, const struct pdk_gate_request *rq, int tty,
 		     bool offer_session, struct pdk_gate_result *ret);
 
+/* gate_remote.c: the approver over a socket (MCP elicitation), with out-of-band answers. */
+int pdk_gate_ask_remote(const struct pdk_config *cfg, const struct pdk_gate_request *rq,
+			bool offer_session, struct pdk_gate_result *ret);
+
 /* gate_command.c: the approval.command approver, and the children both approvers run. */
 int pdk_gate_ask_command(const struct pdk_config *cfg, const struct pdk_gate_request *rq,
 			 struct pdk_gate_result *ret);

@@ -255,5 +255,130 @@ s.p.kill()
 s.p.wait()
 ok(wait_gone(MARK + "-kill"), "SIGKILL of the server leaves nothing running")
 
+# --- elicitation and out-of-band approvals ----------------------------------------
+ASK = ["git", "push", "--force", "origin", "HEAD"]  # asks for approval; harmless outside a repository
+
+
+def approvals(*args):
+    return subprocess.run([PADDOCK, "approvals", *args], capture_output=True, text=True, cwd=T)
+
+
+def elicitation(s, timeout=60):
+    return s.recv(lambda m: m.get("method") == "elicitation/create", timeout)
+
+
+def answer(s, req, result):
+    s.send({"jsonrpc": "2.0", "id": req["id"], "result": result})
+
+
+def pending(timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        r = approvals("--json")
+        lst = json.loads(r.stdout or "[]") if r.returncode == 0 else []
+        if lst:
+            return lst
+        time.sleep(0.05)
+    return []
+
+
+s = Server()
+s.init({"elicitation": {}})
+s.call(70, "run_command", {"argv": ASK})
+q = elicitation(s)
+props = q and q["params"]["requestedSchema"]["properties"]["decision"]
+ok(q and "git push --force" in q["params"]["message"] and "once" in props["enum"],
+   "a call that needs approval asks the client (elicitation/create)", q)
+lst = pending()
+ok(len(lst) == 1 and lst[0]["command"].startswith("git push --force") and lst[0]["id"] in q["params"]["message"],
+   "while it waits, paddock approvals lists it, and the question names its id", lst)
+answer(s, q, {"action": "accept", "content": {"decision": "once"}})
+r = s.reply(70)
+ok(r and r["result"]["isError"] is False and "exit_status" in r["result"]["structuredContent"]
+   and "approved" in r["result"]["content"][0]["text"], "accepted: the command runs, and the result says who approved", r)
+ok(pending(timeout=0.5) == [], "once answered, nothing is pending")
+r = approvals("approve", lst[0]["id"] if lst else "00000000")
+ok(r.returncode == 125 and "no call" in r.stderr, "approving it again afterwards: no call is waiting", r.stderr)
+
+s.call(71, "run_command", {"argv": ASK})
+q = elicitation(s)
+answer(s, q, {"action": "decline"})
+r = s.reply(71)
+ok(r and r["result"]["isError"] is True and "said no" in r["result"]["content"][0]["text"],
+   "declined: the call is refused, saying the person said no", r)
+s.call(72, "run_command", {"argv": ASK})
+q = elicitation(s)
+answer(s, q, {"action": "cancel"})
+r = s.reply(72)
+ok(r and r["result"]["isError"] is True and "dismissed" in r["result"]["content"][0]["text"],
+   "cancelled: refused, saying no answer was given", r)
+
+# Answered out of band while the dialog is open: first answer wins, the dialog is withdrawn.
+s.call(73, "run_command", {"argv": ASK})
+q = elicitation(s)
+lst = pending()
+r = approvals("approve", lst[0]["id"] if lst else "00000000")
+ok(r.returncode == 0, "paddock approvals approve ID answers it", r.stderr)
+w = s.recv(lambda m: m.get("method") == "notifications/cancelled" and m["params"]["requestId"] == q["id"])
+ok(w is not None, "the open dialog is withdrawn (notifications/cancelled)", w)
+r = s.reply(73)
+ok(r and r["result"]["isError"] is False and "paddock approvals" in r["result"]["content"][0]["text"],
+   "the call runs, approved out of band", r)
+answer(s, q, {"action": "decline"})  # too late: ignored
+r = s.request(74, "ping")
+ok(r and r.get("result") == {}, "a late answer to the withdrawn dialog changes nothing", r)
+
+s.call(75, "run_command", {"argv": ASK})
+q = elicitation(s)
+lst = pending()
+r = approvals("deny", lst[0]["id"] if lst else "00000000")
+r = s.reply(75)
+ok(r and r["result"]["isError"] is True and "said no" in r["result"]["content"][0]["text"],
+   "paddock approvals deny ID refuses it", r)
+
+# An answer not bound to the request's digest is no answer.
+s.call(76, "run_command", {"argv": ASK})
+q = elicitation(s)
+lst = pending()
+adir = os.path.join(os.environ["XDG_STATE_HOME"], "paddock", "approvals")
+rid = lst[0]["id"] if lst else "00000000"
+with open(os.path.join(adir, rid + ".answer"), "w") as f:
+    json.dump({"id": rid, "digest": "0" * 64, "answer": "approve"}, f)
+time.sleep(0.5)  # the waiting call looks every 100 ms: it has seen the forged answer
+ok(s.reply(76, timeout=0.1) is None, "an answer with another digest approves nothing")
+answer(s, q, {"action": "decline"})
+r = s.reply(76)
+ok(r and r["result"]["isError"] is True, "... and the dialog's own answer still counts", r)
+
+# Cancelled while asking: the dialog is withdrawn and nothing stays pending.
+s.call(77, "run_command", {"argv": ASK})
+q = elicitation(s)
+pending()
+s.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 77}})
+w = s.recv(lambda m: m.get("method") == "notifications/cancelled" and m["params"]["requestId"] == q["id"])
+ok(w is not None, "a call cancelled while asking withdraws its dialog", w)
+end = time.time() + 30
+while pending(timeout=0) and time.time() < end:
+    time.sleep(0.05)
+ok(pending(timeout=0) == [], "... and leaves nothing pending")
+# Nothing inside the sandbox can answer: the approvals directory is not writable there.
+s.call(78, "run_command", {"argv": ["sh", "-c", 'echo forged > "$1/x.answer"; echo twin > "$2"', "sh", adir,
+                                    os.path.join(T, "twin")]})
+r = s.reply(78)
+ok(not os.path.exists(os.path.join(adir, "x.answer")), "a command cannot write into the approvals directory", r)
+ok(os.path.exists(os.path.join(T, "twin")), "... while the same write in the project works", r)
+r = approvals("approve", "xyz")
+ok(r.returncode == 125 and "not a request id" in r.stderr, "approvals: a bad id is refused", r.stderr)
+s.close()
+
+# Without elicitation the configured approver decides (here no one can be asked).
+s = Server()
+s.init()
+s.call(80, "run_command", {"argv": ASK})
+r = s.reply(80)
+ok(r and r["result"]["isError"] is True and "no one can be asked" in r["result"]["content"][0]["text"],
+   "a client without elicitation: the configured approver, never stdin", r)
+s.close()
+
 print("1..%d" % n)
 sys.exit(1 if failed else 0)

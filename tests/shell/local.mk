@@ -5,7 +5,8 @@ TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 SHELL_TESTS = tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
 	tests/shell/policy-cli.sh tests/shell/run-pty.sh tests/shell/gate-pty.sh \
-	tests/shell/trash-interop.sh tests/shell/rmshim.sh tests/shell/mcp.sh tests/shell/request.sh
+	tests/shell/trash-interop.sh tests/shell/rmshim.sh tests/shell/mcp.sh tests/shell/request.sh \
+	tests/shell/mcp-sdk.sh
 if OS_LINUX
 SHELL_TESTS += tests/shell/confine.sh tests/shell/limits.sh
 endif
@@ -21,5 +22,11 @@ EXTRA_DIST += tests/shell/lib.sh tests/shell/run.sh tests/shell/store.sh tests/s
 	tests/shell/policy-cli.sh tests/shell/run-pty.sh tests/shell/gate-pty.sh \
 	tests/shell/trash-interop.sh tests/shell/rmshim.sh tests/shell/confine.sh \
 	tests/shell/limits.sh tests/shell/landlock-attack.sh tests/shell/bwrap-attack.sh \
-	tests/shell/mcp.sh tests/drivers/mcp-raw.py tests/shell/request.sh
+	tests/shell/mcp.sh tests/drivers/mcp-raw.py tests/shell/request.sh \
+	tests/shell/mcp-sdk.sh tests/drivers/mcp-sdk.mjs
 EXTRA_DIST += tests/shell/memcheck.sh
+# The MCP SDK the end-to-end test installs under the build tree.
+distclean-local: clean-local-mcp-sdk
+clean-local-mcp-sdk:
+	rm -rf tests/node-sdk
+.PHONY: clean-local-mcp-sdk
