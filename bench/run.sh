@@ -163,6 +163,38 @@ rc1=$?
 [ -n "${bw:-}" ] && echo "The bare \`bwrap\` call loads $seccomp through --seccomp $fd."
 [ -n "$skipped" ] && printf '%s\n' "$skipped" | sed 1d
 
+# --- Table 3 (printed second): the resident cost of `paddock mcp` --------------------------
+# One server, sequential run_command calls of `true`, each round trip interleaved with a run of
+# the floor; then the server's RSS after 100 calls and after 10,000 (BENCH_MCP_CALLS).
+mcp_table() {
+	if ! $CC -O2 -std=gnu11 -o "$tmp/mcp-rtt" "$bench/mcp-rtt.c"; then
+		echo "bench: cannot compile bench/mcp-rtt.c with $CC" >&2
+		return 1
+	fi
+	echo
+	echo "**Resident: \`paddock mcp\`, $rounds sequential run_command calls of \`true\`** (medians)"
+	echo
+	echo '| server | round trip | floor | ratio |'
+	echo '|---|---|---|---|'
+	rc3=0
+	if [ -x "$tmp/landlock-floor" ] && works "$PADDOCK" run --backend landlock -- true; then
+		"$tmp/mcp-rtt" $strict -n "$rounds" -t 1.0 "$PADDOCK" --backend landlock \
+			:: 'Landlock floor (target 1.0x)' -- "$tmp/landlock-floor" true || rc3=$?
+	fi
+	if [ -n "${bw:-}" ] && [ -n "${fd:-}" ] && works "$PADDOCK" run --backend bwrap -- true; then
+		eval "\"\$tmp/mcp-rtt\" $strict -n \"\$rounds\" -t 1.10 \"\$PADDOCK\" --backend bwrap \
+			:: 'bare bwrap (target 1.10x)' fd=$fd:\"\$tmp/seccomp.bpf\" ${sfd:+wfd=$sfd:/dev/null} \
+			-- $bw" || rc3=$?
+	fi
+	echo
+	echo '| memory | early | late | growth |'
+	echo '|---|---|---|---|'
+	"$tmp/mcp-rtt" $strict -n 1 -w 0 -m "${BENCH_MCP_CALLS:-10000}" "$PADDOCK" | sed -n 's/^| server RSS/| server RSS/p' || rc3=$?
+	return $rc3
+}
+mcp_table
+rc3=$?
+
 # --- Table 2: 1 GiB through paddock against a plain pipe, and paddock's memory ---------------
 echo
 works "$PADDOCK" run --no-sandbox -- head -c 1 /dev/zero || exit 1
@@ -174,6 +206,6 @@ works "$PADDOCK" run --no-sandbox -- head -c 1 /dev/zero || exit 1
 	-- "$PADDOCK" run --no-sandbox -- head -c $GIB /dev/zero
 rc2=$?
 
-[ $rc1 -eq 1 ] || [ $rc2 -eq 1 ] && exit 1
-[ $rc1 -eq 2 ] || [ $rc2 -eq 2 ] && exit 2
+[ $rc1 -eq 1 ] || [ $rc2 -eq 1 ] || [ $rc3 -eq 1 ] && exit 1
+[ $rc1 -eq 2 ] || [ $rc2 -eq 2 ] || [ $rc3 -eq 2 ] && exit 2
 exit 0

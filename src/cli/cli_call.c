@@ -23,9 +23,18 @@ static void warn_line(void *ctx, const char *line)
 	fprintf(stderr, "paddock: warning: %s\n", line);
 }
 
+const struct pdk_config *pdk_cli_config_preloaded;
+
 int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pdk_config *cfg)
 {
 	char why[1024];
+
+	/* A call's process of the MCP server: what the server read at its start
+	 * (its own copy, so the call may release it). */
+	if (pdk_cli_config_preloaded) {
+		*cfg = *pdk_cli_config_preloaded;
+		return 0;
+	}
 
 	pdk_config_init(cfg);
 	if (pdk_config_load(cfg, path, warn ? warn_line : NULL, NULL, why, sizeof(why)) < 0) {

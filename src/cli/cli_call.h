@@ -42,6 +42,9 @@ void pdk_cli_call_release(struct pdk_cli_call *c);
  * initialised whatever happens; unknown keys warned about when warn. Prints
  * "VERB: configuration: ..." and returns -EINVAL on a bad file. */
 int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pdk_config *cfg);
+/* Set by the MCP server, which reads the configuration once: every call's
+ * process (forked from it) then takes this instead of reading the files. */
+extern const struct pdk_config *pdk_cli_config_preloaded;
 /* Where the output store is (output.storeDir, else the default), or NULL with
  * the one-line error printed. */
 char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg);

@@ -10,6 +10,7 @@
 #include "agent/agent.h"
 #include "cli.h"
 #include "cli_call.h"
+#include "confine/backend.h"
 #include "output/render.h"
 #include "output/store.h"
 
@@ -91,7 +92,12 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	/* A bad configuration is said now, once, not on every call. */
 	if (pdk_cli_config_load("mcp", o.config, true, &cfg) < 0)
 		goto out;
-	pdk_config_release(&cfg);
+	/* Read once: the calls use this, as they use the options, for the server's life. */
+	pdk_cli_config_preloaded = &cfg;
+	/* Whether each backend works here does not change either: found out once,
+	 * every call's process inherits the verdicts. */
+	for (size_t i = 0; pdk_backends[i]; i++)
+		pdk_backend_usable(pdk_backends[i], NULL);
 	if (pdk_session_name(&session) < 0) {
 		pdk_cli_error("mcp: PADDOCK_SESSION must be 1 to 64 of A-Z a-z 0-9 . _ -; "
 			      "set it to such a name or unset it");
@@ -114,6 +120,10 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	}
 	code = 0;
 out:
+	if (pdk_cli_config_preloaded) {
+		pdk_cli_config_preloaded = NULL;
+		pdk_config_release(&cfg);
+	}
 	pdk_strv_release(&o.run_opts);
 	return code;
 }
