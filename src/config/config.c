@@ -145,6 +145,7 @@ void pdk_config_init(struct pdk_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->sandbox_enabled = true;
+	cfg->tool_caches = true;
 	cfg->timeout_default = PDK_TIMEOUT_DEFAULT;
 	cfg->timeout_cap = PDK_TIMEOUT_CAP;
 	cfg->bound = PDK_BOUND_DEFAULT;

@@ -56,6 +56,7 @@ struct pdk_config {
 	char *backend;                 /* .backend: NULL = the first that works */
 	char *bwrap;                   /* .bwrap: absolute path of bubblewrap, NULL = built-in */
 	unsigned long max_procs;       /* .maxProcesses (0 = paddock's default) */
+	bool tool_caches;              /* .toolCaches (true): package tools' caches under paddock's */
 	/* Lists added to the shipped ones. */
 	struct pdk_strv read_only_command; /* "git status", "ls" */
 	struct pdk_strv denied_command;    /* program names */

@@ -86,6 +86,7 @@ static const struct key sandbox_keys[] = {
     CFG("backend", T_BACKEND, backend),
     CFG("bwrap", T_PATH, bwrap),
     CFG("maxProcesses", T_COUNT, max_procs, .range = &procs_range),
+    CFG("toolCaches", T_BOOL, tool_caches),
 };
 static const struct key policy_keys[] = {
     CFG("deny", T_PATTERNS, deny, .off_n = offsetof(struct pdk_config, n_deny)),

@@ -5,24 +5,55 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "refusal.h"
 #include "core/path.h"
 
+/*
+ * What a refused write looks like, matched in any case: the C library's words (and Node's
+ * and Go's lower-case ones: "EROFS: read-only file system, open '/x'", "mkdir /x: permission
+ * denied"), Python's errno numbers, Java's exception for EACCES, which names only the path,
+ * and the tools that say it in their own words.
+ */
 static const char *const markers[] = {
-	"Operation not permitted", "Permission denied", "Read-only file system",
-	"[Errno 1]", "[Errno 13]", "[Errno 30]", " is not writable",
+	"operation not permitted", "permission denied", "read-only file system",
+	"[errno 1]", "[errno 13]", "[errno 30]", " is not writable",
+	"accessdeniedexception: ", "could not create local repository at ",
 };
+/* Markers after which the path itself follows. */
+#define MARKER_PATH_AFTER(m) ((m)[strlen(m) - 1] == ' ' && (m)[0] != ' ')
 
-/* The last quoted string in line: 'x', ‘x’ or "x". */
-static bool last_quoted(const char *s, size_t n, char *out, size_t outlen)
+/* Where marker (lower case) first occurs in s[0..n), in any case, or NULL. */
+static const char *find_ci(const char *s, size_t n, const char *marker)
+{
+	size_t m = strlen(marker);
+
+	for (size_t i = 0; m <= n && i <= n - m; i++)
+		if (strncasecmp(s + i, marker, m) == 0)
+			return s + i;
+	return NULL;
+}
+
+static bool copy_out(const char *p, size_t len, char *out, size_t outlen)
+{
+	if (len == 0 || len >= outlen)
+		return false;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return true;
+}
+
+/* The last quoted string in line: 'x', "x", ‘x’ or `x`; with want_slash, only one that
+ * holds a '/' counts. */
+static bool last_quoted(const char *s, size_t n, bool want_slash, char *out, size_t outlen)
 {
 	bool found = false;
 
 	for (size_t i = 0; i < n; i++) {
 		const char *open = NULL, *close;
 		size_t skip = 1;
-		if (s[i] == '\'' || s[i] == '"') {
+		if (s[i] == '\'' || s[i] == '"' || s[i] == '`') {
 			open = s + i + 1;
 			close = memchr(open, s[i], n - i - 1);
 		} else if (n - i >= 3 && memcmp(s + i, "\xe2\x80\x98", 3) == 0) {
@@ -35,55 +66,97 @@ static bool last_quoted(const char *s, size_t n, char *out, size_t outlen)
 		if (!close)
 			break;
 		size_t len = (size_t)(close - open);
-		if (len > 0 && len < outlen) {
-			memcpy(out, open, len);
-			out[len] = '\0';
+		if ((!want_slash || memchr(open, '/', len)) && copy_out(open, len, out, outlen))
 			found = true;
-		}
 		i = (size_t)(close - s) + skip - 1;
 	}
 	return found;
 }
 
+/* The length of the word at p, which ends at a blank or at end. */
+static size_t field_len(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && *q != ' ' && *q != '\t' && *q != '\r')
+		q++;
+	return (size_t)(q - p);
+}
+
+/* The word that ends at end (exclusive), back to the previous space. */
+static bool word_before(const char *s, const char *end, char *out, size_t outlen)
+{
+	const char *p = end;
+
+	while (p > s && p[-1] != ' ' && p[-1] != '\t')
+		p--;
+	return copy_out(p, (size_t)(end - p), out, outlen);
+}
+
 /* The path a refusal line names, or false. */
 static bool path_in(const char *s, size_t n, const char *marker, char *out, size_t outlen)
 {
-	const char *m = memmem(s, n, marker, strlen(marker));
-	const char *p;
+	const char *m = find_ci(s, n, marker), *p;
 
-	if (last_quoted(s, n, out, outlen))
+	/* Node, Python, cargo: the path quoted. */
+	if (last_quoted(s, n, true, out, outlen))
 		return true;
-	if (strcmp(marker, " is not writable") == 0) {
-		/* "PATH is not writable." */
-		p = m;
-		while (p > s && p[-1] != ' ')
-			p--;
-		if ((size_t)(m - p) >= outlen || m == p)
-			return false;
-		memcpy(out, p, (size_t)(m - p));
-		out[m - p] = '\0';
-		return true;
+	if (MARKER_PATH_AFTER(marker)) {
+		/* Java's AccessDeniedException: /x; Maven's "... repository at /x". */
+		p = m + strlen(marker);
+		return copy_out(p, field_len(p, s + n), out, outlen) && out[0] == '/';
 	}
+	if (strcmp(marker, " is not writable") == 0)
+		return word_before(s, m, out, outlen); /* "PATH is not writable." */
+	/* Java's FileNotFoundException: "/x (Read-only file system)". */
+	if (m - s >= 2 && m[-1] == '(' && m[-2] == ' ' && word_before(s, m - 2, out, outlen) &&
+	    out[0] == '/')
+		return true;
 	/* dash: "sh: 1: cannot create PATH: Permission denied" */
 	p = memmem(s, (size_t)(m - s), "cannot create ", 14);
 	bool named = p != NULL; /* the shell said it was a file it tried */
-	if (p)
+	if (p) {
 		p += 14;
-	else {
-		/* "sh: PATH: Permission denied": the field before the marker */
-		p = m;
-		if (p - s < 2 || p[-1] != ' ' || p[-2] != ':')
-			return false;
-		p -= 2;
+		const char *end = memchr(p, ':', (size_t)(m - p));
+		if (end && copy_out(p, (size_t)(end - p), out, outlen))
+			return true;
+	} else if (m - s >= 2 && m[-1] == ' ' && m[-2] == ':') {
+		/* "sh: PATH: Permission denied", Go's "open PATH: permission denied", Java's
+		 * "FileSystemException: PATH: Read-only file system": the field before it. */
+		const char *end = m - 2;
+		if (word_before(s, end, out, outlen) && (out[0] == '/' || out[0] == '.' ||
+							  strchr(out, '/')))
+			return true;
+		/* "sh: 1: PATH: Permission denied" has its own colons. */
+		p = end;
 		while (p > s && p[-1] != ' ')
 			p--;
+		end = memchr(p, ':', (size_t)(m - p));
+		if (end && copy_out(p, (size_t)(end - p), out, outlen) &&
+		    (out[0] == '/' || out[0] == '.' || strchr(out, '/')))
+			return true;
 	}
-	const char *end = memchr(p, ':', (size_t)(m - p));
-	if (!end || end == p || (size_t)(end - p) >= outlen)
+	if (named)
 		return false;
-	memcpy(out, p, (size_t)(end - p));
-	out[end - p] = '\0';
-	return named || out[0] == '/' || out[0] == '.' || strchr(out, '/') != NULL;
+	/* A relative name, quoted: 'file.txt'; not Rust's message: "Read-only file system". */
+	return last_quoted(s, n, false, out, outlen) && !strpbrk(out, " \t");
+}
+
+/* A line that says only why ("  Read-only file system (os error 30)", cargo's "Caused by:"
+ * chain): the path is on a line above it, quoted or after "failed to open: ". */
+static bool path_above(const char *const *starts, const size_t *lens, size_t n_above, char *out,
+		       size_t outlen)
+{
+	for (size_t k = n_above; k-- > 0;) {
+		const char *s = starts[k], *p;
+		size_t n = lens[k];
+
+		if (last_quoted(s, n, true, out, outlen))
+			return true;
+		if ((p = memmem(s, n, ": /", 3)) && copy_out(p + 2, field_len(p + 2, s + n), out, outlen))
+			return true;
+	}
+	return false;
 }
 
 size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
@@ -92,6 +165,10 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
 	char seen[PDK_REFUSAL_MAX][PATH_MAX];
 	char rootlist[260];
 	size_t count = 0, rl = 0;
+	/* The last few lines, for a reason that comes below its path. */
+	enum { ABOVE = 4 };
+	const char *starts[ABOVE];
+	size_t lens[ABOVE], n_above = 0;
 
 	rootlist[0] = '\0';
 	for (size_t i = 0; i < n_roots; i++) {
@@ -108,11 +185,18 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		char raw[PATH_MAX], joined[2 * PATH_MAX];
 		const char *marker = NULL;
+		bool got = false;
 
 		for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]) && !marker; i++)
-			if (memmem(s, n, markers[i], strlen(markers[i])))
+			if (find_ci(s, n, markers[i]))
 				marker = markers[i];
-		if (marker && path_in(s, n, marker, raw, sizeof(raw))) {
+		if (marker) {
+			size_t lead = strspn(s, " \t");
+			got = path_in(s, n, marker, raw, sizeof(raw)) ||
+			      (lead < n && find_ci(s + lead, n - lead, marker) == s + lead &&
+			       path_above(starts, lens, n_above, raw, sizeof(raw)));
+		}
+		if (got) {
 			char *real;
 			if (raw[0] != '/' && cwd)
 				snprintf(joined, sizeof(joined), "%s/%s", cwd, raw);
@@ -146,6 +230,16 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
 				count++;
 			}
 			free(real);
+		}
+		/* Blank lines do not count: cargo puts one between the path and the reason. */
+		if (n && strspn(s, " \t\r") < n) {
+			if (n_above == ABOVE) {
+				memmove(starts, starts + 1, (ABOVE - 1) * sizeof(*starts));
+				memmove(lens, lens + 1, (ABOVE - 1) * sizeof(*lens));
+				n_above--;
+			}
+			starts[n_above] = s;
+			lens[n_above++] = n;
 		}
 		s += n + 1;
 	}

@@ -9,9 +9,10 @@
 
 /*
  * Scan text (command output) for refused writes ("Operation not permitted",
- * "Permission denied", "Read-only file system", Python's [Errno 1|13|30],
- * "PATH is not writable."), resolve each path against cwd, and write up to
- * max lines into lines[i]. Returns how many.
+ * "Permission denied", "Read-only file system" in any case, Python's
+ * [Errno 1|13|30], Java's AccessDeniedException, "PATH is not writable.", and
+ * a reason alone on a line below its path, as cargo prints it), resolve each
+ * path against cwd, and write up to max lines into lines[i]. Returns how many.
  */
 size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
 			 const char *const *roots, size_t n_roots, char lines[][768], size_t max);

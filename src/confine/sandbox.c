@@ -269,6 +269,78 @@ static int build_env(struct pdk_sandbox *sb, char **environ, const struct pdk_co
 	return 0;
 }
 
+/*
+ * Package tools keep their caches outside the cache directory (~/.npm, ~/.cargo, ~/go/pkg/mod,
+ * ~/.m2, ~/.gradle, ...), where a confined command cannot write. Each is pointed, through its
+ * own variable, at a directory of its own under CACHE/paddock, which the command may write:
+ * npm ci or cargo fetch then work, and what a command leaves there can mislead only later
+ * confined runs, never the user's own tools, which still read their own caches. A variable
+ * the user set is left as it is.
+ */
+static const struct {
+	const char *name, *sub;
+} tool_caches[] = {
+	{"npm_config_cache", "npm"},		/* npm; npx */
+	{"YARN_GLOBAL_FOLDER", "yarn-berry"},	/* yarn 2+; yarn 1 caches in CACHE/yarn */
+	{"BUN_INSTALL_CACHE_DIR", "bun"},
+	{"CARGO_HOME", "cargo"},		/* registry and git checkouts */
+	{"GOMODCACHE", "go-mod"},		/* the build cache is CACHE/go-build already */
+	{"GRADLE_USER_HOME", "gradle"},
+	{"MAVEN_USER_HOME", "m2"},		/* the Maven wrapper's downloads */
+	{"MAVEN_OPTS", "m2/repository"},	/* -Dmaven.repo.local=... added */
+	{"NUGET_PACKAGES", "nuget"},
+};
+
+/* The environment entry NAME= in sb->envp, or NULL. */
+static const char *env_entry(const struct pdk_sandbox *sb, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (char **e = sb->envp; e && *e; e++)
+		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+			return *e + len + 1;
+	return NULL;
+}
+
+static int tool_cache_env(struct pdk_sandbox *sb)
+{
+	char *set[PDK_ARRAY_SIZE(tool_caches) + 1] = {0};
+	size_t k = 0;
+	int r = 0;
+
+	/* The variables travel in MAVEN_OPTS's words, split at spaces. */
+	if (!sb->cache || strpbrk(sb->cache, " \t\n\\\"'"))
+		return 0;
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(tool_caches) && r == 0; i++) {
+		const char *name = tool_caches[i].name, *old = env_entry(sb, name);
+		int n;
+
+		if (!strcmp(name, "MAVEN_OPTS")) {
+			if (old && strstr(old, "maven.repo.local"))
+				continue;
+			n = asprintf(&set[k], "%s=%s%s-Dmaven.repo.local=%s/paddock/%s", name,
+				     old ? old : "", old && *old ? " " : "", sb->cache,
+				     tool_caches[i].sub);
+		} else if (old) {
+			continue;
+		} else {
+			n = asprintf(&set[k], "%s=%s/paddock/%s", name, sb->cache,
+				     tool_caches[i].sub);
+		}
+		if (n < 0) {
+			set[k] = NULL;
+			r = -ENOMEM;
+		} else {
+			k++;
+		}
+	}
+	if (r == 0)
+		r = pdk_sandbox_setenv(sb, (const char *const *)set);
+	for (size_t i = 0; i < k; i++)
+		free(set[i]);
+	return r;
+}
+
 /* A configured writable path: like --write, but one that is missing (a
  * drive not mounted today) is left out with a note rather than stopping
  * every run. */
@@ -466,6 +538,8 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 		cache = NULL;
 	if (r == 0)
 		r = add_default_root(sb, &n, cache && cache[0] == '/' ? cache : NULL);
+	if (r == 0 && cache && cache[0] == '/')
+		sb->cache = realpath(cache, NULL);
 	free(homecache);
 	if (r < 0)
 		return r;
@@ -637,6 +711,8 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	if ((r = build_env(sb, environ, cfg)) < 0)
 		return r;
 	sb->spec.envp = sb->envp;
+	if ((!cfg || cfg->tool_caches) && (r = tool_cache_env(sb)) < 0)
+		return r;
 	sb->spec.max_procs = sb->policy.max_procs;
 	sb->named = name != NULL;
 	if ((r = select_backend(sb, name, why, why_len)) < 0)
@@ -847,5 +923,6 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 	pdk_strvfreep(&sb->unmade);
 	pdk_strvfreep(&sb->env_added);
 	free(sb->envp);
+	free(sb->cache);
 	memset(sb, 0, sizeof(*sb));
 }

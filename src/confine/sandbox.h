@@ -35,6 +35,7 @@ struct pdk_sandbox {
 	size_t n_note_buf;
 	char why[600];                 /* why pdk_sandbox_run failed, when it did */
 	size_t own_first;              /* protect[own_first...]: paddock's own directories */
+	char *cache;		       /* owned: the per-user cache directory's real path, or NULL */
 	char **unmade;		       /* owned: git names missing at the start, not to be made */
 	size_t n_unmade;
 };

@@ -6,7 +6,8 @@ FAILALLOC = tests/unit/failalloc.c tests/unit/failalloc.h
 
 UNIT_TESTS = tests/unit/check_render tests/unit/check_store tests/unit/check_config \
 	tests/unit/check_gate tests/unit/check_policy tests/unit/check_classes \
-	tests/unit/check_shparse tests/unit/check_trash tests/unit/check_seatbelt
+	tests/unit/check_shparse tests/unit/check_trash tests/unit/check_seatbelt \
+	tests/unit/check_refusal
 if OS_LINUX
 UNIT_TESTS += tests/unit/check_seccomp
 endif
@@ -25,6 +26,7 @@ tests_unit_check_shparse_LDADD = $(TEST_LIBS)
 tests_unit_check_trash_LDADD = $(TEST_LIBS)
 tests_unit_check_seatbelt_LDADD = $(TEST_LIBS)
 tests_unit_check_seccomp_LDADD = $(TEST_LIBS)
+tests_unit_check_refusal_LDADD = $(TEST_LIBS)
 tests/unit/check_classes.$(OBJEXT): src/policy/read_only_table.h
 
 # Read from $(srcdir)/tests/golden/seatbelt (the test harness exports srcdir).

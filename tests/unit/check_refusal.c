@@ -1,0 +1,115 @@
+/* check_refusal.c - the sandbox: hints, from the messages real tools print when the
+ * sandbox refuses a write (each captured from a run under bwrap, EROFS, and landlock,
+ * EACCES), to the path named and the --write that would allow it. */
+#include <check.h>
+#include <string.h>
+
+#include "ck_util.h"
+#include "confine/refusal.h"
+
+static const char *const roots[] = {"/tmp/pdk-ck-root"};
+
+/* The one hint text gives, asserted to name want. */
+static void hint_names(const char *text, const char *want)
+{
+	char lines[PDK_REFUSAL_MAX][768];
+	size_t n = pdk_refusal_hints(text, strlen(text), "/tmp/pdk-ck-root", roots, 1, lines,
+				     PDK_REFUSAL_MAX);
+	char needle[600];
+
+	ck_assert_msg(n == 1, "%zu hints for: %s", n, text);
+	snprintf(needle, sizeof(needle), "refused a write to %s, outside the writable roots",
+		 want);
+	ck_assert_msg(strstr(lines[0], needle), "hint for %s: %s", want, lines[0]);
+}
+
+static size_t hints_for(const char *text)
+{
+	char lines[PDK_REFUSAL_MAX][768];
+
+	return pdk_refusal_hints(text, strlen(text), "/tmp/pdk-ck-root", roots, 1, lines,
+				 PDK_REFUSAL_MAX);
+}
+
+START_TEST(node)
+{
+	hint_names("npm error rofs Invalid response body while trying to fetch "
+		   "https://registry.npmjs.org/is-number: EROFS: read-only file system, open "
+		   "'/root/.npm/_cacache/tmp/***'\n",
+		   "/root/.npm/_cacache/tmp/***");
+	hint_names("Error: EROFS: read-only file system, mkdir '/usr/pdk-d'\n", "/usr/pdk-d");
+	hint_names("Error: EACCES: permission denied, open '/usr/pdk-x'\n  code: 'EACCES',\n",
+		   "/usr/pdk-x");
+	hint_names("Error: EPERM: operation not permitted, open '/usr/pdk-x'\n", "/usr/pdk-x");
+}
+END_TEST
+
+START_TEST(go)
+{
+	hint_names("mkdir /usr/pdk-d: read-only file system\n", "/usr/pdk-d");
+	hint_names("open /usr/pdk-x: permission denied\nexit status 1\n", "/usr/pdk-x");
+	hint_names("failed to initialize build cache at /usr/lib/gocache: mkdir /usr/lib/gocache: "
+		   "read-only file system\n",
+		   "/usr/lib/gocache");
+}
+END_TEST
+
+START_TEST(rust)
+{
+	/* cargo says the path, then on a later line why. */
+	hint_names("error: failed to open: /usr/lib/.crates.toml\n\nCaused by:\n  Read-only "
+		   "file system (os error 30)\n",
+		   "/usr/lib/.crates.toml");
+	hint_names("error: failed to open: /usr/lib/.crates.toml\n\nCaused by:\n  Permission "
+		   "denied (os error 13)\n",
+		   "/usr/lib/.crates.toml");
+	/* A panic names no path: no guess at all. */
+	ck_assert_uint_eq(hints_for("called `Result::unwrap()` on an `Err` value: Os { code: 30, "
+				    "kind: ReadOnlyFilesystem, message: \"Read-only file system\" "
+				    "}\n"),
+			  0);
+}
+END_TEST
+
+START_TEST(java)
+{
+	hint_names("Exception in thread \"main\" java.nio.file.FileSystemException: /root/.m2: "
+		   "Read-only file system\n",
+		   "/root/.m2");
+	hint_names("java.io.FileNotFoundException: /usr/pdk-x (Read-only file system)\n",
+		   "/usr/pdk-x");
+	hint_names("java.io.FileNotFoundException: /usr/pdk-x (Permission denied)\n", "/usr/pdk-x");
+	hint_names("java.nio.file.AccessDeniedException: /usr/pdk-d\n", "/usr/pdk-d");
+	hint_names("[ERROR] Could not create local repository at /root/.m2/repository -> [Help 1]\n",
+		   "/root/.m2/repository");
+}
+END_TEST
+
+START_TEST(python)
+{
+	hint_names("OSError: [Errno 30] Read-only file system: '/usr/pdk-x'\n", "/usr/pdk-x");
+	hint_names("PermissionError: [Errno 13] Permission denied: '/usr/pdk-d'\n", "/usr/pdk-d");
+}
+END_TEST
+
+START_TEST(shells)
+{
+	hint_names("sh: 1: cannot create /etc/pdk-x: Read-only file system\n", "/etc/pdk-x");
+	hint_names("touch: cannot touch '/etc/pdk-x': Permission denied\n", "/etc/pdk-x");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("refusal");
+	TCase *tc = tcase_create("hints");
+
+	tcase_add_test(tc, node);
+	tcase_add_test(tc, go);
+	tcase_add_test(tc, rust);
+	tcase_add_test(tc, java);
+	tcase_add_test(tc, python);
+	tcase_add_test(tc, shells);
+	suite_add_tcase(s, tc);
+	return pdk_ck_run(s);
+}
