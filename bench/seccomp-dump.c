@@ -1,4 +1,4 @@
-/* seccomp-dump.c - writes paddock's own seccomp program (network off) to a file, so that the
+/* seccomp-dump.c - writes paddock's own seccomp program (bwrap's, network off) to a file, so that the
  * bare bwrap call in `make bench` loads the filter paddock passes with --seccomp. */
 #include <errno.h>
 #include <stdbool.h>
@@ -9,7 +9,6 @@
 
 int main(int argc, char **argv)
 {
-	struct pdk_confine policy = { .network = false };
 	struct pdk_bpf bpf;
 	FILE *f;
 	int r;
@@ -18,7 +17,7 @@ int main(int argc, char **argv)
 		fputs("usage: seccomp-dump FILE\n", stderr);
 		return 1;
 	}
-	r = pdk_seccomp_compile(&policy, &bpf);
+	r = pdk_seccomp_compile(PDK_SECCOMP_NET_PRIVATE, &bpf);
 	if (r < 0) {
 		fprintf(stderr, "seccomp-dump: compile: %s\n", strerror(-r));
 		return 1;

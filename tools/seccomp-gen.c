@@ -22,19 +22,20 @@ static int put_program(FILE *out, const char *name, const struct pdk_bpf *bpf)
 
 int main(int argc, char **argv)
 {
+	static const char *const names[PDK_SECCOMP_NET_MODES] = {"net_off", "net_full",
+								  "net_private"};
 	const struct scmp_version *v = seccomp_version();
-	struct pdk_bpf off = { 0 }, on = { 0 };
+	struct pdk_bpf prog[PDK_SECCOMP_NET_MODES] = {{0}};
 	FILE *out = stdout;
-	int r;
+	int r = 0;
 
 	if (argc > 2 || (argc == 2 && !(out = fopen(argv[1], "we")))) {
 		fprintf(stderr, "usage: seccomp-gen [OUTPUT.c]%s%s\n", argc == 2 ? ": " : "",
 			argc == 2 ? strerror(errno) : "");
 		return 1;
 	}
-	r = pdk_seccomp_export(false, &off);
-	if (r == 0)
-		r = pdk_seccomp_export(true, &on);
+	for (int m = 0; m < PDK_SECCOMP_NET_MODES && r == 0; m++)
+		r = pdk_seccomp_export((enum pdk_seccomp_net)m, &prog[m]);
 	if (r < 0) {
 		fprintf(stderr, "seccomp-gen: libseccomp cannot compile the filter: %s\n",
 			strerror(-r));
@@ -44,18 +45,18 @@ int main(int argc, char **argv)
 	      " * in backends/seccomp/seccomp.c; do not edit. */\n"
 	      "#include <linux/filter.h>\n\n"
 	      "#include \"backends/seccomp/seccomp.h\"\n\n", out);
-	r = put_program(out, "net_off", &off);
-	if (r == 0)
-		r = put_program(out, "net_on", &on);
+	for (int m = 0; m < PDK_SECCOMP_NET_MODES && r == 0; m++)
+		r = put_program(out, names[m], &prog[m]);
 	fprintf(out, "const struct pdk_seccomp_programs pdk_seccomp_programs = {\n"
 		     "\t.arch = 0x%08xU,\n"
 		     "\t.libseccomp = \"%u.%u.%u\",\n"
-		     "\t.net = { { net_off, %u }, { net_on, %u } },\n"
-		     "};\n",
-		seccomp_arch_native(), v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0,
-		off.len, on.len);
-	pdk_bpf_release(&off);
-	pdk_bpf_release(&on);
+		     "\t.net = {",
+		seccomp_arch_native(), v ? v->major : 0, v ? v->minor : 0, v ? v->micro : 0);
+	for (int m = 0; m < PDK_SECCOMP_NET_MODES; m++)
+		fprintf(out, "%s{ %s, %u }", m ? ", " : " ", names[m], prog[m].len);
+	fputs(" },\n};\n", out);
+	for (int m = 0; m < PDK_SECCOMP_NET_MODES; m++)
+		pdk_bpf_release(&prog[m]);
 	if (r < 0 || fflush(out) == EOF || ferror(out) || (out != stdout && fclose(out) == EOF)) {
 		fprintf(stderr, "seccomp-gen: writing the programs: %s\n", strerror(errno));
 		return 1;

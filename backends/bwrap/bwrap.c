@@ -489,7 +489,10 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	s->seccomp_fd = s->status_rd = s->status_wr = s->held_fd = s->block_rd = s->block_wr = -1;
 	s->network = policy->network;
 	s->max_procs = policy->max_procs;
-	r = pdk_seccomp_compile(policy, &bpf);
+	/* Off: bwrap's private network namespace, with nothing but its own
+	 * loopback, lets inet sockets be made there. */
+	r = pdk_seccomp_compile(policy->network ? PDK_SECCOMP_NET_FULL : PDK_SECCOMP_NET_PRIVATE,
+				&bpf);
 	if (r == 0) {
 		r = pdk_seccomp_memfd(&bpf, &fd);
 		pdk_bpf_release(&bpf);
@@ -775,7 +778,11 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 	fprintf(out, "# seccomp program passed as fd %d:\n", s->seccomp_fd);
 	if (fflush(out) == EOF || ferror(out))
 		return -EIO;
-	return pdk_seccomp_describe(s->network, out);
+	if (!s->network)
+		fputs("# network off: a network namespace of the run's own, with nothing but its "
+		      "loopback\n", out);
+	return pdk_seccomp_describe(s->network ? PDK_SECCOMP_NET_FULL : PDK_SECCOMP_NET_PRIVATE,
+				    out);
 }
 
 const struct pdk_backend pdk_backend_bwrap = {

@@ -232,11 +232,10 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 	if (st->abi >= 4 && !policy->network)
 		st->attr.handled_access_net =
 			LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
-	if (st->abi >= 6) {
-		st->attr.scoped = LANDLOCK_SCOPE_SIGNAL;
-		if (!policy->network)
-			st->attr.scoped |= LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
-	}
+	/* Abstract unix sockets outside stay out of reach in every mode (the
+	 * seccomp filter refuses unix sockets too; this holds without it). */
+	if (st->abi >= 6)
+		st->attr.scoped = LANDLOCK_SCOPE_SIGNAL | LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
 	r = syscall(__NR_landlock_create_ruleset, &st->attr, attr_size(st->abi), 0);
 	if (r < 0)
 		return -errno;
@@ -257,7 +256,8 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 			return r;
 	}
 
-	r = pdk_seccomp_compile(policy, &st->bpf);
+	r = pdk_seccomp_compile(policy->network ? PDK_SECCOMP_NET_FULL : PDK_SECCOMP_NET_OFF,
+				&st->bpf);
 	if (r < 0)
 		return r;
 	*ret_state = steal_pointer(&st);
@@ -361,6 +361,9 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 	else
 		fprintf(out, "landlock: ABI %d has no TCP control: seccomp alone denies sockets\n",
 			st->abi);
+	if (!st->network)
+		fprintf(out, "landlock: network off: no loopback either (no network namespace of "
+			     "the run's own: the bwrap backend gives one)\n");
 	if (st->attr.scoped & LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET)
 		fprintf(out, "landlock: scoped: abstract unix sockets outside the sandbox\n");
 	if (st->attr.scoped & LANDLOCK_SCOPE_SIGNAL)
@@ -377,7 +380,8 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 	if (st->max_procs)
 		fprintf(out, "process: at most %lu processes at once (set by paddock's runner)\n",
 			st->max_procs);
-	if (pdk_seccomp_describe(st->network, out) < 0)
+	if (pdk_seccomp_describe(st->network ? PDK_SECCOMP_NET_FULL : PDK_SECCOMP_NET_OFF, out) <
+	    0)
 		return -EIO;
 	if (argv) {
 		fprintf(out, "exec:");

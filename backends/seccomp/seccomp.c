@@ -34,8 +34,11 @@
 #define TIOCLINUX 0x541C
 #endif
 
-/* Which policies a rule belongs to; PERSONA is always, built by persona(). */
-enum when { ALWAYS = 0, NET_OFF, PERSONA };
+/* Which programs a rule belongs to; PERSONA is always, built by persona().
+ * NET_OFF: no network namespace of the run's own, so no inet socket at all;
+ * NET_PRIVATE: bwrap's private namespace, where inet reaches only the run's
+ * own loopback. */
+enum when { ALWAYS = 0, NET_OFF, NET_PRIVATE, PERSONA };
 
 struct rule {
 	const char *syscall;
@@ -59,6 +62,15 @@ struct rule {
 	{                                                                                          \
 		.syscall = "clone", .err = EPERM, .n_args = 1, .arg = {FLAG_SET(f)},               \
 		.why = "clone with " #f                                                            \
+	}
+
+/* socket() of a family (low 32 bits under mask equal to value) that is not
+ * AF_UNIX, AF_INET or AF_INET6, in a private network namespace. */
+#define NOT_INET(mask, value, names)                                                               \
+	{                                                                                          \
+		.syscall = "socket", .err = EAFNOSUPPORT, .when = NET_PRIVATE, .n_args = 1,        \
+		.arg = {ARG(0, SCMP_CMP_MASKED_EQ, (mask), (value))},                              \
+		.why = "socket() of families " names " (only IPv4, IPv6 and unix exist)"          \
 	}
 
 static const struct rule rules[] = {
@@ -137,58 +149,61 @@ static const struct rule rules[] = {
     {.syscall = "lremovexattr", .err = EOPNOTSUPP, .why = "xattr removal"},
     {.syscall = "fremovexattr", .err = EOPNOTSUPP, .why = "xattr removal"},
     {.syscall = "removexattrat", .err = EOPNOTSUPP, .why = "xattr removal", .nr = 466},
-    /* Network off: only unix sockets can be made, and nothing can be
-     * connected, since a filter cannot see a unix socket's path.
-     * socketpair() stays usable. */
+    /* Unix sockets, in every mode: a path or an abstract name reaches a
+     * service of the host (Docker, an ssh-agent, tmux, the session bus), and
+     * a filter cannot read the address connect(), sendto() or sendmsg() is
+     * given. Only unnamed socketpair()s of streams and sequenced packets
+     * are made: connected at birth, they ignore an address. */
+    {.syscall = "socket",
+     .err = EPERM,
+     .n_args = 1,
+     .arg = {DOMAIN_IS(AF_UNIX)},
+     .why = "unix sockets (a path or abstract name could reach a service of the host); "
+	    "socketpair() stays usable"},
+    /* A datagram pair's end can still sendmsg() to an address; SOCK_RAW
+     * is a datagram socket for AF_UNIX. */
+    {.syscall = "socketpair",
+     .err = EPERM,
+     .n_args = 2,
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
+     .why = "unix datagram socketpairs (an end can still sendmsg() to an address)"},
+    {.syscall = "socketpair",
+     .err = EPERM,
+     .n_args = 2,
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
+     .why = "unix raw socketpairs"},
+    {.syscall = "socketpair",
+     .err = EAFNOSUPPORT,
+     .n_args = 1,
+     .arg = {ARG(0, SCMP_CMP_NE, AF_UNIX, 0)},
+     .why = "socketpair() but for AF_UNIX"},
+    /* Network off without a namespace of its own: no inet socket, and
+     * nothing to connect (socket pairs are born connected). */
     {.syscall = "socket",
      .err = EAFNOSUPPORT,
      .when = NET_OFF,
      .n_args = 1,
      .arg = {ARG(0, SCMP_CMP_NE, AF_UNIX, 0)},
-     .why = "socket() but for AF_UNIX"},
+     .why = "socket() of any family (unix ones are denied above)"},
     {.syscall = "connect", .err = EPERM, .when = NET_OFF, .why = "connect() on any socket"},
-    /* A datagram sent to an address is a connect in disguise. */
     {.syscall = "sendto",
      .err = EPERM,
      .when = NET_OFF,
      .n_args = 1,
      .arg = {ARG(4, SCMP_CMP_NE, 0, 0)},
      .why = "sendto() to an address"},
-    /* sendmsg() keeps its address in memory the filter cannot read, so a
-     * unix datagram socket of the command's own could still reach an
-     * outside one (a log socket, a notify socket), and so could one end of
-     * a datagram socketpair(): none is made. SOCK_RAW is a datagram socket
-     * for AF_UNIX. Stream and seqpacket pairs ignore an address. */
-    {.syscall = "socket",
-     .err = EPERM,
-     .when = NET_OFF,
-     .n_args = 2,
-     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
-     .why = "unix datagram sockets (sendmsg() could address an outside one)"},
-    {.syscall = "socket",
-     .err = EPERM,
-     .when = NET_OFF,
-     .n_args = 2,
-     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
-     .why = "unix raw sockets (datagram sockets by another name)"},
-    {.syscall = "socketpair",
-     .err = EPERM,
-     .when = NET_OFF,
-     .n_args = 2,
-     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
-     .why = "unix datagram socketpairs (an end can still sendmsg() to an address)"},
-    {.syscall = "socketpair",
-     .err = EPERM,
-     .when = NET_OFF,
-     .n_args = 2,
-     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
-     .why = "unix raw socketpairs"},
-    {.syscall = "socketpair",
-     .err = EAFNOSUPPORT,
-     .when = NET_OFF,
-     .n_args = 1,
-     .arg = {ARG(0, SCMP_CMP_NE, AF_UNIX, 0)},
-     .why = "socketpair() but for AF_UNIX"},
+    /* Network off in a private namespace: IPv4 and IPv6 reach its loopback
+     * and nothing else; every other family (netlink, packet, vsock...) is
+     * refused. The low 32 bits of the family, in blocks: 0, 3, 4-7, 8-9,
+     * 11, 12-15, 16-31, 32-63 (the kernel knows none from 64 on). */
+    NOT_INET(0xffffffffULL, 0, "0"),
+    NOT_INET(0xffffffffULL, 3, "3"),
+    NOT_INET(0xfffffffcULL, 4, "4-7"),
+    NOT_INET(0xfffffffeULL, 8, "8-9"),
+    NOT_INET(0xffffffffULL, 11, "11"),
+    NOT_INET(0xfffffffcULL, 12, "12-15"),
+    NOT_INET(0xfffffff0ULL, 16, "16-31"),
+    NOT_INET(0xffffffe0ULL, 32, "32-63"),
 };
 
 /* Syscalls from 424 on share one number on every architecture but alpha. */
@@ -207,9 +222,13 @@ static int resolve(const struct rule *rl)
 	return nr < 0 ? -ENOSYS : nr;
 }
 
-static bool applies(const struct rule *r, const struct pdk_confine *policy)
+static bool applies(const struct rule *r, enum pdk_seccomp_net net)
 {
-	return r->when != NET_OFF || !policy->network;
+	if (r->when == NET_OFF)
+		return net == PDK_SECCOMP_NET_OFF;
+	if (r->when == NET_PRIVATE)
+		return net == PDK_SECCOMP_NET_PRIVATE;
+	return true;
 }
 
 /*
@@ -240,7 +259,7 @@ static void ctx_releasep(scmp_filter_ctx *ctx)
 		seccomp_release(*ctx);
 }
 
-static int build(const struct pdk_confine *policy, scmp_filter_ctx *ret_ctx)
+static int build(enum pdk_seccomp_net net, scmp_filter_ctx *ret_ctx)
 {
 	__attribute__((cleanup(ctx_releasep))) scmp_filter_ctx ctx = NULL;
 	int r;
@@ -261,7 +280,7 @@ static int build(const struct pdk_confine *policy, scmp_filter_ctx *ret_ctx)
 		const struct rule *rl = &rules[i];
 		int nr;
 
-		if (!applies(rl, policy))
+		if (!applies(rl, net))
 			continue;
 		nr = resolve(rl);
 		if (nr < 0)
@@ -335,15 +354,16 @@ static int export_bpf(scmp_filter_ctx ctx, void **ret_buf, size_t *ret_len)
 }
 #endif
 
-int pdk_seccomp_export(bool network, struct pdk_bpf *ret)
+int pdk_seccomp_export(enum pdk_seccomp_net net, struct pdk_bpf *ret)
 {
 	__attribute__((cleanup(ctx_releasep))) scmp_filter_ctx ctx = NULL;
-	struct pdk_confine policy = { .network = network };
 	void *buf = NULL;
 	size_t len = 0;
 	int r;
 
-	r = build(&policy, &ctx);
+	if ((unsigned)net >= PDK_SECCOMP_NET_MODES)
+		return -EINVAL;
+	r = build(net, &ctx);
 	if (r < 0)
 		return r;
 	r = export_bpf(ctx, &buf, &len);
@@ -361,28 +381,30 @@ int pdk_seccomp_export(bool network, struct pdk_bpf *ret)
 }
 
 #ifndef PDK_SECCOMP_GEN
-int pdk_seccomp_builtin(bool network, struct pdk_bpf *ret)
+int pdk_seccomp_builtin(enum pdk_seccomp_net net, struct pdk_bpf *ret)
 {
 	const struct pdk_seccomp_programs *p = &pdk_seccomp_programs;
 
 	/* The programs check the ABI they were built for and kill on any
 	 * other: loaded into a process of another ABI (a 32-bit build of
 	 * paddock next to a 64-bit generator), every call would die. */
-	if (p->arch != seccomp_arch_native() || !p->net[network].len)
+	if ((unsigned)net >= PDK_SECCOMP_NET_MODES)
+		return -EINVAL;
+	if (p->arch != seccomp_arch_native() || !p->net[net].len)
 		return -ENOEXEC;
-	ret->filter = p->net[network].filter;
-	ret->len = p->net[network].len;
+	ret->filter = p->net[net].filter;
+	ret->len = p->net[net].len;
 	ret->owned = false;
 	return 0;
 }
 
-int pdk_seccomp_compile(const struct pdk_confine *policy, struct pdk_bpf *ret)
+int pdk_seccomp_compile(enum pdk_seccomp_net net, struct pdk_bpf *ret)
 {
 	/* Compiling costs about half a millisecond a run; the rules change
-	 * only with the network switch, so the build compiled both. */
-	if (pdk_seccomp_builtin(policy->network, ret) == 0)
+	 * only with the network mode, so the build compiled each. */
+	if (pdk_seccomp_builtin(net, ret) == 0)
 		return 0;
-	return pdk_seccomp_export(policy->network, ret);
+	return pdk_seccomp_export(net, ret);
 }
 #endif
 
@@ -442,9 +464,8 @@ static const char *errname(int e)
 	}
 }
 
-int pdk_seccomp_describe(bool network, FILE *out)
+int pdk_seccomp_describe(enum pdk_seccomp_net net, FILE *out)
 {
-	const struct pdk_confine on = {.network = network}, *policy = &on;
 	const char *arch = seccomp_arch_resolve_name("x86_64") == seccomp_arch_native() ?
 				   "x86_64" : "the native architecture";
 
@@ -454,20 +475,23 @@ int pdk_seccomp_describe(bool network, FILE *out)
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(rules); i++) {
 		const struct rule *rl = &rules[i];
 
-		if (!applies(rl, policy))
+		if (!applies(rl, net))
 			continue;
 		if (resolve(rl) < 0)
 			continue;
 		fprintf(out, "seccomp: deny %s with %s: %s\n", rl->syscall, errname(rl->err),
 			rl->why);
 	}
-	if (policy->network)
-		fprintf(out, "seccomp: network on: sockets and connect() are not filtered\n");
+	if (net == PDK_SECCOMP_NET_FULL)
+		fprintf(out, "seccomp: network on: inet sockets and connect() are not filtered\n");
+	else if (net == PDK_SECCOMP_NET_PRIVATE)
+		fprintf(out, "seccomp: network off in a private network namespace: IPv4 and IPv6 "
+			     "sockets reach its loopback only\n");
 #ifndef PDK_SECCOMP_GEN
 	{
 		struct pdk_bpf bpf;
 
-		if (pdk_seccomp_builtin(policy->network, &bpf) == 0)
+		if (pdk_seccomp_builtin(net, &bpf) == 0)
 			fprintf(out, "seccomp: program: %u instructions, precompiled at build time "
 				     "(libseccomp %s)\n", bpf.len, pdk_seccomp_programs.libseccomp);
 		else

@@ -8,6 +8,14 @@
 #include <stdint.h>
 #include "confine/confine.h"
 
+/* Which network a program is for. */
+enum pdk_seccomp_net {
+	PDK_SECCOMP_NET_OFF = 0,     /* no inet socket, nothing to connect */
+	PDK_SECCOMP_NET_FULL = 1,    /* inet sockets as the host has them */
+	PDK_SECCOMP_NET_PRIVATE = 2, /* inet in a network namespace of the run's own */
+	PDK_SECCOMP_NET_MODES
+};
+
 /* A BPF program (struct sock_filter array) for a policy. */
 struct pdk_bpf {
 	const void *filter; /* struct sock_filter[len] */
@@ -17,8 +25,8 @@ struct pdk_bpf {
 
 /*
  * The programs tools/seccomp-gen wrote at build time (seccomp-programs.c,
- * generated), for the one ABI libseccomp called native there: index 0 is
- * network off, 1 network on.
+ * generated), for the one ABI libseccomp called native there, one per
+ * enum pdk_seccomp_net.
  */
 struct pdk_seccomp_programs {
 	uint32_t arch; /* AUDIT_ARCH_* the programs check for */
@@ -26,24 +34,24 @@ struct pdk_seccomp_programs {
 	struct {
 		const void *filter;
 		unsigned short len;
-	} net[2];
+	} net[PDK_SECCOMP_NET_MODES];
 };
 extern const struct pdk_seccomp_programs pdk_seccomp_programs;
 
 /* The program for policy: the precompiled one when it was built for the ABI
  * this process runs (the usual case: no compile, no allocation), else
  * compiled by libseccomp now. */
-int pdk_seccomp_compile(const struct pdk_confine *policy, struct pdk_bpf *ret);
+int pdk_seccomp_compile(enum pdk_seccomp_net net, struct pdk_bpf *ret);
 /* Always through libseccomp: what the generator writes, and the fallback. */
-int pdk_seccomp_export(bool network, struct pdk_bpf *ret);
+int pdk_seccomp_export(enum pdk_seccomp_net net, struct pdk_bpf *ret);
 /* The precompiled program, or -ENOEXEC when it was built for another ABI. */
-int pdk_seccomp_builtin(bool network, struct pdk_bpf *ret);
+int pdk_seccomp_builtin(enum pdk_seccomp_net net, struct pdk_bpf *ret);
 /* Write the program to a sealed memfd (for bwrap --seccomp FD). */
 int pdk_seccomp_memfd(const struct pdk_bpf *bpf, int *ret_fd);
 /* Child side, async-signal-safe: install it (no_new_privs must be set). */
 int pdk_seccomp_load(const struct pdk_bpf *bpf);
 void pdk_bpf_release(struct pdk_bpf *bpf);
 /* The rules in words, for --print-profile and doctor. */
-int pdk_seccomp_describe(bool network, FILE *out);
+int pdk_seccomp_describe(enum pdk_seccomp_net net, FILE *out);
 
 #endif

@@ -153,6 +153,8 @@ static int landlock_metadata(const struct pdk_backend *b, struct meta_result *re
 	roots[0] = root;
 	policy.roots = roots;
 	policy.n_roots = 1;
+	/* The network on: the host's unix sockets must stay closed in every mode. */
+	policy.network = true;
 	r = b->prepare ? b->prepare(&policy, &state) : -ENOTSUP;
 	if (r < 0 || pipe(p) < 0)
 		goto release;
@@ -309,10 +311,10 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 	if (tried > 0 && m.dgram == 1)
 		add_str(arr,
 			strcmp(b->name, "landlock")
-			    ? "with the network off, sendmsg with a destination address still "
+			    ? "with the network on, sendmsg with a destination address still "
 			      "reaches a unix datagram socket outside the sandbox (tried here "
 			      "with the same seccomp filter)"
-			    : "with the network off, sendmsg with a destination address still "
+			    : "with the network on, sendmsg with a destination address still "
 			      "reaches a unix datagram socket outside the sandbox (tried here)");
 #endif
 	if (!strcmp(b->name, "bwrap")) {
@@ -324,6 +326,9 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 		return;
 	add_str(arr, "protected paths inside the writable roots (.git/hooks, .git/config, shell "
 		     "start-up files...) stay writable");
+	add_str(arr, "with the network off, no loopback either: a test suite's own local "
+		     "server cannot be reached (no network namespace of the run's own; bwrap "
+		     "gives one)");
 	add_str(arr, "reads stay open everywhere, the user's other terminals (/dev/pts/N) "
 		     "included: the command can read what is typed there");
 	if (!cgroup)

@@ -11,6 +11,7 @@ SHELL_TESTS = tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
 if OS_LINUX
 SHELL_TESTS += tests/shell/confine.sh tests/shell/limits.sh
 SHELL_TESTS += tests/shell/caches.sh
+SHELL_TESTS += tests/shell/net.sh
 endif
 if BACKEND_LANDLOCK
 SHELL_TESTS += tests/shell/landlock-attack.sh
@@ -32,3 +33,5 @@ distclean-local: clean-local-mcp-sdk
 clean-local-mcp-sdk:
 	rm -rf tests/node-sdk
 .PHONY: clean-local-mcp-sdk
+# The network modes.
+EXTRA_DIST += tests/shell/net.sh

@@ -21,6 +21,8 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -34,14 +36,13 @@
 
 /* Calls fn in a child under the filter; returns the child's wait status. The
  * child exits with the errno fn saw (0: the call succeeded). */
-static int under_filter(bool network, int (*fn)(void))
+static int under_filter(enum pdk_seccomp_net net, int (*fn)(void))
 {
-	struct pdk_confine policy = { .network = network };
 	struct pdk_bpf bpf;
 	int status;
 	pid_t pid;
 
-	ck_assert_int_eq(pdk_seccomp_compile(&policy, &bpf), 0);
+	ck_assert_int_eq(pdk_seccomp_compile(net, &bpf), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -250,6 +251,46 @@ static int do_socket_unix(void)
 	return errno_of(socket(AF_UNIX, SOCK_STREAM, 0));
 }
 
+static int do_socket_unix_high_bits(void)
+{
+	return errno_of(syscall(SYS_socket, 0xffffffff00000001UL, SOCK_STREAM, 0));
+}
+
+static int do_socket_packet(void)
+{
+	return errno_of(socket(AF_PACKET, SOCK_DGRAM, 0));
+}
+
+static int do_socket_vsock(void)
+{
+	return errno_of(socket(40 /* AF_VSOCK */, SOCK_STREAM, 0));
+}
+
+/* AF_NETLINK (16) with high bits the kernel ignores: still netlink. */
+static int do_socket_netlink_high_bits(void)
+{
+	return errno_of(syscall(SYS_socket, 0x100000010UL, SOCK_RAW, 0));
+}
+
+/* AF_INET with high bits: the kernel makes an inet socket. */
+static int do_socket_inet_high_bits(void)
+{
+	return errno_of(syscall(SYS_socket, 0x100000002UL, SOCK_STREAM, 0));
+}
+
+/* A connect() the filter lets through: nothing listens on port 1 of this
+ * loopback, so the kernel refuses. */
+static int do_connect_inet_loopback(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(1),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return 90;
+	return errno_of(connect(fd, (struct sockaddr *)&a, sizeof(a)));
+}
+
 static int do_socketpair(void)
 {
 	int sv[2];
@@ -424,7 +465,7 @@ static int do_ia32(void)
 
 START_TEST(test_denied_always)
 {
-	for (int net = 0; net <= 1; net++) {
+	for (int net = 0; net < PDK_SECCOMP_NET_MODES; net++) {
 		ASSERT_ERRNO(net, do_io_uring, ENOSYS);
 		ASSERT_ERRNO(net, do_keyctl, EPERM);
 		ASSERT_ERRNO(net, do_add_key, EPERM);
@@ -478,18 +519,48 @@ START_TEST(test_network_off)
 	ASSERT_ERRNO(false, do_socket_netlink, EAFNOSUPPORT);
 	ASSERT_ERRNO(false, do_connect_unix, EPERM);
 	ASSERT_ERRNO(false, do_sendto_unix, EPERM);
-	ASSERT_ERRNO(false, do_socket_unix, 0);
-	ASSERT_ERRNO(false, do_socket_unix_dgram, EPERM);
-	ASSERT_ERRNO(false, do_socket_unix_raw, EPERM);
-	ASSERT_ERRNO(false, do_socketpair, 0);
-	ASSERT_ERRNO(false, do_socketpair_seqpacket, 0);
-	/* An end of a datagram pair can sendmsg() to any named socket. */
-	ASSERT_ERRNO(false, do_socketpair_dgram, EPERM);
-	ASSERT_ERRNO(true, do_socketpair_dgram, 0);
-	ASSERT_ERRNO(false, do_socketpair_dgram_high_bits, EPERM);
-	ASSERT_ERRNO(false, do_socketpair_raw_high_bits, EPERM);
-	ASSERT_ERRNO(true, do_socketpair_dgram_high_bits, 0);
+	ASSERT_ERRNO(false, do_connect_inet_loopback, 90);
 	ASSERT_ERRNO(false, do_sendto_connected, 0);
+}
+END_TEST
+
+/* The host's unix sockets, by path or abstract name, in every mode: no unix
+ * socket is made but unnamed stream and seqpacket pairs. */
+START_TEST(test_unix_every_mode)
+{
+	for (int net = 0; net < PDK_SECCOMP_NET_MODES; net++) {
+		ASSERT_ERRNO(net, do_socket_unix, EPERM);
+		ASSERT_ERRNO(net, do_socket_unix_high_bits, EPERM);
+		ASSERT_ERRNO(net, do_socket_unix_dgram, EPERM);
+		ASSERT_ERRNO(net, do_socket_unix_raw, EPERM);
+		ASSERT_ERRNO(net, do_socketpair, 0);
+		ASSERT_ERRNO(net, do_socketpair_seqpacket, 0);
+		/* An end of a datagram pair can sendmsg() to any named socket. */
+		ASSERT_ERRNO(net, do_socketpair_dgram, EPERM);
+		ASSERT_ERRNO(net, do_socketpair_dgram_high_bits, EPERM);
+		ASSERT_ERRNO(net, do_socketpair_raw_high_bits, EPERM);
+		ASSERT_ERRNO(net, do_sendto_connected, 0);
+	}
+}
+END_TEST
+
+/* Network off in a private namespace (bwrap's): IPv4 and IPv6 are made and
+ * connect; no other family is. */
+START_TEST(test_network_private)
+{
+	const int p = PDK_SECCOMP_NET_PRIVATE;
+
+	ASSERT_ERRNO(p, do_socket_inet, 0);
+	ASSERT_ERRNO(p, do_socket_inet6_dgram, 0);
+	ASSERT_ERRNO(p, do_socket_inet_high_bits, 0);
+	ASSERT_ERRNO(p, do_connect_inet_loopback, ECONNREFUSED);
+	ASSERT_ERRNO(p, do_socket_netlink, EAFNOSUPPORT);
+	ASSERT_ERRNO(p, do_socket_netlink_high_bits, EAFNOSUPPORT);
+	ASSERT_ERRNO(p, do_socket_packet, EAFNOSUPPORT);
+	ASSERT_ERRNO(p, do_socket_vsock, EAFNOSUPPORT);
+	ASSERT_ERRNO(p, do_socket_unix, EPERM);
+	/* Off without a namespace: none of them. */
+	ASSERT_ERRNO(false, do_socket_inet_high_bits, EAFNOSUPPORT);
 }
 END_TEST
 
@@ -515,7 +586,6 @@ START_TEST(test_sendto_address)
 	ASSERT_ERRNO(true, do_sendto_bound, 0);
 	ck_assert_int_eq(recv(dgram_fd, &c, 1, 0), 1);
 	ck_assert_int_eq(c, 'x');
-	ASSERT_ERRNO(true, do_socket_unix_dgram, 0);
 
 	close(dgram_client);
 	close(dgram_fd);
@@ -528,10 +598,9 @@ END_TEST
  * same rules now; and a run uses it without compiling. */
 START_TEST(test_precompiled_matches_libseccomp)
 {
-	struct pdk_bpf pre[2];
+	struct pdk_bpf pre[PDK_SECCOMP_NET_MODES];
 
-	for (int net = 0; net <= 1; net++) {
-		struct pdk_confine policy = { .network = net };
+	for (int net = 0; net < PDK_SECCOMP_NET_MODES; net++) {
 		struct pdk_bpf lib, used;
 
 		ck_assert_int_eq(pdk_seccomp_builtin(net, &pre[net]), 0);
@@ -542,7 +611,7 @@ START_TEST(test_precompiled_matches_libseccomp)
 		ck_assert_int_eq(memcmp(pre[net].filter, lib.filter,
 					(size_t)lib.len * sizeof(struct sock_filter)), 0);
 		pdk_bpf_release(&lib);
-		ck_assert_int_eq(pdk_seccomp_compile(&policy, &used), 0);
+		ck_assert_int_eq(pdk_seccomp_compile(net, &used), 0);
 		ck_assert_ptr_eq(used.filter, pre[net].filter);
 		pdk_bpf_release(&used);
 	}
@@ -555,8 +624,8 @@ START_TEST(test_network_on)
 {
 	ASSERT_ERRNO(true, do_socket_inet, 0);
 	ASSERT_ERRNO(true, do_socket_inet6_dgram, 0);
-	/* the socket exists nowhere: the kernel, not the filter, says so */
-	ASSERT_ERRNO(true, do_connect_unix, ENOENT);
+	ASSERT_ERRNO(true, do_socket_netlink, 0);
+	ASSERT_ERRNO(true, do_connect_inet_loopback, ECONNREFUSED);
 	ASSERT_ERRNO(true, do_socketpair, 0);
 }
 END_TEST
@@ -577,13 +646,12 @@ END_TEST
 
 START_TEST(test_memfd_sealed)
 {
-	struct pdk_confine policy = { 0 };
 	struct pdk_bpf bpf;
 	char *buf;
 	size_t size;
 	int fd, seals;
 
-	ck_assert_int_eq(pdk_seccomp_compile(&policy, &bpf), 0);
+	ck_assert_int_eq(pdk_seccomp_compile(PDK_SECCOMP_NET_OFF, &bpf), 0);
 	ck_assert_int_gt(bpf.len, 10);
 	ck_assert_int_eq(pdk_seccomp_memfd(&bpf, &fd), 0);
 	seals = fcntl(fd, F_GET_SEALS);
@@ -605,27 +673,35 @@ END_TEST
 
 START_TEST(test_describe)
 {
-	struct pdk_confine off = { 0 }, on = { .network = true };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 
 	f = open_memstream(&text, &len);
-	ck_assert_int_eq(pdk_seccomp_describe(off.network, f), 0);
+	ck_assert_int_eq(pdk_seccomp_describe(PDK_SECCOMP_NET_OFF, f), 0);
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(text, "deny connect"));
 	ck_assert_ptr_nonnull(strstr(text, "deny io_uring_setup"));
 	ck_assert_ptr_nonnull(strstr(text, "TIOCSTI"));
 	ck_assert_ptr_nonnull(strstr(text, "deny sendto"));
-	ck_assert_ptr_nonnull(strstr(text, "deny socket with EPERM: unix datagram sockets"));
+	ck_assert_ptr_nonnull(strstr(text, "deny socket with EPERM: unix sockets"));
 	ck_assert_ptr_nonnull(strstr(text, "precompiled at build time"));
 	free(text);
 
 	f = open_memstream(&text, &len);
-	ck_assert_int_eq(pdk_seccomp_describe(on.network, f), 0);
+	ck_assert_int_eq(pdk_seccomp_describe(PDK_SECCOMP_NET_FULL, f), 0);
 	fclose(f);
 	ck_assert_ptr_null(strstr(text, "deny connect"));
 	ck_assert_ptr_nonnull(strstr(text, "deny ptrace"));
+	ck_assert_ptr_nonnull(strstr(text, "deny socket with EPERM: unix sockets"));
+	free(text);
+
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(pdk_seccomp_describe(PDK_SECCOMP_NET_PRIVATE, f), 0);
+	fclose(f);
+	ck_assert_ptr_null(strstr(text, "deny connect"));
+	ck_assert_ptr_nonnull(strstr(text, "families 16-31"));
+	ck_assert_ptr_nonnull(strstr(text, "private network namespace"));
 	free(text);
 }
 END_TEST
@@ -641,6 +717,8 @@ int main(void)
 	tcase_add_test(tc, test_ioctl_low_32_bits);
 	tcase_add_test(tc, test_network_off);
 	tcase_add_test(tc, test_network_on);
+	tcase_add_test(tc, test_unix_every_mode);
+	tcase_add_test(tc, test_network_private);
 	tcase_add_test(tc, test_sendto_address);
 	tcase_add_test(tc, test_precompiled_matches_libseccomp);
 	tcase_add_test(tc, test_other_abis_killed);
