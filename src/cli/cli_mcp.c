@@ -1,5 +1,6 @@
 /* cli_mcp.c - `paddock mcp`: the Model Context Protocol server on stdio, with
  * the confinement options of `run` fixed for the server's life. */
+#include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "cli_call.h"
 #include "confine/backend.h"
 #include "output/render.h"
+#include "gate/session.h"
 #include "output/store.h"
 
 static const char mcp_usage[] =
@@ -23,6 +25,26 @@ static const char mcp_usage[] =
 	"      --bound BYTES      the most a result may take (default 16K, 1K to 1M)\n"
 	"      --config FILE      read only this configuration file\n"
 	"See paddock(1).\n";
+
+/* The server's own session ends with it: its cd and the programs approved
+ * for it go (its kept outputs stay, for recall, until pruned). */
+static void forget_session(void)
+{
+	char *dir = NULL;
+	struct dirent *e;
+	DIR *d;
+
+	if (pdk_session_dir(NULL, &dir) < 0)
+		return;
+	if ((d = opendir(dir))) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	rmdir(dir);
+	free(dir);
+}
 
 int pdk_cli_mcp_main(int argc, char **argv)
 {
@@ -36,6 +58,7 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	struct pdk_config cfg;
 	const char *session;
 	size_t bound;
+	bool own_session;
 	int c, r, code = PDK_EXIT_FAILURE;
 
 	optind = 1;
@@ -105,7 +128,8 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	}
 	/* The server's calls are one session: cd and approvals last as long as it
 	 * does, unless PADDOCK_SESSION names one to share. */
-	if (!getenv("PADDOCK_SESSION")) {
+	own_session = !getenv("PADDOCK_SESSION");
+	if (own_session) {
 		char name[64];
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -114,6 +138,8 @@ int pdk_cli_mcp_main(int argc, char **argv)
 		setenv("PADDOCK_SESSION", name, 1);
 	}
 	r = pdk_agent_mcp_serve(&o, STDIN_FILENO, STDOUT_FILENO);
+	if (own_session)
+		forget_session();
 	if (r < 0) {
 		pdk_cli_error("mcp: %s", strerror(-r));
 		goto out;

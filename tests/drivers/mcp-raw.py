@@ -243,6 +243,9 @@ rc = s.close()
 ok(rc == 0 and wait_gone(MARK + "-eof"), "EOF on stdin ends the server and stops every command", rc)
 err = s.p.stderr.read().decode(errors="replace")
 ok(err == "", "nothing on stderr from a clean session", err)
+sessions = os.path.join(os.environ["XDG_STATE_HOME"], "paddock", "sessions")
+left = [d for d in os.listdir(sessions) if d.startswith("mcp-")] if os.path.isdir(sessions) else []
+ok(left == [], "the server's own session (its cd) ends with it", left)
 
 # --- SIGKILL of the server leaves nothing running --------------------------------
 s = Server()
