@@ -99,7 +99,8 @@ int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char *
 	return 0;
 }
 
-/* -w paths outside $HOME: writing there needs the person's password. */
+/* -w paths outside $HOME (and a --root there, pushed before): writing there
+ * needs the person's password. */
 static int password_paths(struct pdk_cli_call *c)
 {
 	const char *home = getenv("HOME");
@@ -169,6 +170,104 @@ static int policy_roots(struct pdk_cli_call *c)
 	return r;
 }
 
+/* What a configuration grants beyond the built-in defaults, as one phrase
+ * ("turns the sandbox off, writable /srv"), or "" when it only narrows. */
+static char *config_widenings(const struct pdk_config *cfg)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	const char *sep = "";
+
+	if (!f)
+		return NULL;
+#define SAY(...) (fputs(sep, f), fprintf(f, __VA_ARGS__), sep = ", ")
+	if (!cfg->sandbox_enabled)
+		SAY("turns the sandbox off");
+	if (cfg->allow_network)
+		SAY("network for every call");
+	for (size_t i = 0; i < cfg->writable_paths.n; i++)
+		SAY("writable %s", cfg->writable_paths.v[i]);
+	if (cfg->allow_outside_sandbox)
+		SAY("allows runs outside the sandbox");
+	if (cfg->approval_mode == PDK_APPROVAL_ALLOW)
+		SAY("approves every question (approval.mode allow)");
+	if (cfg->approval_mode == PDK_APPROVAL_COMMAND)
+		SAY("lets %s answer (approval.command)",
+		    cfg->approval_command ? cfg->approval_command : "a program");
+	if (cfg->threshold > PDK_RISK_MODERATE)
+		SAY("asks only for dangerous commands");
+	if (cfg->n_allow)
+		SAY("allow rules");
+	if (cfg->read_only_command.n)
+		SAY("read-only commands");
+	if (cfg->bwrap)
+		SAY("runs %s as bubblewrap", cfg->bwrap);
+#undef SAY
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static bool in_strv(const struct pdk_strv *sv, const char *p)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (pdk_path_under(p, sv->v[i]))
+			return true;
+	return false;
+}
+
+/* Every widening is named in the question: each -w path, a --root other
+ * than the launch directory (or one inside it), and a configuration that
+ * widens when it came from --config or lies inside a writable root. */
+static int widenings(struct pdk_cli_call *c)
+{
+	_cleanup_free_ char *launch = getcwd(NULL, 0), *what = NULL;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < c->o.n_writes; i++) {
+		_cleanup_free_ char *p = pdk_path_resolve(c->o.writes[i]);
+		r = pdk_strv_push(&c->writes, p ? p : c->o.writes[i]);
+	}
+	if (r == 0 && c->o.root) {
+		_cleanup_free_ char *root = pdk_path_resolve(c->o.root);
+		const char *home = getenv("HOME");
+		_cleanup_free_ char *rhome = home && *home ? pdk_path_resolve(home) : NULL;
+
+		if (root && !(launch && pdk_path_under(root, launch))) {
+			_cleanup_free_ char *w = pdk_asprintf("writable root %s (--root)", root);
+
+			r = w ? pdk_strv_push(&c->widen, w) : -ENOMEM;
+			/* outside HOME, like -w: the person's password */
+			if (r == 0 && !(rhome && pdk_path_under(root, rhome)))
+				r = pdk_strv_push(&c->password, root);
+		}
+	}
+	if (r < 0 || !(what = config_widenings(&c->cfg)))
+		return r < 0 ? r : -ENOMEM;
+	if (!*what)
+		return 0;
+	for (size_t i = 0; i < c->cfg.files.n; i++) {
+		const char *file = c->cfg.files.v[i];
+		_cleanup_free_ char *real = pdk_path_resolve(file), *w = NULL;
+		bool inside = real && in_strv(&c->roots, real);
+
+		if (!c->o.config && !inside)
+			continue;
+		w = pdk_asprintf("configuration %s (%s): %s", real ? real : file,
+				 !c->o.config ? "inside a writable root"
+				 : inside     ? "--config, inside a writable root"
+					      : "--config",
+				 what);
+		if (!w || pdk_strv_push(&c->widen, w) < 0)
+			return -ENOMEM;
+		c->config_widens = true;
+	}
+	return 0;
+}
+
 int pdk_cli_call_decide(struct pdk_cli_call *c)
 {
 	struct pdk_policy_call pc = {
@@ -182,10 +281,13 @@ int pdk_cli_call_decide(struct pdk_cli_call *c)
 	};
 	int r;
 
-	if ((r = policy_roots(c)) < 0)
+	if ((r = policy_roots(c)) < 0 || (r = widenings(c)) < 0)
 		return r;
 	pc.roots = (const char *const *)c->roots.v;
 	pc.n_roots = c->roots.n;
+	pc.writes = (const char *const *)c->writes.v;
+	pc.widen = (const char *const *)c->widen.v;
+	pc.n_widen = c->widen.n;
 	r = pdk_policy_decide(&c->cfg, &pc, &c->d);
 	if (r < 0)
 		return r;
@@ -238,7 +340,17 @@ int pdk_cli_call_gate(struct pdk_cli_call *c)
 
 	if (!pdk_cli_call_needs_gate(c))
 		return 0;
-	r = pdk_gate_decide(&c->cfg, c->o.yes, &rq, &c->g);
+	if (c->config_widens) {
+		/* A configuration that widens does not answer its own question:
+		 * a person at the terminal does, or --yes. */
+		struct pdk_config gate_cfg = c->cfg;
+
+		gate_cfg.approval_mode = PDK_APPROVAL_AUTO;
+		gate_cfg.approval_command = NULL;
+		r = pdk_gate_decide(&gate_cfg, c->o.yes, &rq, &c->g);
+	} else {
+		r = pdk_gate_decide(&c->cfg, c->o.yes, &rq, &c->g);
+	}
 	if (r < 0)
 		return r;
 	if (!c->g.approved) {
@@ -254,6 +366,8 @@ void pdk_cli_call_release(struct pdk_cli_call *c)
 	pdk_decision_release(&c->d);
 	pdk_strv_release(&c->password);
 	pdk_strv_release(&c->roots);
+	pdk_strv_release(&c->writes);
+	pdk_strv_release(&c->widen);
 	pdk_config_release(&c->cfg);
 	pdk_request_release(&c->o);
 	free(c->session_cwd);

@@ -442,18 +442,25 @@ static int conclude(const struct pdk_config *cfg, const struct pdk_policy_call *
 		r |= pdk_strv_push(&d->raises, "runs outside the sandbox");
 	if (call->network)
 		r |= pdk_strv_push(&d->raises, "network on");
-	if (call->n_writes) {
+	for (size_t i = 0; call->writes && i < call->n_writes; i++) {
+		_cleanup_free_ char *w = pdk_asprintf("writes %s", call->writes[i]);
+
+		r |= w ? pdk_strv_push(&d->raises, w) : -ENOMEM;
+	}
+	if (call->n_writes && !call->writes) {
 		char buf[64];
 
 		snprintf(buf, sizeof(buf), "writes %zu extra path%s", call->n_writes,
 			 call->n_writes > 1 ? "s" : "");
 		r |= pdk_strv_push(&d->raises, buf);
 	}
+	for (size_t i = 0; i < call->n_widen; i++)
+		r |= pdk_strv_push(&d->raises, call->widen[i]);
 	if (r < 0)
 		return -ENOMEM;
 	if (d->raises.n && d->risk < PDK_RISK_MODERATE)
 		d->risk = PDK_RISK_MODERATE;
-	d->read_only = all_ro && !call->network && !call->n_writes && !call->outside_sandbox;
+	d->read_only = all_ro && !d->raises.n;
 	if (call->outside_sandbox)
 		d->verdict = PDK_VERDICT_ASK;
 	else if (d->read_only || d->risk < cfg->threshold)

@@ -31,6 +31,12 @@ struct pdk_policy_call {
 	 * project's own. None given: cwd is the one root. */
 	const char *const *roots;
 	size_t n_roots;
+	/* The extra write paths by name (n_writes of them; NULL: counted only),
+	 * and what else widens the call, one phrase each ("writable root /srv
+	 * (--root)"): each is named in the question and raises the call. */
+	const char *const *writes;
+	const char *const *widen;
+	size_t n_widen;
 };
 
 /* One simple command and what the rules said about it. */

@@ -205,14 +205,14 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 		{ "commandPolicy": { "sandbox": { "writablePaths": ["$T/cfgw-$b"] } },
 		  "protected_paths": ["keep-$b"], "env": ["PDK_PRIVATE_*", "PDK_CLS[[:upper:]]X"] }
 	EOF
-	run --config "$T/cfg-$b.json" -- sh -c "echo x > '$T/cfgw-$b/w'" >/dev/null
+	run --yes --config "$T/cfg-$b.json" -- sh -c "echo x > '$T/cfgw-$b/w'" >/dev/null
 	check "$b: a configured writablePaths entry is writable" test -f "$T/cfgw-$b/w"
 	run -- sh -c "echo x > '$T/cfgw-$b/v'" >/dev/null
 	check "$b: ... and without that configuration it is not" absent "$T/cfgw-$b/v"
-	out=$(PDK_PRIVATE_X=hidden-$b PDK_PUBLIC_X=shown-$b run --config "$T/cfg-$b.json" -- env)
+	out=$(PDK_PRIVATE_X=hidden-$b PDK_PUBLIC_X=shown-$b run --yes --config "$T/cfg-$b.json" -- env)
 	check "$b: a configured env pattern hides a variable, and only that one" sh -c \
 		'! echo "$0" | grep -q "hidden-$1" && echo "$0" | grep -q "shown-$1"' "$out" "$b"
-	out=$(PDK_CLSQX=hidden-$b PDK_CLS7X=shown-$b run --config "$T/cfg-$b.json" -- env)
+	out=$(PDK_CLSQX=hidden-$b PDK_CLS7X=shown-$b run --yes --config "$T/cfg-$b.json" -- env)
 	check "$b: a pattern with a character class matches as fnmatch does" sh -c \
 		'! echo "$0" | grep -q "hidden-$1" && echo "$0" | grep -q "shown-$1"' "$out" "$b"
 	long=$(printf '%0300d' 0 | tr 0 L)_KEY
@@ -220,7 +220,7 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 	check "$b: a variable named past 255 bytes stays out, a short one gets through" sh -c \
 		'! echo "$0" | grep -q "hidden-$1" && echo "$0" | grep -q "shown-$1"' "$out" "$b"
 	if [ "$b" = bwrap ]; then
-		run --config "$T/cfg-$b.json" -- sh -c "echo x > keep-$b/f" >/dev/null
+		run --yes --config "$T/cfg-$b.json" -- sh -c "echo x > keep-$b/f" >/dev/null
 		check "$b: a configured protected path stays read-only inside the root" \
 			absent "$T/proj/keep-$b/f"
 		run -- sh -c "echo x > keep-$b/g" >/dev/null
@@ -327,7 +327,7 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 			EOF
 			chmod +x "$T/fakebwrap"
 			echo "{ \"commandPolicy\": { \"sandbox\": { \"bwrap\": \"$T/fakebwrap\" } } }" >"$T/fake.json"
-			out=$(cd "$G" && "$P" run --config "$T/fake.json" --backend "$b" -- sh -c 'echo ran' 2>&1)
+			out=$(cd "$G" && "$P" run --yes --config "$T/fake.json" --backend "$b" -- sh -c 'echo ran' 2>&1)
 			check "$b: a bind of ${moved%%:*} made elsewhere stops the command before it starts" sh -c \
 				'echo "$0" | grep -q "bwrap did not make the sandbox asked for" && ! echo "$0" | grep -qx ran' "$out"
 		done

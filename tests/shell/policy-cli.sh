@@ -146,6 +146,36 @@ check "an unknown key is only a warning (rc $rc)" test "$rc" -eq 0
 check "the warning names the key" grep -q "^paddock: warning: .*colour" "$T/err"
 rm -f "$XDG_CONFIG_HOME/paddock/config.json"
 
+# --- every widening passes the gate, named ---------------------------------------------------
+mkdir -p "$T/far" "$HOME/r"
+refused "--root outside HOME needs the person's password" 'writing outside your home ('"$T/far"')' \
+	run --root "$T/far" -- sh -c "touch made; touch '$T/far/f'"
+check "... and nothing was written there" test ! -e "$T/far/f"
+refused "--root / is no way around -w" 'writing outside your home (/)' \
+	run --root / -- sh -c "touch made; touch '$T/far/g'"
+refused "--root inside HOME is asked, named" 'writable root '"$HOME/r"' (--root)' \
+	run --root "$HOME/r" -- touch made
+pcall run --yes --root "$HOME/r" -- touch "$HOME/r/made-r"
+check "... and --yes approves it (rc $rc)" test "$rc" -eq 0 -a -e "$HOME/r/made-r"
+pcall run --root "$T/proj/sub" -- touch "$T/proj/sub/made-sub"
+check "a --root inside the launch directory narrows: no question (rc $rc)" \
+	test "$rc" -eq 0 -a -e "$T/proj/sub/made-sub"
+pcall check -w "$T/far" -w "$HOME/r" -- ls
+check "check: each -w path is named in the question" \
+	grep -q "^ask: .*raised: writes $T/far, writes $HOME/r" "$T/out"
+printf '{ "commandPolicy": { "sandbox": { "enabled": false } }, "approval": { "mode": "allow" } }\n' \
+	>"$T/off.json"
+refused "--config that turns the sandbox off is asked, naming it" \
+	'configuration '"$T"'/off.json (--config, inside a writable root): turns the sandbox off, approves every question' \
+	run --config "$T/off.json" -- touch made
+pcall run --yes --config "$T/off.json" -- touch made-off
+check "... and --yes approves it (rc $rc)" test "$rc" -eq 0 -a -e "$T/proj/made-off"
+mkdir -p "$XDG_CONFIG_HOME/paddock"
+printf '{ "commandPolicy": { "sandbox": { "allowNetwork": true } } }\n' >"$XDG_CONFIG_HOME/paddock/config.json"
+refused "a user configuration inside a writable root that widens is asked" \
+	'(inside a writable root): network for every call' run -- touch made
+rm -f "$XDG_CONFIG_HOME/paddock/config.json"
+
 # --- cd ------------------------------------------------------------------------------------
 export PADDOCK_SESSION=cdtest
 pcall run -- cd sub
