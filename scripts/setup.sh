@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES="build-essential autoconf automake pkg-config libpcre2-dev
 libseccomp-dev check bubblewrap mandoc trash-cli tmux python3 iproute2 util-linux
-procps git sudo valgrind nodejs npm"
+procps git sudo valgrind nodejs npm clang libclang-rt-dev"
 
 missing=""
 for p in $PACKAGES; do

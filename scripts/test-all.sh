@@ -1,6 +1,7 @@
 #!/bin/sh
-# test-all.sh - every test paddock has: the suite, make distcheck, and the
-# suite again built with AddressSanitizer and UndefinedBehaviorSanitizer.
+# test-all.sh - every test paddock has: the suite, make distcheck, the
+# suite again built with AddressSanitizer and UndefinedBehaviorSanitizer,
+# and each libFuzzer target for FUZZ_SECONDS (60) from its corpus.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -22,4 +23,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 # Leave the ordinary build behind, as the quick start expects.
 ./configure --quiet && make clean >/dev/null && make -j"$(nproc)" >/dev/null
+
+echo "== fuzzing, ${FUZZ_SECONDS:-60} s a target"
+tests/fuzz/run.sh
 echo "all tests passed"

@@ -7,7 +7,7 @@ libpaddock_a_SOURCES += backends/seccomp/seccomp.c backends/seccomp/seccomp.h
 # the rules of backends/seccomp/seccomp.c through libseccomp for this build's
 # native ABI and writes them out as C. Built on demand (EXTRA_PROGRAMS), never
 # installed nor shipped.
-EXTRA_PROGRAMS = tools/seccomp-gen
+EXTRA_PROGRAMS += tools/seccomp-gen
 tools_seccomp_gen_SOURCES = tools/seccomp-gen.c backends/seccomp/seccomp.c \
 	backends/seccomp/seccomp.h src/core/path.c src/core/path.h
 tools_seccomp_gen_CPPFLAGS = $(AM_CPPFLAGS) -DPDK_SECCOMP_GEN

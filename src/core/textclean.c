@@ -42,14 +42,6 @@ long pdk_utf8_next(const unsigned char *s, size_t n, size_t *ret_n)
 	return (long)cp;
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 when it is not valid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-
-	return pdk_utf8_next(s, n, &len) < 0 ? 0 : len;
-}
-
 /* Bytes of the escape sequence starting at s[0] == ESC. */
 static size_t escape_len(const unsigned char *s, size_t n)
 {
@@ -101,11 +93,13 @@ struct cell {
 static size_t put_cell(struct cell *c, const unsigned char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t l = utf8_len(s, n);
+	size_t l;
+	long cp = pdk_utf8_next(s, n, &l);
 
-	if (l == 1 && (s[0] < 0x20 || s[0] == 0x7f) && s[0] != '\t')
-		l = 0;
-	if (l == 0) {
+	/* Invalid UTF-8 and control characters are escaped byte by byte: C0
+	 * but the tab, DEL, and C1 (U+0080-U+009F: a terminal may take U+009B
+	 * for the start of an escape sequence, as it takes ESC [). */
+	if (cp < 0 || (cp < 0x20 && cp != '\t') || (cp >= 0x7f && cp < 0xa0)) {
 		c->b[0] = '\\';
 		c->b[1] = 'x';
 		c->b[2] = hex[s[0] >> 4];

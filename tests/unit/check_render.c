@@ -613,6 +613,23 @@ START_TEST(test_binary_and_invalid_utf8)
 }
 END_TEST
 
+/* C1 controls written as UTF-8 are controls still: U+009B is CSI to a
+ * terminal that reads C1. Escaped byte by byte, in plain and redrawn lines;
+ * U+00A0 and later are text. */
+START_TEST(test_c1_controls)
+{
+	static const char in[] = "\xc2\x9b" "31mred \xc2\x85next \xc2\xa0nbsp \x7f\n"
+				 "bar\rx\xc2\x90y\n";
+	struct run x;
+
+	run_render(&x, in, sizeof(in) - 1, "", 0, 1024, false, false);
+	ck_assert_str_eq(x.r.text, "exit status: 0\nstdout:\n"
+				   "\\xc2\\x9b31mred \\xc2\\x85next \xc2\xa0nbsp \\x7f\n"
+				   "x\\xc2\\x90y\n");
+	run_free(&x);
+}
+END_TEST
+
 START_TEST(test_redraws_and_escapes)
 {
 	static const char in[] = "progress 10%\rprogress 50%\rprogress 100%\n"
@@ -770,6 +787,7 @@ static Suite *render_suite(void)
 	tcase_add_test(t, test_no_store);
 	tcase_add_test(t, test_notes_and_hints_cleaned);
 	tcase_add_test(t, test_out_of_memory_anywhere);
+	tcase_add_test(t, test_c1_controls);
 	suite_add_tcase(s, t);
 	return s;
 }
