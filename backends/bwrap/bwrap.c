@@ -801,4 +801,6 @@ const struct pdk_backend pdk_backend_bwrap = {
     .started = bwrap_started,
     .release = bwrap_release,
     .describe = bwrap_describe,
+    .set_helper = pdk_bwrap_set_path,
+    .helper = pdk_bwrap_locate,
 };

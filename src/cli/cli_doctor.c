@@ -23,7 +23,6 @@
 
 #include "confine/backend.h"
 #ifdef HAVE_BWRAP
-#include "backends/bwrap/bwrap.h"
 #endif
 #include "cli.h"
 #include "cli_call.h"
@@ -215,12 +214,8 @@ static cJSON *host_facts(void)
 {
 	cJSON *d = cJSON_CreateObject(), *o;
 	char buf[PATH_MAX], ver[256];
-#ifdef HAVE_BWRAP
 	/* Where the bwrap backend looks: the configured path, /usr/bin, then PATH. */
-	const char *bwrap = pdk_bwrap_locate();
-#else
-	const char *bwrap = NULL;
-#endif
+	const char *bwrap = pdk_backend_helper("bwrap");
 
 	o = cJSON_AddObjectToObject(d, "bwrap");
 	if (bwrap) {
@@ -477,15 +472,13 @@ int pdk_cli_doctor_main(int argc, char **argv)
 		pdk_config_release(&cfg);
 		return PDK_EXIT_FAILURE;
 	}
-#ifdef HAVE_BWRAP
-	if (pdk_bwrap_set_path(cfg.bwrap) < 0) {
+	if (pdk_backend_set_helper("bwrap", cfg.bwrap) < 0) {
 		pdk_cli_error("doctor: configuration: bwrap: %s is not an absolute path; name the "
 			      "bubblewrap binary from /",
 			      cfg.bwrap);
 		pdk_config_release(&cfg);
 		return PDK_EXIT_FAILURE;
 	}
-#endif
 	d = host_facts();
 	if (!d) {
 		pdk_cli_error("doctor: out of memory");

@@ -78,6 +78,25 @@ const struct pdk_backend *pdk_backend_find(const char *name)
 	return NULL;
 }
 
+int pdk_backend_set_helper(const char *name, const char *path)
+{
+	const struct pdk_backend *b = pdk_backend_find(name);
+	int r;
+
+	if (!b || !b->set_helper)
+		return 0;
+	if ((r = b->set_helper(path)) > 0)
+		pdk_backend_forget(b);
+	return r < 0 ? r : 0;
+}
+
+const char *pdk_backend_helper(const char *name)
+{
+	const struct pdk_backend *b = pdk_backend_find(name);
+
+	return b && b->helper ? b->helper() : NULL;
+}
+
 int pdk_backend_probe(const struct pdk_backend *b, const char **ret_why)
 {
 	int i = index_of(b);

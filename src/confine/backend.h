@@ -26,6 +26,15 @@ void pdk_backend_mark_broken(const struct pdk_backend *b, const char *why);
 /* Forget what the checks of b found (its configuration changed). */
 void pdk_backend_forget(const struct pdk_backend *b);
 
+/* The configuration's helper binary for the backend called name (path
+ * NULL: its built-in search); what its checks found with another one is
+ * forgotten. 0 also when that backend is not compiled or runs no helper;
+ * -EINVAL for a path it cannot use. */
+int pdk_backend_set_helper(const char *name, const char *path);
+/* The helper binary that backend runs, or NULL (none found, no helper, not
+ * compiled). */
+const char *pdk_backend_helper(const char *name);
+
 /*
  * Pick a backend: the named one (which must be compiled and usable here), or
  * the first usable one. When an earlier one was passed over, *ret_fallback

@@ -66,6 +66,13 @@ struct pdk_backend {
 	void (*release)(void *state);
 	/* --print-profile: the exact native confinement, as text. */
 	int (*describe)(void *state, char *const *argv, FILE *out);
+	/* Backends that run a helper binary (bwrap); NULL otherwise. set_helper:
+	 * run this one (an absolute path, copied; NULL: the built-in search),
+	 * 1 when that changed which helper runs, 0 when it did not, -EINVAL
+	 * for a relative path or one too long. helper: the one a run
+	 * executes, or NULL when there is none. */
+	int (*set_helper)(const char *path);
+	const char *(*helper)(void);
 };
 
 #endif

@@ -22,7 +22,6 @@
 #include "trash/trash.h"
 #include "core/util.h"
 #ifdef HAVE_BWRAP
-#include "backends/bwrap/bwrap.h"
 #endif
 
 const char *const pdk_secret_env_default[] = {
@@ -696,16 +695,11 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 		collect_notes(sb);
 		return 0;
 	}
-#ifdef HAVE_BWRAP
-	r = pdk_bwrap_set_path(cfg ? cfg->bwrap : NULL);
-	if (r < 0) {
+	if (pdk_backend_set_helper("bwrap", cfg ? cfg->bwrap : NULL) < 0) {
 		snprintf(why, why_len, "bwrap: %s is not an absolute path; name the bubblewrap "
 				       "binary from /", cfg->bwrap);
 		return -EINVAL;
 	}
-	if (r > 0)
-		pdk_backend_forget(pdk_backend_find("bwrap"));
-#endif
 	if ((r = build_policy(req, cfg, sb, why, why_len)) < 0)
 		return r;
 	if ((r = build_env(sb, environ, cfg)) < 0)
