@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "agent.h"
+#include "core/textclean.h"
+
+#define KEY_SHOWN 64 /* bytes of an unknown key a refusal quotes */
 
 static int push(struct pdk_strv *v, const char *s, int *r)
 {
@@ -19,6 +22,17 @@ static int bad(char *why, size_t len, const char *fmt, const char *key)
 {
 	snprintf(why, len, fmt, key);
 	return -EINVAL;
+}
+
+/* An unknown key as a refusal quotes it: its start, cut on a character,
+ * cleaned (escape sequences removed, control characters and bad bytes as
+ * \xNN), so that the refusal stays one line of valid UTF-8. */
+static const char *shown_key(const char *k, char buf[PDK_CLEAN_ROOM(KEY_SHOWN) + 1])
+{
+	size_t n = pdk_text_clean_line(k, pdk_text_prefix(k, strlen(k), KEY_SHOWN), buf);
+
+	buf[n] = '\0';
+	return buf;
 }
 
 /* A string with no NUL hidden in it (cJSON keeps the bytes before one). */
@@ -46,7 +60,7 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 {
 	const cJSON *argv = NULL, *it;
 	struct pdk_strv v = {0};
-	char num[32];
+	char num[32], key[PDK_CLEAN_ROOM(KEY_SHOWN) + 1];
 	int r = 0;
 
 	*why = '\0';
@@ -82,8 +96,8 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 			if (!cJSON_IsBool(it))
 				return bad(why, why_len, "'%s' must be true or false", k);
 		} else {
-			snprintf(why, why_len, "unknown key '%.64s'; the keys are " PDK_AGENT_RUN_KEYS,
-				 k);
+			snprintf(why, why_len, "unknown key '%s'; the keys are " PDK_AGENT_RUN_KEYS,
+				 shown_key(k, key));
 			return -EINVAL;
 		}
 	}
@@ -131,7 +145,7 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 int pdk_agent_recall_args(const cJSON *args, struct pdk_strv *ret, char *why, size_t why_len)
 {
 	const cJSON *id = NULL, *it;
-	char num[32];
+	char num[32], key[PDK_CLEAN_ROOM(KEY_SHOWN) + 1];
 	int r = 0;
 
 	*why = '\0';
@@ -159,9 +173,9 @@ int pdk_agent_recall_args(const cJSON *args, struct pdk_strv *ret, char *why, si
 			if (!cJSON_IsBool(it))
 				return bad(why, why_len, "'%s' must be true or false", k);
 		} else {
-			snprintf(why, why_len, "unknown key '%.64s'; the keys are id, from, match, "
+			snprintf(why, why_len, "unknown key '%s'; the keys are id, from, match, "
 					       "summary",
-				 k);
+				 shown_key(k, key));
 			return -EINVAL;
 		}
 	}

@@ -198,6 +198,11 @@ s.call(26, "run_command", {"argv": ["ls"], "colour": True})
 r = s.reply(26)
 ok(r and r["result"]["isError"] is True and "colour" in r["result"]["content"][0]["text"],
    "an unknown argument: isError naming it", r)
+s.send(b'{"jsonrpc":"2.0","id":70,"method":"tools/call","params":{"name":"run_command",'
+       b'"arguments":{"argv":["ls"],"col\\u001b[2J\xffour":true}}}\n')
+r = s.reply(70)
+ok(r and r["result"]["isError"] is True and "'col\\xffour'" in r["result"]["content"][0]["text"],
+   "an unknown argument with an escape and a bad byte: named cleaned, the answer still UTF-8", r)
 s.call(27, "run_command", {"argv": ["git", "push", "--force"]})
 r = s.reply(27)
 ok(r and r["result"]["isError"] is True and "not approved" in r["result"]["content"][0]["text"]

@@ -8,7 +8,7 @@
 set -eu
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"shparse config recall render package"}
+targets=${FUZZ_TARGETS:-"shparse config recall render package agent"}
 
 make fuzz >fuzz-build.log 2>&1 || { tail -50 fuzz-build.log; exit 1; }
 
