@@ -11,10 +11,8 @@
 #include <cjson/cJSON.h>
 
 #include "config_int.h"
+#include "core/defaults.h"
 #include "core/path.h"
-#include "output/render.h"
-#include "run/runner.h"
-#include "output/store.h"
 #include "core/util.h"
 
 #ifndef PDK_SYSTEM_CONFIG

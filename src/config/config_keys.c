@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "config_int.h"
-#include "output/render.h"
+#include "core/defaults.h"
 #include "core/util.h"
 
 #define MAX_TIMEOUT   31536000.0

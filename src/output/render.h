@@ -8,11 +8,8 @@
 #include <stdint.h>
 
 #include "capture.h"
+#include "core/defaults.h"
 #include "store.h"
-
-#define PDK_BOUND_DEFAULT (16 * 1024)
-#define PDK_BOUND_MIN 1024
-#define PDK_BOUND_MAX (1024 * 1024)
 
 struct pdk_render_in {
 	const struct pdk_capture *out, *err;

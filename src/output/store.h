@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PDK_STORE_CAP_DEFAULT (16ULL << 20)    /* per output */
-#define PDK_STORE_PRUNE_DEFAULT (256ULL << 20) /* all outputs */
+#include "core/defaults.h"
+
 #define PDK_ID_LEN 8
 
 struct pdk_store_config {

@@ -6,14 +6,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "output/capture.h"
 #include "confine/confine.h"
+#include "core/defaults.h"
+#include "output/capture.h"
 
-#define PDK_TIMEOUT_DEFAULT   120.0
-#define PDK_TIMEOUT_CAP	      1800.0
 #define PDK_KILL_GRACE	      2.0  /* SIGTERM, then SIGKILL this much later */
 #define PDK_DRAIN_LIMIT	      1.0  /* reading after the exit is bounded by this */
-#define PDK_MAX_PROCS_DEFAULT 1024 /* processes a confined run may have at once */
 
 /* How a run's process limit was set. */
 enum pdk_procs_how {
