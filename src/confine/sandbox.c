@@ -340,27 +340,6 @@ static int tool_cache_env(struct pdk_sandbox *sb)
 	return r;
 }
 
-/* A configured writable path: like --write, but one that is missing (a
- * drive not mounted today) is left out with a note rather than stopping
- * every run. */
-static int add_config_root(struct pdk_sandbox *sb, size_t *n, const char *p, char *why,
-			   size_t why_len)
-{
-	struct stat st;
-
-	if (p[0] != '/') {
-		snprintf(why, why_len, "writablePaths: %s is not an absolute path; name it from /",
-			 p);
-		return -EINVAL;
-	}
-	if (stat(p, &st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
-		add_note(sb, "sandbox: the configured writable path %s does not exist; not granted",
-			 p);
-		return 0;
-	}
-	return add_named_root(sb, n, "writablePaths:", p, why, why_len);
-}
-
 /* Each protected name under each project root; an absolute configured one
  * is protected where it is. */
 static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const char *name)
@@ -444,6 +423,169 @@ static const char *link_in_roots(char *const *roots, size_t n, const char *path,
 }
 
 /*
+ * Make what is missing of the absolute path below its longest existing prefix, one directory
+ * at a time, each opened through no symlink: a symlink planted in the missing part, even
+ * while paddock makes the rest, is never followed, so the root can never be more than the
+ * path named. *ret_real gets the real path of what was made. 0 or -errno.
+ */
+static int make_missing(const char *path, char **ret_real)
+{
+	char prefix[PATH_MAX];
+	_cleanup_free_ char *real = NULL;
+	_cleanup_close_ int fd = -1;
+	const char *rest;
+	struct stat st;
+	size_t len;
+	FILE *f;
+	char *out = NULL;
+	size_t out_len = 0;
+
+	if (snprintf(prefix, sizeof(prefix), "%s", path) >= (int)sizeof(prefix))
+		return -ENAMETOOLONG;
+	while ((len = strlen(prefix)) > 1 && prefix[len - 1] == '/')
+		prefix[len - 1] = '\0';
+	while (stat(prefix, &st) < 0) {
+		char *slash;
+
+		if (errno != ENOENT)
+			return -errno;
+		slash = strrchr(prefix, '/');
+		if (slash == prefix)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (!(real = realpath(prefix, NULL)))
+		return -errno;
+	if ((fd = pdk_open_dir_nofollow(real)) < 0)
+		return fd;
+	if (!(f = open_memstream(&out, &out_len)))
+		return -ENOMEM;
+	fputs(strcmp(real, "/") ? real : "", f);
+	rest = path + strlen(prefix);
+	for (const char *c = rest; *(c += strspn(c, "/"));) {
+		size_t clen = strcspn(c, "/");
+		char name[NAME_MAX + 1];
+		int next;
+
+		if (clen > NAME_MAX || (clen == 1 && c[0] == '.') ||
+		    (clen == 2 && c[0] == '.' && c[1] == '.')) {
+			fclose(f);
+			free(out);
+			return clen > NAME_MAX ? -ENAMETOOLONG : -EINVAL;
+		}
+		memcpy(name, c, clen);
+		name[clen] = '\0';
+		c += clen;
+		if (mkdirat(fd, name, 0777) < 0 && errno != EEXIST) {
+			int e = errno;
+			fclose(f);
+			free(out);
+			return -e;
+		}
+		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			int e = errno;
+			fclose(f);
+			free(out);
+			return -e;
+		}
+		close(fd);
+		fd = next;
+		fprintf(f, "/%s", name);
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		return -ENOMEM;
+	}
+	*ret_real = out;
+	return 0;
+}
+
+/*
+ * A writable path a person named (--write) or configured (writablePaths): a directory, or a
+ * path that does not exist yet, whose missing part paddock makes (a cache on first use). The
+ * way to it must not pass through a symlink inside a writable root (the n roots so far and
+ * the extra ones to come): a command could have planted it, or could point it elsewhere for
+ * the next run. A configured path that cannot be granted is left out with a note, since a
+ * drive not mounted today must not stop every run; a --write path is an error.
+ */
+static int add_writable(struct pdk_sandbox *sb, size_t *n, bool configured, const char *p,
+			const char *const *extra, size_t n_extra, char *why, size_t why_len)
+{
+	const char *opt = configured ? "writablePaths:" : "--write";
+	_cleanup_free_ char *abs = NULL, *real = NULL;
+	_cleanup_free_ char **all = calloc(*n + n_extra + 1, sizeof(char *));
+	char link[PATH_MAX], msg[600], cwd[PATH_MAX];
+	const char *root;
+	struct stat st;
+	int r;
+
+	if (!all)
+		return -ENOMEM;
+	if (configured && p[0] != '/') {
+		snprintf(why, why_len, "writablePaths: %s is not an absolute path; name it from /",
+			 p);
+		return -EINVAL;
+	}
+	if (strchr(p, '\n')) {
+		snprintf(why, why_len, "%s: the path has a newline in it; name a path without one",
+			 opt);
+		return -EINVAL;
+	}
+	if (p[0] == '/')
+		abs = strdup(p);
+	else if (getcwd(cwd, sizeof(cwd)))
+		abs = pdk_path_join(cwd, p);
+	else
+		return (snprintf(why, why_len, "%s %s: %s", opt, p, strerror(errno)), -errno);
+	if (!abs)
+		return -ENOMEM;
+	for (size_t i = 0; i < *n; i++)
+		all[i] = sb->roots[i];
+	for (size_t i = 0; i < n_extra; i++)
+		all[*n + i] = (char *)extra[i];
+	if ((root = link_in_roots(all, *n + n_extra, abs, link, sizeof(link)))) {
+		snprintf(msg, sizeof(msg),
+			 "%s %.150s is reached through the symlink %.150s inside the writable root "
+			 "%.150s, which a command could point elsewhere",
+			 opt, p, link, root);
+		if (configured) {
+			add_note(sb, "sandbox: %.560s; not granted", msg);
+			return 0;
+		}
+		snprintf(why, why_len, "%.560s; name the directory itself", msg);
+		return -EPERM;
+	}
+	if (stat(abs, &st) == 0) {
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(why, why_len, "%s %s: not a directory; name the directory to write in",
+				 opt, p);
+			return -EINVAL;
+		}
+		if (!(real = realpath(abs, NULL))) {
+			snprintf(why, why_len, "%s %s: %s", opt, p, strerror(errno));
+			return -EINVAL;
+		}
+	} else if ((r = errno == ENOENT ? make_missing(abs, &real) : -errno) < 0) {
+		snprintf(msg, sizeof(msg), "%s %.300s does not exist and could not be made: %s", opt,
+			 p, strerror(-r));
+		if (configured) {
+			add_note(sb, "sandbox: %.560s; not granted", msg);
+			return 0;
+		}
+		snprintf(why, why_len, "%.560s; create it first, or name a directory that exists",
+			 msg);
+		return -EINVAL;
+	}
+	if (pdk_strv_contains(sb->roots, *n, real))
+		return 0;
+	return pdk_sandbox_strv_push(&sb->roots, n, steal_pointer(&real));
+}
+
+/*
  * The directories paddock trusts after a run, resolved, onto the protected list: its state,
  * the user's configuration, a configured output store (the default one is in the state) and
  * the trash the rm sweep fills. The run is refused when the way to one of them, as paddock
@@ -516,30 +658,38 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 		     -errno);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < req->n_writes; i++)
-		if ((r = add_named_root(sb, &n, "--write", req->writes[i], why, why_len)) < 0)
-			return r;
-	for (size_t i = 0; cfg && i < cfg->writable_paths.n; i++)
-		if ((r = add_config_root(sb, &n, cfg->writable_paths.v[i], why, why_len)) < 0)
-			return r;
-	named = n; /* protected names matter in the project, not in temp dirs */
-	r = add_default_root(sb, &n, tmp && tmp[0] == '/' ? tmp : "/tmp");
-	if (r == 0 && (!cache || cache[0] != '/') && home && home[0] == '/') {
+	if ((!cache || cache[0] != '/') && home && home[0] == '/') {
 #ifdef __APPLE__
-		r = asprintf(&homecache, "%s/Library/Caches", home) < 0 ? -ENOMEM : 0;
+		if (asprintf(&homecache, "%s/Library/Caches", home) < 0)
+			return -ENOMEM;
 #else
-		r = asprintf(&homecache, "%s/.cache", home) < 0 ? -ENOMEM : 0;
+		if (asprintf(&homecache, "%s/.cache", home) < 0)
+			return -ENOMEM;
 #endif
 		cache = homecache;
 	}
 	/* The per-user cache is where build tools expect to write: make it. */
-	if (r == 0 && cache && cache[0] == '/' && mkdir(cache, 0700) < 0 && errno != EEXIST)
+	if (cache && cache[0] == '/' && mkdir(cache, 0700) < 0 && errno != EEXIST)
 		cache = NULL;
-	if (r == 0)
-		r = add_default_root(sb, &n, cache && cache[0] == '/' ? cache : NULL);
-	if (r == 0 && cache && cache[0] == '/')
+	_cleanup_free_ char *tmp_real = realpath(tmp && tmp[0] == '/' ? tmp : "/tmp", NULL);
+	if (cache && cache[0] == '/')
 		sb->cache = realpath(cache, NULL);
 	free(homecache);
+	/* The roots still to come, against which a named path's symlinks are judged. */
+	const char *extra[2] = {tmp_real ? tmp_real : sb->cache, tmp_real ? sb->cache : NULL};
+	size_t n_extra = !!tmp_real + !!sb->cache;
+	for (size_t i = 0; i < req->n_writes; i++)
+		if ((r = add_writable(sb, &n, false, req->writes[i], extra, n_extra, why,
+				      why_len)) < 0)
+			return r;
+	for (size_t i = 0; cfg && i < cfg->writable_paths.n; i++)
+		if ((r = add_writable(sb, &n, true, cfg->writable_paths.v[i], extra, n_extra, why,
+				      why_len)) < 0)
+			return r;
+	named = n; /* protected names matter in the project, not in temp dirs */
+	r = add_default_root(sb, &n, tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (r == 0)
+		r = add_default_root(sb, &n, sb->cache);
 	if (r < 0)
 		return r;
 	for (const char *const *p = protected_names; *p; p++)
