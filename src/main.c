@@ -1,8 +1,10 @@
 /* main.c - paddock's entry point: pick the verb, hand it the arguments,
  * exit with what it returns. */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -10,6 +12,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "net/proxy.h"
 #include "trash/rmshim.h"
 
 static const char usage[] =
@@ -40,6 +43,16 @@ int main(int argc, char **argv)
 		fflush(NULL);
 		_exit(code);
 	}
+#ifdef __linux__
+	/* In a domains-mode sandbox, before the command (paddock(1), bwrap):
+	 * nothing of paddock's own is set yet, so the command inherits none of it. */
+	if (argc >= 5 && strcmp(argv[1], "__proxy-listen") == 0 && strcmp(argv[3], "--") == 0) {
+		int r = pdk_proxy_listen_exec(atoi(argv[2]), argv + 4);
+
+		fprintf(stderr, "paddock: %s: %s\n", argv[4], strerror(-r));
+		_exit(r == -ENOENT ? 127 : 126);
+	}
+#endif
 	/* A reader that went away must not kill paddock mid-cleanup. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Started with stdin, stdout or stderr closed: /dev/null there, so that

@@ -39,6 +39,10 @@ struct bwrap_state {
 	int status_rd, status_wr;
 	bool network;
 	unsigned long max_procs;
+	/* Domains mode: the sandbox's end of the proxy's control socket, and
+	 * paddock itself, whose __proxy-listen starts the command. */
+	int proxy_fd;
+	char *self;
 	/* Missing protected paths held by a placeholder, and those that
 	 * cannot be held (parent missing: holding the parent would forbid
 	 * legitimate writes, e.g. the .git of a `git init`). */
@@ -355,6 +359,7 @@ static void bwrap_release(void *state)
 		close(s->block_wr);
 	if (s->seccomp_fd >= 0)
 		close(s->seccomp_fd);
+	free(s->self);
 	if (s->status_rd >= 0)
 		close(s->status_rd);
 	if (s->status_wr >= 0)
@@ -489,6 +494,17 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	s->seccomp_fd = s->status_rd = s->status_wr = s->held_fd = s->block_rd = s->block_wr = -1;
 	s->network = policy->network;
 	s->max_procs = policy->max_procs;
+	s->proxy_fd = -1;
+	if (!policy->network && policy->n_domains) {
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n <= 0 || (self[n] = '\0', !(s->self = strdup(self)))) {
+			bwrap_release(s);
+			return n <= 0 ? -errno : -ENOMEM;
+		}
+		s->proxy_fd = policy->proxy_fd;
+	}
 	/* Off: bwrap's private network namespace, with nothing but its own
 	 * loopback, lets inet sockets be made there. */
 	r = pdk_seccomp_compile(policy->network ? PDK_SECCOMP_NET_FULL : PDK_SECCOMP_NET_PRIVATE,
@@ -543,7 +559,7 @@ static int bwrap_wrap_argv(void *state, char *const *argv, char ***ret_argv)
 		return -EINVAL;
 	while (argv[n])
 		n++;
-	out = calloc(s->n_prefix + 1 + n + 1, sizeof(*out));
+	out = calloc(s->n_prefix + 1 + 4 + n + 1, sizeof(*out));
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->n_prefix; i++)
@@ -551,6 +567,16 @@ static int bwrap_wrap_argv(void *state, char *const *argv, char ***ret_argv)
 			return -ENOMEM;
 	if (!(out[k++] = strdup("--")))
 		return -ENOMEM;
+	/* Domains mode: paddock in the sandbox listens on its loopback for
+	 * the proxy, then executes the command. */
+	if (s->self) {
+		char fdbuf[16];
+
+		snprintf(fdbuf, sizeof(fdbuf), "%d", s->proxy_fd);
+		if (!(out[k++] = strdup(s->self)) || !(out[k++] = strdup("__proxy-listen")) ||
+		    !(out[k++] = strdup(fdbuf)) || !(out[k++] = strdup("--")))
+			return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (!(out[k++] = strdup(argv[i])))
 			return -ENOMEM;
@@ -575,6 +601,8 @@ static int bwrap_enter(void *state)
 		if (s->binds[i].fd >= 0 && fcntl(s->binds[i].fd, F_SETFD, 0) < 0)
 			return -errno;
 	if (fcntl(s->block_rd, F_SETFD, 0) < 0)
+		return -errno;
+	if (s->proxy_fd >= 0 && fcntl(s->proxy_fd, F_SETFD, 0) < 0)
 		return -errno;
 	return 0;
 }
@@ -781,6 +809,10 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 	if (!s->network)
 		fputs("# network off: a network namespace of the run's own, with nothing but its "
 		      "loopback\n", out);
+	if (s->self)
+		fprintf(out, "# domains: %s __proxy-listen listens on that loopback and hands the "
+			     "socket to paddock's proxy over fd %d, then executes the command\n",
+			s->self, s->proxy_fd);
 	return pdk_seccomp_describe(s->network ? PDK_SECCOMP_NET_FULL : PDK_SECCOMP_NET_PRIVATE,
 				    out);
 }
@@ -788,6 +820,7 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 const struct pdk_backend pdk_backend_bwrap = {
     .name = "bwrap",
     .enforces_protect = true,
+    .private_network = true,
     /* Not while bwrap waits on --block-fd: paddock's death is an end of
      * file there, which bwrap takes for "go", before its sandbox is tied
      * to its parent's life. The guardian covers that. */

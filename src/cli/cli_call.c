@@ -14,6 +14,8 @@
 #include "gate/session.h"
 #include "output/store.h"
 #include "core/util.h"
+#include "net/proxy.h"
+#include <strings.h>
 
 int pdk_cli_remote_fd = -1;
 
@@ -188,6 +190,8 @@ static char *config_widenings(const struct pdk_config *cfg)
 		SAY("network for every call");
 	for (size_t i = 0; i < cfg->writable_paths.n; i++)
 		SAY("writable %s", cfg->writable_paths.v[i]);
+	for (size_t i = 0; i < cfg->allowed_domains.n; i++)
+		SAY("reaches %s", cfg->allowed_domains.v[i]);
 	if (cfg->allow_outside_sandbox)
 		SAY("allows runs outside the sandbox");
 	if (cfg->approval_mode == PDK_APPROVAL_ALLOW)
@@ -268,8 +272,24 @@ static int widenings(struct pdk_cli_call *c)
 	return 0;
 }
 
+/* The --allow-domain patterns the configuration does not list: each is asked for. */
+static int unconfigured_domains(const struct pdk_cli_call *c, struct pdk_strv *ret)
+{
+	for (size_t i = 0; i < c->o.n_domains; i++) {
+		bool listed = false;
+
+		for (size_t k = 0; k < c->cfg.allowed_domains.n && !listed; k++)
+			listed = !strcasecmp(c->cfg.allowed_domains.v[k], c->o.domains[i]) ||
+				 pdk_domain_matches(c->cfg.allowed_domains.v[k], c->o.domains[i]);
+		if (!listed && pdk_strv_push(ret, c->o.domains[i]) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int pdk_cli_call_decide(struct pdk_cli_call *c)
 {
+	__attribute__((cleanup(pdk_strv_release))) struct pdk_strv asked = {0};
 	struct pdk_policy_call pc = {
 	    .argv = c->o.argv,
 	    .cwd = c->cwd,
@@ -288,6 +308,10 @@ int pdk_cli_call_decide(struct pdk_cli_call *c)
 	pc.writes = (const char *const *)c->writes.v;
 	pc.widen = (const char *const *)c->widen.v;
 	pc.n_widen = c->widen.n;
+	if (!c->o.no_sandbox && (r = unconfigured_domains(c, &asked)) < 0)
+		return r;
+	pc.domains = (const char *const *)asked.v;
+	pc.n_domains = asked.n;
 	r = pdk_policy_decide(&c->cfg, &pc, &c->d);
 	if (r < 0)
 		return r;

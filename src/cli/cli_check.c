@@ -17,6 +17,36 @@ static const char check_usage[] =
 
 enum { CHECK_RUNS = 0, CHECK_ASKS = 1, CHECK_REFUSED = 2 };
 
+/* The network a run would have: NULL unconfined, else "on", "domains" or "off"
+ * (the domains mode needs a backend with a network of the run's own). */
+static const char *network_mode(const struct pdk_cli_call *c)
+{
+	if (c->o.no_sandbox || c->o.outside_sandbox)
+		return NULL;
+	if (c->o.network)
+		return "on";
+	return c->o.n_domains || c->cfg.allowed_domains.n ? "domains" : "off";
+}
+
+static void put_network(const struct pdk_cli_call *c, cJSON *o)
+{
+	const char *mode = network_mode(c);
+	cJSON *net, *a;
+
+	if (!mode) {
+		cJSON_AddNullToObject(o, "network");
+		return;
+	}
+	if (!(net = cJSON_AddObjectToObject(o, "network")))
+		return;
+	cJSON_AddStringToObject(net, "mode", mode);
+	a = cJSON_AddArrayToObject(net, "allowed_domains");
+	for (size_t i = 0; !c->o.network && a && i < c->cfg.allowed_domains.n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(c->cfg.allowed_domains.v[i]));
+	for (size_t i = 0; !c->o.network && a && i < c->o.n_domains; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(c->o.domains[i]));
+}
+
 int pdk_cli_check_main(int argc, char **argv)
 {
 	struct pdk_cli_call c;
@@ -42,6 +72,7 @@ int pdk_cli_check_main(int argc, char **argv)
 						  cJSON_CreateString(c.refusal ? "refuse"
 								     : asks    ? "ask"
 									       : "run"));
+			put_network(&c, o);
 			text = cJSON_PrintUnformatted(o);
 		}
 		cJSON_Delete(o);
@@ -61,6 +92,15 @@ int pdk_cli_check_main(int argc, char **argv)
 		       "person's password\n", c.password.v[i]);
 	if (c.o.outside_sandbox && !c.refusal)
 		printf("outside the sandbox: a person is asked every time, for this one run\n");
+	const char *mode = network_mode(&c);
+	if (mode) {
+		printf("network: %s", mode);
+		for (size_t i = 0; !c.o.network && i < c.cfg.allowed_domains.n; i++)
+			printf("%s%s", i ? ", " : ": ", c.cfg.allowed_domains.v[i]);
+		for (size_t i = 0; !c.o.network && i < c.o.n_domains; i++)
+			printf("%s%s", i || c.cfg.allowed_domains.n ? ", " : ": ", c.o.domains[i]);
+		printf("\n");
+	}
 out:
 	pdk_cli_call_release(&c);
 	return code;

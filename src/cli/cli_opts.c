@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "config/config.h"
+#include "net/proxy.h"
 #include "output/render.h"
 #include "run/runner.h"
 
@@ -79,6 +80,7 @@ enum {
 	OPT_CONFIG,
 	OPT_YES,
 	OPT_OUTSIDE_SANDBOX,
+	OPT_ALLOW_DOMAIN,
 };
 
 static const struct option run_options[] = {
@@ -95,6 +97,7 @@ static const struct option run_options[] = {
 	{"config", required_argument, NULL, OPT_CONFIG},
 	{"yes", no_argument, NULL, OPT_YES},
 	{"outside-sandbox", no_argument, NULL, OPT_OUTSIDE_SANDBOX},
+	{"allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN},
 	{NULL, 0, NULL, 0},
 };
 
@@ -167,6 +170,24 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 		case OPT_OUTSIDE_SANDBOX:
 			o.outside_sandbox = true;
 			break;
+		case OPT_ALLOW_DOMAIN: {
+			const char **d;
+
+			if (!pdk_domain_pattern_valid(optarg)) {
+				snprintf(why, why_len, "--allow-domain '%s' is not a domain: give a name "
+						       "such as registry.npmjs.org or *.pythonhosted.org",
+					 optarg);
+				goto fail;
+			}
+			d = realloc(o.domains, (o.n_domains + 1) * sizeof(*d));
+			if (!d) {
+				snprintf(why, why_len, "out of memory");
+				goto fail;
+			}
+			o.domains = d;
+			o.domains[o.n_domains++] = optarg;
+			break;
+		}
 		case ':':
 			snprintf(why, why_len, "option '%s' needs a value", argv[optind - 1]);
 			goto fail;
@@ -194,6 +215,7 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 	return 0;
 fail:
 	free(o.writes);
+	free(o.domains);
 	return -EINVAL;
 }
 
@@ -222,4 +244,6 @@ void pdk_request_release(struct pdk_request *o)
 {
 	free(o->writes);
 	o->writes = NULL;
+	free(o->domains);
+	o->domains = NULL;
 }

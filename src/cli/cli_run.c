@@ -37,6 +37,7 @@ static const char run_usage[] =
 	"  -C, --cwd DIR          run the command in DIR (does not change what it may write)\n"
 	"  -w, --write PATH       also let the command write under PATH\n"
 	"  -n, --network          let the command reach the network\n"
+	"      --allow-domain D   let it reach domain D only, through paddock's proxy (repeatable)\n"
 	"      --root DIR         the writable project directory (default: the current one)\n"
 	"      --backend NAME     confine with this backend (see 'paddock doctor')\n"
 	"      --print-profile    print the confinement that would apply, run nothing\n"
@@ -403,6 +404,13 @@ int pdk_cli_run_main(int argc, char **argv)
 		.n_hints = n_hints,
 		.bound = c.o.bound,
 		.json = c.o.json,
+		.network = outside ? NULL : pdk_sandbox_network(&sb),
+		.domains = (const char *const *)sb.domains,
+		.n_domains = pdk_sandbox_network(&sb) && !strcmp(pdk_sandbox_network(&sb), "domains")
+				 ? sb.n_domains
+				 : 0,
+		.refused_domains = (const char *const *)sb.refused,
+		.n_refused_domains = sb.n_refused,
 		.store = store,
 	};
 	r = pdk_render(&in, &res);

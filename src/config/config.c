@@ -184,6 +184,7 @@ void pdk_config_release(struct pdk_config *cfg)
 	pdk_config_patterns_release(&cfg->deny, &cfg->n_deny);
 	pdk_config_patterns_release(&cfg->allow, &cfg->n_allow);
 	pdk_strv_release(&cfg->writable_paths);
+	pdk_strv_release(&cfg->allowed_domains);
 	free(cfg->backend);
 	free(cfg->bwrap);
 	pdk_strv_release(&cfg->read_only_command);

@@ -93,6 +93,7 @@ enum pdk_config_item {
 	PDK_CONFIG_ITEM_READ_ONLY,   /* a program and at most two arguments: "git status" */
 	PDK_CONFIG_ITEM_PROTECTED,   /* a relative name inside a root, without a trailing / */
 	PDK_CONFIG_ITEM_ENV,	     /* a variable-name pattern, without '=' */
+	PDK_CONFIG_ITEM_DOMAIN,	     /* a domain pattern: "registry.npmjs.org", "*.pythonhosted.org" */
 };
 
 const char *pdk_config_type_name(const cJSON *v);

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "net/proxy.h"
 #include "config_int.h"
 #include "core/util.h"
 
@@ -325,6 +326,19 @@ static int item_env(struct pdk_config_loader *ld, const cJSON *v, const char *pa
 	return 0;
 }
 
+static int item_domain(struct pdk_config_loader *ld, const cJSON *v, const char *path,
+		       const char *s, char **ret)
+{
+	char buf[96];
+
+	if (!pdk_domain_pattern_valid(s))
+		return pdk_config_fail(ld, v, path,
+				       "'%s' is not a domain; write a name such as "
+				       "\"registry.npmjs.org\" or \"*.pythonhosted.org\"",
+				       pdk_config_clean(buf, sizeof(buf), s));
+	return 0;
+}
+
 struct list_target {
 	struct pdk_strv *sv;
 	item_fn check; /* NULL: any one line of text */
@@ -356,6 +370,7 @@ int pdk_config_get_list(struct pdk_config_loader *ld, const cJSON *v, const char
 	    [PDK_CONFIG_ITEM_READ_ONLY] = item_read_only,
 	    [PDK_CONFIG_ITEM_PROTECTED] = item_protected,
 	    [PDK_CONFIG_ITEM_ENV] = item_env,
+	    [PDK_CONFIG_ITEM_DOMAIN] = item_domain,
 	};
 	struct list_target t = {.sv = sv, .check = checks[item]};
 

@@ -15,6 +15,13 @@ struct pdk_confine {
 	const char *const *protect;   /* stay read-only inside roots (may not exist) */
 	size_t n_protect;
 	bool network;                 /* false: no connection leaves the sandbox */
+	/* Domains mode (network false, n_domains > 0): these are reached through
+	 * paddock's proxy, and proxy_fd is the sandbox's end of its control
+	 * socket (a wrapper with a network namespace of its own hands it to
+	 * paddock's __proxy-listen in the sandbox). */
+	const char *const *domains;
+	size_t n_domains;
+	int proxy_fd;
 	const char *cwd;              /* where the command starts */
 	unsigned long max_procs;      /* processes the run may have at once (the runner
 				       * enforces it; backends only describe it) */
@@ -38,6 +45,9 @@ struct pdk_backend {
 	bool tree_dies_with_parent;
 	/* It keeps the protected paths read-only inside the roots. */
 	bool enforces_protect;
+	/* The network off is a namespace of the run's own: loopback works
+	 * there, and the domains mode's proxy can be reached. */
+	bool private_network;
 	/* 0 when usable here, else -errno; writes a one-line reason to why.
 	 * May run the helper (a trivial command of its own): for doctor. */
 	int (*probe)(char *why, size_t why_len);

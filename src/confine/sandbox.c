@@ -17,6 +17,8 @@
 #include "config/config.h"
 #include "core/path.h"
 #include "sandbox.h"
+#include "net/proxy.h"
+#include <sys/socket.h>
 #include "sandbox_int.h"
 #include "output/store.h"
 #include "trash/trash.h"
@@ -640,6 +642,9 @@ static int add_own_dirs(struct pdk_sandbox *sb, const struct pdk_config *cfg, si
 	return r;
 }
 
+static int setup_domains(struct pdk_sandbox *sb, const struct pdk_request *req,
+			 const struct pdk_config *cfg);
+
 static int build_policy(const struct pdk_request *req, const struct pdk_config *cfg,
 			struct pdk_sandbox *sb, char *why, size_t why_len)
 {
@@ -712,8 +717,60 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	sb->policy.protect = (const char *const *)sb->protect;
 	sb->policy.n_protect = np;
 	sb->policy.network = req->network;
+	if ((r = setup_domains(sb, req, cfg)) < 0)
+		return r;
 	sb->policy.cwd = req->cwd;
 	sb->policy.max_procs = cfg && cfg->max_procs ? cfg->max_procs : PDK_MAX_PROCS_DEFAULT;
+	return 0;
+}
+
+/*
+ * The domains mode: with the network not on, the configured domains and the
+ * call's --allow-domain ones are reached through paddock's proxy; its control
+ * socket is made now, since the backend names the sandbox's end when it
+ * prepares.
+ */
+static int setup_domains(struct pdk_sandbox *sb, const struct pdk_request *req,
+			 const struct pdk_config *cfg)
+{
+	size_t n = 0;
+	int sv[2], r;
+
+	if (req->network)
+		return 0;
+	for (size_t i = 0; cfg && i < cfg->allowed_domains.n; i++)
+		if ((r = pdk_sandbox_strv_push(&sb->domains, &n, strdup(cfg->allowed_domains.v[i]))) < 0)
+			return r;
+	for (size_t i = 0; i < req->n_domains; i++)
+		if ((r = pdk_sandbox_strv_push(&sb->domains, &n, strdup(req->domains[i]))) < 0)
+			return r;
+	sb->n_domains = n;
+	if (!n)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	/* Above 2: the runner's dup2 onto stdio must not clobber the
+	 * sandbox's end. */
+	for (int i = 0; i < 2; i++)
+		if (sv[i] < 3) {
+			int hi = fcntl(sv[i], F_DUPFD_CLOEXEC, 3);
+
+			close(sv[i]);
+			sv[i] = hi;
+		}
+	if (sv[0] < 0 || sv[1] < 0) {
+		r = -errno;
+		if (sv[0] >= 0)
+			close(sv[0]);
+		if (sv[1] >= 0)
+			close(sv[1]);
+		return r;
+	}
+	sb->domains_mode = true;
+	sb->proxy_ctl = sv[0];
+	sb->policy.proxy_fd = sv[1];
+	sb->policy.domains = (const char *const *)sb->domains;
+	sb->policy.n_domains = n;
 	return 0;
 }
 
@@ -750,7 +807,52 @@ static int arm(struct pdk_sandbox *sb, char *why, size_t why_len)
 	sb->spec.backend = sb->backend;
 	sb->spec.backend_state = sb->state;
 	sb->spec.tree_dies_with_parent = sb->backend->tree_dies_with_parent;
+	if (sb->domains_mode && !sb->backend->private_network) {
+		add_note(sb, "sandbox: the network is off: the %s backend has no network of the "
+			     "run's own to hold the proxy that reaches the allowed domains (bwrap "
+			     "has); they are out of reach here",
+			 sb->backend->name);
+		collect_notes(sb);
+	}
 	return 0;
+}
+
+/* One run of the command, with the domains mode's proxy around it. */
+static int run_proxied(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_capture *err,
+		       struct pdk_run_status *st)
+{
+	const char *const *refused;
+	size_t n;
+	int ctl, r;
+
+	if (!sb->domains_mode || !sb->backend || !sb->backend->private_network)
+		return pdk_run(&sb->spec, out, err, st);
+	ctl = fcntl(sb->proxy_ctl, F_DUPFD_CLOEXEC, 3);
+	if (ctl < 0)
+		return -errno;
+	r = pdk_proxy_start((const char *const *)sb->domains, sb->n_domains, ctl, &sb->proxy);
+	if (r < 0)
+		return r;
+	r = pdk_run(&sb->spec, out, err, st);
+	pdk_proxy_stop(sb->proxy);
+	n = pdk_proxy_refused(sb->proxy, &refused);
+	for (size_t i = 0; i < n; i++)
+		if (pdk_sandbox_strv_push(&sb->refused, &sb->n_refused, strdup(refused[i])) < 0)
+			break;
+	if (n) {
+		char list[400] = "";
+
+		for (size_t i = 0; i < n; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", refused[i]);
+		add_note(sb, "sandbox: the proxy refused %s: not an allowed domain; allow one with "
+			     "--allow-domain NAME, or list it in commandPolicy.sandbox.allowedDomains",
+			 list);
+		collect_notes(sb);
+	}
+	pdk_proxy_free(sb->proxy);
+	sb->proxy = NULL;
+	return r;
 }
 
 static void disarm(struct pdk_sandbox *sb)
@@ -955,7 +1057,7 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	sb->why[0] = '\0';
 	sb->spec.why = sb->why;
 	sb->spec.why_len = sizeof(sb->why);
-	r = pdk_run(&sb->spec, out, err, st);
+	r = run_proxied(sb, out, err, st);
 	if (r < 0 || !sb->backend || !sb->backend->started)
 		return r;
 	/* Stopped or timed out while the helper set up: that is the result. */
@@ -1001,7 +1103,16 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	}
 	if ((r = capture_reset(out)) < 0 || (r = capture_reset(err)) < 0)
 		return r;
-	return pdk_run(&sb->spec, out, err, st);
+	return run_proxied(sb, out, err, st);
+}
+
+const char *pdk_sandbox_network(const struct pdk_sandbox *sb)
+{
+	if (!sb->backend)
+		return NULL;
+	if (sb->policy.network)
+		return "on";
+	return sb->domains_mode && sb->backend->private_network ? "domains" : "off";
 }
 
 int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
@@ -1011,6 +1122,16 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 		return 0;
 	}
 	fprintf(out, "backend: %s\n", sb->backend->name);
+	if (sb->policy.network)
+		fprintf(out, "network: on (the host's unix sockets stay out of reach)\n");
+	else if (sb->domains_mode && sb->backend->private_network)
+		fprintf(out, "network: domains, through paddock's proxy (HTTP, HTTPS CONNECT, "
+			     "SOCKS5) only\n");
+	else
+		fprintf(out, "network: off%s\n",
+			    sb->backend->private_network ? ", loopback of the run's own" : "");
+	for (size_t i = 0; sb->domains_mode && i < sb->n_domains; i++)
+		fprintf(out, "network: allowed domain %s\n", sb->domains[i]);
 	for (size_t i = 0; i < sb->n_notes; i++)
 		fprintf(out, "%s\n", sb->notes[i]);
 	if (!sb->backend->describe)
@@ -1066,6 +1187,13 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 	pdk_strvfreep(&sb->protect);
 	pdk_strvfreep(&sb->unmade);
 	pdk_strvfreep(&sb->env_added);
+	pdk_strvfreep(&sb->domains);
+	pdk_strvfreep(&sb->refused);
+	pdk_proxy_free(sb->proxy);
+	if (sb->domains_mode) {
+		close(sb->proxy_ctl);
+		close(sb->policy.proxy_fd);
+	}
 	free(sb->envp);
 	free(sb->cache);
 	memset(sb, 0, sizeof(*sb));

@@ -13,6 +13,7 @@
 #include "run/runner.h"
 
 struct pdk_config;
+struct pdk_proxy;
 
 #define PDK_SANDBOX_NOTES 4
 
@@ -38,6 +39,16 @@ struct pdk_sandbox {
 	char *cache;		       /* owned: the per-user cache directory's real path, or NULL */
 	char **unmade;		       /* owned: git names missing at the start, not to be made */
 	size_t n_unmade;
+	/* Domains mode: the configured and asked-for domains (owned), the
+	 * proxy while the command runs, and paddock's end of its control
+	 * socket (policy.proxy_fd is the sandbox's). */
+	char **domains;
+	size_t n_domains;
+	bool domains_mode;
+	int proxy_ctl;
+	struct pdk_proxy *proxy;
+	char **refused;                /* owned: the names the proxy refused */
+	size_t n_refused;
 };
 
 /* Variables whose names match these (fnmatch, any case) never reach a
@@ -76,6 +87,8 @@ int pdk_sandbox_setenv(struct pdk_sandbox *sb, const char *const *extra_env);
 int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_capture *err,
 		    struct pdk_run_status *st);
 int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out);
+/* The network the command had: "off", "domains" or "on"; NULL without a sandbox. */
+const char *pdk_sandbox_network(const struct pdk_sandbox *sb);
 void pdk_sandbox_release(struct pdk_sandbox *sb);
 
 #endif

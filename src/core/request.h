@@ -25,6 +25,8 @@ struct pdk_request {
 	const char *config;     /* --config FILE; NULL: the system and user files */
 	const char **writes;    /* extra writable paths, n_writes entries */
 	size_t n_writes;
+	const char **domains;   /* --allow-domain patterns, n_domains entries */
+	size_t n_domains;
 };
 
 struct pdk_config;

@@ -519,6 +519,20 @@ static int compose_json(const struct pdk_render_in *in, struct view *v, struct p
 		     cJSON_AddNumberToObject(o, "output_lines", (double)r->stored_as.lines);
 	else if (ok)
 		ok = cJSON_AddNullToObject(o, "output_id");
+	if (ok && in->network) {
+		cJSON *net, *a;
+
+		ok = (net = cJSON_AddObjectToObject(o, "network")) &&
+		     cJSON_AddStringToObject(net, "mode", in->network) &&
+		     (a = cJSON_AddArrayToObject(net, "allowed_domains"));
+		for (size_t i = 0; i < in->n_domains && ok; i++)
+			ok = cJSON_AddItemToArray(a, cJSON_CreateString(in->domains[i]));
+		ok = ok && (a = cJSON_AddArrayToObject(net, "refused_domains"));
+		for (size_t i = 0; i < in->n_refused_domains && ok; i++)
+			ok = cJSON_AddItemToArray(a, cJSON_CreateString(in->refused_domains[i]));
+	} else if (ok) {
+		ok = cJSON_AddNullToObject(o, "network");
+	}
 	ok = ok && (hints = cJSON_AddArrayToObject(o, "sandbox_refusals"));
 	for (size_t i = 0; i < in->n_hints && ok; i++)
 		ok = cJSON_AddItemToArray(hints, cJSON_CreateString(in->hints[i]));

@@ -26,6 +26,13 @@ struct pdk_render_in {
 	size_t n_hints;
 	size_t bound;     /* bytes the whole result may take */
 	bool json;
+	/* JSON only: the network mode ("off", "domains", "on"; NULL: no
+	 * sandbox), the allowed domains and those the proxy refused; borrowed. */
+	const char *network;
+	const char *const *domains;
+	size_t n_domains;
+	const char *const *refused_domains;
+	size_t n_refused_domains;
 	/* Where held-back output is kept; NULL: no store. */
 	struct pdk_store_entry *store;
 	/* Set: the output was kept already, by an earlier rendering of this

@@ -442,6 +442,12 @@ static int conclude(const struct pdk_config *cfg, const struct pdk_policy_call *
 		r |= pdk_strv_push(&d->raises, "runs outside the sandbox");
 	if (call->network)
 		r |= pdk_strv_push(&d->raises, "network on");
+	for (size_t i = 0; !call->network && i < call->n_domains; i++) {
+		char buf[300];
+
+		snprintf(buf, sizeof(buf), "reaches %.256s", call->domains[i]);
+		r |= pdk_strv_push(&d->raises, buf);
+	}
 	for (size_t i = 0; call->writes && i < call->n_writes; i++) {
 		_cleanup_free_ char *w = pdk_asprintf("writes %s", call->writes[i]);
 

@@ -21,6 +21,10 @@ struct pdk_policy_call {
 	const char *cwd;       /* absolute: where it runs (globs, package.json) */
 	const char *home;      /* $HOME, for ~ and sensitive paths; may be NULL */
 	bool network;          /* the call has network on */
+	/* Domains the call asks for that the configuration does not list
+	 * (--allow-domain): each is reached through the proxy. */
+	const char *const *domains;
+	size_t n_domains;
 	size_t n_writes;       /* extra write paths it asks for */
 	bool outside_sandbox;  /* --outside-sandbox */
 	/* Confinement is off (--no-sandbox, sandbox.enabled false): a person's

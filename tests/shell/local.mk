@@ -17,7 +17,7 @@ if BACKEND_LANDLOCK
 SHELL_TESTS += tests/shell/landlock-attack.sh
 endif
 if BACKEND_BWRAP
-SHELL_TESTS += tests/shell/bwrap-attack.sh
+SHELL_TESTS += tests/shell/bwrap-attack.sh tests/shell/net-domains.sh
 endif
 SHELL_TESTS += tests/shell/memcheck.sh
 TESTS += $(SHELL_TESTS)
@@ -35,3 +35,4 @@ clean-local-mcp-sdk:
 .PHONY: clean-local-mcp-sdk
 # The network modes.
 EXTRA_DIST += tests/shell/net.sh
+EXTRA_DIST += tests/shell/net-domains.sh

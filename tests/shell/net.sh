@@ -142,6 +142,16 @@ for b in $backends; do
 		check "$b, network off: no loopback at all (no namespace of its own)" \
 			sh -c "! grep -q own-server-answered '$T/out'"
 	fi
+	for mode in off on; do
+		net=
+		[ "$mode" = on ] && net="--yes -n"
+		# shellcheck disable=SC2086
+		pcall run --backend "$b" --json $net -- /bin/true
+		check "$b: the JSON result says the network is $mode" "$PY" -c '
+import json, sys
+n = json.load(open(sys.argv[1]))["network"]
+assert n["mode"] == sys.argv[2] and n["allowed_domains"] == [], n' "$T/out" "$mode"
+	done
 	pcall run --backend "$b" --print-profile -- true
 	if [ "$b" = bwrap ]; then
 		check "bwrap: the profile says the network is a namespace of the run's own" \

@@ -269,7 +269,7 @@ static const struct warn_case warns[] = {
      "denied_command, sensitive_paths, protected_paths, env, timeouts, output, approval, risk"},
     {"{\"commandPolicy\": {\"sandbox\": {\n\t\"writeablePaths\": [\"/x\"]}}}",
      "2:2: unknown key 'commandPolicy.sandbox.writeablePaths' ignored (did you mean "
-     "'writablePaths'?); the keys here are: enabled, allowNetwork, writablePaths, "
+     "'writablePaths'?); the keys here are: enabled, allowNetwork, writablePaths, allowedDomains, "
      "allowOutsideSandbox, backend, bwrap, maxProcesses, toolCaches"},
     {"{\"timeouts\": {\"Default\": 5}}",
      "1:15: unknown key 'timeouts.Default' ignored (did you mean 'default'?); the keys here "

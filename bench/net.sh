@@ -1,0 +1,75 @@
+#!/bin/sh
+# net.sh - `make bench`, the network: a 100 MB download from a local HTTP server through
+# paddock's proxy (the domains mode) against the same download with the network on, and
+# what the domains mode adds to a call that connects nowhere, side by side under bwrap.
+# Environment: PADDOCK, CC (cc), BENCH_NET_ROUNDS (7), BENCH_STRICT=1 (exit 2 on a missed target).
+# shellcheck disable=SC2016
+set -u
+
+bench=$(cd "$(dirname "$0")" && pwd)
+PADDOCK=${PADDOCK:-./paddock}
+CC=${CC:-cc}
+rounds=${BENCH_NET_ROUNDS:-7}
+strict=
+[ "${BENCH_STRICT:-0}" = 1 ] && strict=-s
+PADDOCK=$(cd "$(dirname "$PADDOCK")" && pwd)/$(basename "$PADDOCK")
+for tool in python3 curl; do
+	command -v "$tool" >/dev/null || { echo "bench net: $tool missing, skipped" >&2; exit 0; }
+done
+PY=$(python3 -c 'import sys; print(sys.executable)')
+
+tmp=$(mktemp -d /var/tmp/paddock-bench-net.XXXXXX) || exit 1
+server=
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+mkdir "$tmp/work" "$tmp/state" "$tmp/www" || exit 1
+export XDG_STATE_HOME="$tmp/state" HOME="$tmp"
+cd "$tmp/work" || exit 1
+if ! "$PADDOCK" run --backend bwrap -- /bin/true >/dev/null 2>&1; then
+	echo "bench net: the bwrap backend does not work here, skipped" >&2
+	exit 0
+fi
+if ! $CC -O2 -std=gnu11 -o "$tmp/timeit" "$bench/timeit.c"; then
+	echo "bench net: cannot compile bench/timeit.c with $CC" >&2
+	exit 1
+fi
+head -c 100000000 /dev/zero > "$tmp/www/100M"
+cat > "$tmp/http.py" <<'PY'
+import http.server, socketserver, sys, os
+os.chdir(sys.argv[1])
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+socketserver.ThreadingTCPServer.allow_reuse_address = True
+s = socketserver.ThreadingTCPServer(("127.0.0.1", 0), H)
+open(sys.argv[2], "w").write(str(s.server_address[1]))
+s.serve_forever()
+PY
+"$PY" "$tmp/http.py" "$tmp/www" "$tmp/port" &
+server=$!
+i=0
+while [ ! -s "$tmp/port" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+port=$(cat "$tmp/port")
+url="http://127.0.0.1:$port/100M"
+
+cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')
+echo "paddock network bench on $(uname -srm), $cpus CPUs, $(date -u '+%Y-%m-%d')"
+echo
+"$tmp/timeit" $strict -n "$rounds" -w 1 -t '**100 MB from a local server, bwrap**' \
+	:: '`-n`: `curl` straight to the server' as=direct \
+	-- "$PADDOCK" run --backend bwrap --yes -n -- curl -sSf -o /dev/null "$url" \
+	:: '`--allow-domain 127.0.0.1`: `curl` through the proxy' as=proxy vs=direct@1.2 \
+	-- "$PADDOCK" run --backend bwrap --yes --allow-domain 127.0.0.1 -- sh -c \
+	'exec curl -sSf -o /dev/null --noproxy "" -x "$HTTP_PROXY" "$0"' "$url"
+rc1=$?
+echo
+"$tmp/timeit" $strict -n $((rounds * 10)) -w 3 -t '**A call that connects nowhere, bwrap**' \
+	:: 'network off' as=off \
+	-- "$PADDOCK" run --backend bwrap -- /bin/true \
+	:: '`--allow-domain 127.0.0.1`: the proxy started and stopped' as=domains vs=off \
+	-- "$PADDOCK" run --backend bwrap --yes --allow-domain 127.0.0.1 -- /bin/true \
+	:: '`-n`' as=on vs=off \
+	-- "$PADDOCK" run --backend bwrap --yes -n -- /bin/true
+rc2=$?
+echo
+echo "There is no connect supervisor (seccomp user notification) yet: no figure for one."
+[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]

@@ -1,0 +1,2 @@
+# src/net/local.mk - the network modes: the domains mode's proxy, and its side in the sandbox.
+libpaddock_a_SOURCES += src/net/proxy.c src/net/proxy.h

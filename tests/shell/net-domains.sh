@@ -1,0 +1,145 @@
+#!/bin/sh
+# net-domains.sh - the domains mode under bwrap: two names /etc/hosts points
+# at a local HTTP server (lines added by this test, removed after), one
+# allowed; the allowed one is reached through paddock's proxy (HTTP, HTTPS
+# CONNECT to a local TLS server, SOCKS5), the other refused with a result
+# line, and a direct connection to either fails. Only loopback is addressed.
+. "$(dirname "$0")/lib.sh"
+
+for tool in python3 curl openssl; do
+	command -v "$tool" >/dev/null || { echo "1..0 # SKIP $tool missing"; exit 77; }
+done
+[ -w /etc/hosts ] || { echo "1..0 # SKIP /etc/hosts is not writable here (not root)"; exit 77; }
+PY=$(python3 -c 'import sys; print(sys.executable)')
+S=$(mktemp -d /var/tmp/pdk-dom.XXXXXX)
+mkdir -p "$S/state" "$S/proj" "$S/www"
+export HOME="$S" XDG_STATE_HOME="$S/state"
+cd "$S/proj" || exit 99
+if ! "$PADDOCK" run --backend bwrap -- /bin/true >/dev/null 2>&1; then
+	rm -rf "$S"
+	echo "1..0 # SKIP the bwrap backend does not work here"
+	exit 77
+fi
+
+OK_NAME="allowed-$$.pdk-test.example"
+NO_NAME="other-$$.pdk-test.example"
+HOSTS_TAG="# pdk-net-domains-$$"
+cleanup_dom() {
+	# Only this test's lines go: another process may edit the file too.
+	sed -i "/$HOSTS_TAG\$/d" /etc/hosts
+	rm -rf "$S"
+	lib_cleanup
+}
+trap cleanup_dom EXIT
+printf '127.0.0.1 %s %s %s\n' "$OK_NAME" "$NO_NAME" "$HOSTS_TAG" >> /etc/hosts
+
+echo "hello through the proxy" > "$S/www/hello.txt"
+cat > "$S/srv.py" <<'PY'
+import http.server, socketserver, sys, os
+os.chdir(sys.argv[1])
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, fmt, *a):
+        with open(sys.argv[2], "a") as f: f.write("request %s\n" % self.path)
+s = socketserver.ThreadingTCPServer(("127.0.0.1", 0), H)
+with open(sys.argv[2] + ".port", "w") as f: f.write(str(s.server_address[1]))
+s.serve_forever()
+PY
+"$PY" "$S/srv.py" "$S/www" "$S/http.log" "$MARK" &
+bgpids="$bgpids $!"
+# Generous waits: under a loaded machine an interpreter takes seconds to start.
+i=0
+while [ ! -s "$S/http.log.port" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+HPORT=$(cat "$S/http.log.port")
+i=0
+while ! curl -s --noproxy '*' "http://127.0.0.1:$HPORT/hello.txt" >/dev/null 2>&1 && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+
+# A TLS server: a key and a self-signed certificate made here.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$S/key.pem" -out "$S/cert.pem" \
+	-days 1 -subj "/CN=$OK_NAME" >/dev/null 2>&1
+TPORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+openssl s_server -accept "127.0.0.1:$TPORT" -cert "$S/cert.pem" -key "$S/key.pem" -www \
+	-quiet >/dev/null 2>&1 </dev/null &
+bgpids="$bgpids $!"
+i=0
+while ! curl -sk "https://127.0.0.1:$TPORT/" >/dev/null 2>&1 && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+
+# The servers answer outside any sandbox, by name: the attacks below are fair.
+curl -sS --noproxy '*' "http://$NO_NAME:$HPORT/hello.txt" >/dev/null 2>&1
+check "outside the sandbox, the local server answers by name" test $? -eq 0
+: > "$S/http.log"
+
+dom() { pcall run --backend bwrap "$@"; }
+dom --yes --allow-domain "$OK_NAME" -- curl -sS "http://$OK_NAME:$HPORT/hello.txt"
+check "HTTP to the allowed name goes through the proxy" has_line "hello through the proxy"
+dom --yes --allow-domain "$OK_NAME" -- curl -sS "http://$NO_NAME:$HPORT/hello.txt"
+check "HTTP to the other name is refused" sh -c "! grep -q 'hello through' '$T/out'"
+check "the refusal is a result line naming the domain and how to allow it" \
+	has_text "sandbox: the proxy refused $NO_NAME: not an allowed domain; allow one with --allow-domain"
+check "the refused name reached no server" sh -c "! grep -q hello.txt '$S/http.log' ||
+	[ \$(grep -c hello.txt '$S/http.log') -eq 1 ]"
+: > "$S/http.log"
+dom --json --yes --allow-domain "$OK_NAME" -- curl -sS "http://$NO_NAME:$HPORT/hello.txt"
+check "the JSON result has the mode, the domains and the refused one" "$PY" -c '
+import json, sys
+n = json.load(open(sys.argv[1]))["network"]
+assert n == {"mode": "domains", "allowed_domains": [sys.argv[2]], "refused_domains": [sys.argv[3]]}, n
+' "$T/out" "$OK_NAME" "$NO_NAME"
+for name in "$OK_NAME" "$NO_NAME"; do
+	dom --yes --allow-domain "$OK_NAME" -- curl -sS -m 5 --noproxy '*' \
+		"http://$name:$HPORT/hello.txt"
+	check "a direct connection to $name, bypassing the proxy, fails" \
+		sh -c "! grep -q 'hello through' '$T/out' && [ ! -s '$S/http.log' ]"
+done
+dom --yes --allow-domain "$OK_NAME" -- curl -sS -k "https://$OK_NAME:$TPORT/"
+check "HTTPS (CONNECT) to a local TLS server works" has_text "Ciphers"
+dom --yes --allow-domain "*.pdk-test.example" -- sh -c \
+	"curl -sS -x \"\$ALL_PROXY\" http://$OK_NAME:$HPORT/hello.txt"
+check "SOCKS5 (ALL_PROXY) reaches a name a *. pattern allows" \
+	has_line "hello through the proxy"
+dom --yes --allow-domain "$OK_NAME" -- sh -c 'echo "$HTTP_PROXY $https_proxy $NO_PROXY"'
+check "the proxy variables are set" sh -c "grep -q '^http://127.0.0.1:[0-9]* http://127.0.0.1:[0-9]* localhost,127.0.0.1' '$T/out'"
+own='import socket, threading
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+threading.Thread(target=lambda: s.accept()[0].sendall(b"own-ok")).start()
+print(socket.create_connection(("127.0.0.1", s.getsockname()[1]), 3).recv(9).decode())'
+dom --yes --allow-domain "$OK_NAME" -- "$PY" -c "$own"
+check "the command's own loopback server still works" has_line own-ok
+
+pcall check --allow-domain "$OK_NAME" -- curl -sS "http://$OK_NAME/"
+check "check: an --allow-domain is asked (rc $rc), raised and named" sh -c "[ $rc -eq 1 ] &&
+	grep -q 'reaches $OK_NAME' '$T/out' && grep -qx 'network: domains: $OK_NAME' '$T/out'"
+pcall check --json -n -- curl -sS "http://$OK_NAME/"
+check "check --json: the network object" grep -q '"network":{"mode":"on","allowed_domains":\[\]}' "$T/out"
+# Asked for, unless the configuration lists it.
+dom --allow-domain "$OK_NAME" -- curl -sS "http://$OK_NAME:$HPORT/hello.txt"
+check "an --allow-domain the configuration does not list is asked (no one to ask: not run)" \
+	sh -c "! grep -q 'hello through' '$T/out'"
+# The user's own configuration (a --config that widens is asked about).
+mkdir -p "$S/.config/paddock"
+printf '{"commandPolicy": {"sandbox": {"allowedDomains": ["%s"]}}}\n' "$OK_NAME" \
+	> "$S/.config/paddock/config.json"
+dom -- curl -sS "http://$OK_NAME:$HPORT/hello.txt"
+check "a configured domain is reached unasked" has_line "hello through the proxy"
+dom --allow-domain "$OK_NAME" -- curl -sS "http://$OK_NAME:$HPORT/hello.txt"
+check "--allow-domain of a configured domain is not asked" has_line "hello through the proxy"
+dom --print-profile -- true
+check "--print-profile names the mode and the domains" \
+	sh -c "grep -q '^network: domains' '$T/out' && grep -qx 'network: allowed domain $OK_NAME' '$T/out'"
+printf '{"commandPolicy": {"sandbox": {"allowedDomains": ["bad domain"]}}}\n' > "$S/bad.json"
+dom --config "$S/bad.json" -- true
+check "a bad allowedDomains entry is one error line" one_error_line
+dom --allow-domain 'no/such' -- true
+check "a bad --allow-domain is one error line" one_error_line
+if "$PADDOCK" run --backend landlock -- /bin/true >/dev/null 2>&1; then
+	dom() { pcall run --backend landlock "$@"; }
+	dom -- curl -sS -m 5 "http://$OK_NAME:$HPORT/hello.txt"
+	check "landlock: the domains are out of reach, and the result says so" \
+		sh -c "! grep -q 'hello through' '$T/out' && grep -q 'no network of the run' '$T/out'"
+fi
+finish
