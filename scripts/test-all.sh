@@ -1,12 +1,13 @@
 #!/bin/sh
-# test-all.sh - every test paddock has: the suite, make distcheck, the
-# suite again built with AddressSanitizer and UndefinedBehaviorSanitizer,
-# and each libFuzzer target for FUZZ_SECONDS (60) from its corpus.
+# test-all.sh - every test paddock has: the suite, make distcheck, the macOS
+# cross-build, the suite again built with AddressSanitizer and
+# UndefinedBehaviorSanitizer, and each libFuzzer target for FUZZ_SECONDS (60)
+# from its corpus.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 
-fail() { cat tests/*.log 2>/dev/null | tail -200; exit 1; }
+fail() { cat tests/*/*.log 2>/dev/null | tail -200; exit 1; }
 
 echo "== make check"
 make -j"$(nproc)" check || fail
@@ -14,6 +15,17 @@ make -j"$(nproc)" check || fail
 echo "== make distcheck"
 make -j"$(nproc)" distcheck >distcheck.log 2>&1 || { tail -100 distcheck.log; exit 1; }
 grep -A2 "archives ready for distribution" distcheck.log
+
+echo "== cross-build for macOS (Mach-O, arm64 and x86_64)"
+scripts/cross-macos.sh
+for arch in aarch64:arm64 x86_64:x86_64; do
+	what=$(file -b "build-macos/${arch%%:*}/paddock")
+	echo "$arch: $what"
+	case "$what" in
+	"Mach-O 64-bit ${arch#*:} executable"*) ;;
+	*) echo "test-all: build-macos/${arch%%:*}/paddock is not a Mach-O ${arch#*:} executable" >&2; exit 1 ;;
+	esac
+done
 
 echo "== make check under ASan and UBSan"
 ./configure --quiet --enable-sanitizers

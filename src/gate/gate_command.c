@@ -6,7 +6,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -189,9 +188,12 @@ static ssize_t write_nopipe(int fd, const char *p, size_t len)
 	n = write(fd, p, len);
 	e = errno;
 	if (n < 0 && e == EPIPE && !was_pending) {
-		struct timespec zero = {0, 0};
+		int sig;
 
-		sigtimedwait(&pipe_set, NULL, &zero);
+		/* sigwait() only on one that is pending, so it never blocks. */
+		sigpending(&pending);
+		if (sigismember(&pending, SIGPIPE))
+			sigwait(&pipe_set, &sig);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	errno = e;

@@ -20,5 +20,5 @@ DISTCLEANFILES += src/policy/read_only_table.h src/policy/class_table.h src/poli
 # compiled in as constant data: no run of paddock builds it. The header goes to
 # the build tree through a temporary, so that a failed run leaves nothing that
 # looks finished.
-src/policy/class_table.h: tools/classes-gen$(EXEEXT)
-	$(AM_V_GEN)$(MKDIR_P) src/policy && tools/classes-gen$(EXEEXT) $@.tmp && mv -f $@.tmp $@
+src/policy/class_table.h: tools/classes-gen
+	$(AM_V_GEN)$(MKDIR_P) src/policy && tools/classes-gen $@.tmp && mv -f $@.tmp $@

@@ -128,7 +128,7 @@ static bool path_clean(const char *p)
 		size_t len;
 
 		c++;
-		e = strchrnul(c, '/');
+		e = c + strcspn(c, "/");
 		len = (size_t)(e - c);
 		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
 			return false;
