@@ -58,7 +58,16 @@ static const char profile_head[] =
 	"(allow mach-lookup\n"
 	"  (global-name \"com.apple.system.opendirectoryd.libinfo\")\n"
 	"  (global-name \"com.apple.system.opendirectoryd.membership\")\n"
-	"  (global-name \"com.apple.bsd.dirhelper\"))\n";
+	"  (global-name \"com.apple.bsd.dirhelper\"))\n"
+	"; preferences as Foundation reads them: cfprefsd and its shared memory\n"
+	"(allow ipc-posix-shm-read* (ipc-posix-name-prefix \"apple.cfprefs.\"))\n"
+	"(allow mach-lookup\n"
+	"  (global-name \"com.apple.cfprefsd.daemon\")\n"
+	"  (global-name \"com.apple.cfprefsd.agent\")\n"
+	"  (local-name \"com.apple.cfprefsd.agent\"))\n"
+	"; the OpenMP run-time (numpy, PyTorch) registers itself in shared memory\n"
+	"(allow ipc-posix-shm-read-data ipc-posix-shm-write-create ipc-posix-shm-write-unlink\n"
+	"  (ipc-posix-name-regex #\"^/__KMP_REGISTERED_LIB_[0-9]+$\"))\n";
 
 static const char profile_sysctl[] =
 	"\n"
@@ -281,6 +290,67 @@ static int collect_parents(struct strv *protect, struct strv *parents)
 	return 0;
 }
 
+/* One character of an SBPL string: a backslash or a quote is escaped. */
+static void put_sbpl_char(FILE *f, unsigned char c)
+{
+	if (c == '\\' || c == '"')
+		fputc('\\', f);
+	fputc(c, f);
+}
+
+/* Whether path can be written as a regex in the profile's text: no control
+ * character, which an SBPL string cannot be trusted to carry. */
+static bool regex_safe(const char *path)
+{
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * (regex "^PATH(/|$)") matching path and everything below it in any letter
+ * case: the file systems macOS formats by default ignore case, so a command
+ * that writes .VSCODE/tasks.json or .Git/hooks/x writes the protected
+ * .vscode or .git/hooks, or creates what an editor will later open as them.
+ * ASCII letters become [aA]; regex metacharacters get a backslash.
+ */
+static void put_ci_regex(FILE *f, const char *path)
+{
+	fputs("\n  (regex \"^", f);
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		unsigned char c = *p;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+			fprintf(f, "[%c%c]", c | 0x20, c & ~0x20);
+			continue;
+		}
+		if (strchr(".[]()*+?{}|^$\\", c))
+			put_sbpl_char(f, '\\');
+		put_sbpl_char(f, c);
+	}
+	fputs("(/|$)\")", f);
+}
+
+/* The protected paths again, matched in any letter case. A rule without a
+ * filter would match every write, so none is written when no path can be. */
+static void emit_ci_rule(FILE *f, const struct strv *protect)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < protect->n; i++)
+		n += regex_safe(protect->v[i]);
+	if (n == 0)
+		return;
+	fputs("; the same in any letter case, for case-insensitive volumes\n"
+	      "(deny file-write* file-link",
+	      f);
+	for (size_t i = 0; i < protect->n; i++)
+		if (regex_safe(protect->v[i]))
+			put_ci_regex(f, protect->v[i]);
+	fputs(")\n", f);
+}
+
 /* (RULE (literal (param "NAME_0")) [(subpath (param "NAME_0"))] ...) */
 static void emit_rule(FILE *f, const char *rule, const char *name, size_t n, bool subpath)
 {
@@ -317,6 +387,11 @@ static void write_profile(FILE *f, const struct pdk_confine *policy, const struc
 		      "; literal and subpath, so a missing one cannot be created either\n",
 		      f);
 		emit_rule(f, "deny file-write*", "PROTECTED", protect->n, true);
+		fputs("; no second name for a protected file: a hard link made\n"
+		      "; elsewhere would be written through unchecked\n",
+		      f);
+		emit_rule(f, "deny file-link", "PROTECTED", protect->n, true);
+		emit_ci_rule(f, protect);
 	}
 	if (parents->n > 0) { /* an empty rule would deny every unlink */
 		fputs("; their parents cannot be removed or renamed away\n", f);
@@ -345,11 +420,20 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, char **ret_profile,
 			r = strv_push(&roots, c);
 	}
 	for (size_t i = 0; i < policy->n_protect && r >= 0; i++) {
-		char *c;
+		char *c, *real;
 
 		r = canonical_copy(policy->protect[i], &c);
 		if (r >= 0)
 			r = strv_push(&protect, c);
+		/* A protected path that is a symlink (.git/hooks -> tools/hooks)
+		 * is protected where it leads too: Seatbelt matches the path a
+		 * write reaches, and a write through the link reaches that. */
+		real = r >= 0 ? realpath(policy->protect[i], NULL) : NULL;
+		if (real && strcmp(real, protect.v[protect.n - 1]) != 0 &&
+		    !strv_contains(&protect, real))
+			r = strv_push(&protect, real);
+		else
+			free(real);
 	}
 	if (r >= 0)
 		r = collect_parents(&protect, &parents);

@@ -12,10 +12,12 @@
 #define PDK_SEATBELT_EXEC "/usr/bin/sandbox-exec"
 
 /*
- * Builds the SBPL profile for policy. The profile text never contains a
- * path: each root and protected path is referenced as (param "NAME") and its
- * value comes back in ret_params as "NAME=VALUE" strings (NULL-terminated),
- * to be given to sandbox-exec as -D NAME=VALUE. Paths must be absolute and
+ * Builds the SBPL profile for policy. Each root and protected path is
+ * referenced as (param "NAME") and its value comes back in ret_params as
+ * "NAME=VALUE" strings (NULL-terminated), to be given to sandbox-exec as
+ * -D NAME=VALUE; only the case-insensitive regex of each protected path
+ * carries the path in the text, escaped for SBPL (a path with a control
+ * character has none, and keeps the exact rules alone). Paths must be absolute and
  * canonical (no empty, "." or ".." component); trailing slashes are dropped,
  * since Seatbelt's subpath does not match them. Returns 0, -EINVAL for a
  * path that is not, or -ENOMEM. On success the caller frees *ret_profile

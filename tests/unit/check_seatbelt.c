@@ -4,7 +4,9 @@
 #define _GNU_SOURCE
 #endif
 #include <check.h>
+#include <ctype.h>
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,11 +339,11 @@ START_TEST(injection_root_and_protect)
 	free(want);
 
 	/* same shape (two roots, one protected path) apart from the parent
-	 * count: compare up to the parent rule */
-	const char *cut = "; their parents";
-	size_t n_plain = (size_t)(strstr(plain, cut) - plain);
+	 * count and the case-insensitive rule, which a path with a control
+	 * character does not get: compare up to those */
+	size_t n_plain = (size_t)(strstr(plain, "; the same in any letter case") - plain);
 
-	ck_assert_uint_eq(n_plain, (size_t)(strstr(bad, cut) - bad));
+	ck_assert_uint_eq(n_plain, (size_t)(strstr(bad, "; their parents") - bad));
 	ck_assert(memcmp(plain, bad, n_plain) == 0);
 
 	free(evil_child);
@@ -608,6 +610,146 @@ START_TEST(probe_runs_trivial_profile)
 }
 END_TEST
 
+/* The n-th string of an SBPL text, unescaped (a backslash takes the next
+ * character as it is); NULL when there are fewer. Comments are skipped. */
+static char *sbpl_string(const char *p, size_t n)
+{
+	for (; *p; p++) {
+		if (*p == ';') {
+			while (*p && *p != '\n')
+				p++;
+			if (!*p)
+				break;
+		} else if (*p == '"') {
+			char *s = malloc(strlen(p)), *o = s;
+
+			ck_assert_ptr_nonnull(s);
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && p[1])
+					p++;
+				*o++ = *p;
+			}
+			*o = '\0';
+			if (n-- == 0)
+				return s;
+			free(s);
+			if (!*p)
+				break;
+		}
+	}
+	return NULL;
+}
+
+/* The regex a protected path gets, read back out of the profile's text and
+ * compiled (POSIX ERE has the few constructs it uses): it matches the path
+ * and what lies below it in any letter case, and nothing beside it. The path
+ * carries SBPL and regex syntax: a quote, parens, a backslash, a dot, a
+ * star, brackets, a dollar. */
+START_TEST(protected_any_case)
+{
+	static const char odd[] = "/Users/Dev/a\") (allow file-write* (subpath \"/\")) ;\\.[x]*$";
+	char *lower, *upper, *below, *beside, *dotless;
+	const char *roots[] = { "/Users/Dev" };
+	const char *protect[] = { "/Users/Dev/.vscode", odd };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .protect = protect,
+				 .n_protect = 2 };
+	char *profile, **params, *re = NULL, *s;
+	regex_t rx[2];
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert(paren_depth_ok(profile));
+	ck_assert_ptr_null(strstr(profile, "(allow file-write* (subpath \"/\"))"));
+	/* the two regexes, in order, are the strings that start with ^ */
+	for (size_t i = 0, k = 0; (s = sbpl_string(profile, i)); i++) {
+		if (s[0] == '^' && strstr(s, "(/|$)") && k < 2) {
+			ck_assert_int_eq(regcomp(&rx[k++], s, REG_EXTENDED | REG_NOSUB), 0);
+			re = re ? re : strdup(s);
+		}
+		free(s);
+	}
+	ck_assert_ptr_nonnull(re);
+	ck_assert_str_eq(re, "^/[uU][sS][eE][rR][sS]/[dD][eE][vV]/\\.[vV][sS][cC][oO][dD][eE](/|$)");
+
+	ck_assert_int_eq(regexec(&rx[0], "/Users/Dev/.vscode", 0, NULL, 0), 0);
+	ck_assert_int_eq(regexec(&rx[0], "/users/dev/.VSCODE/tasks.json", 0, NULL, 0), 0);
+	ck_assert_int_eq(regexec(&rx[0], "/Users/Dev/.Vscode", 0, NULL, 0), 0);
+	ck_assert_int_ne(regexec(&rx[0], "/Users/Dev/.vscodex", 0, NULL, 0), 0);
+	ck_assert_int_ne(regexec(&rx[0], "/Users/Dev/xvscode", 0, NULL, 0), 0);
+	ck_assert_int_ne(regexec(&rx[0], "/Users/Dev/src/.vscode", 0, NULL, 0), 0);
+
+	lower = strdup(odd);
+	upper = strdup(odd);
+	for (size_t i = 0; odd[i]; i++) {
+		lower[i] = (char)tolower((unsigned char)odd[i]);
+		upper[i] = (char)toupper((unsigned char)odd[i]);
+	}
+	ck_assert_int_ge(asprintf(&below, "%s/x", upper), 0);
+	ck_assert_int_ge(asprintf(&beside, "%sx", odd), 0);
+	dotless = strdup(odd);
+	*strrchr(dotless, '.') = 'Q'; /* the dot is a dot, not any character */
+	ck_assert_int_eq(regexec(&rx[1], odd, 0, NULL, 0), 0);
+	ck_assert_int_eq(regexec(&rx[1], lower, 0, NULL, 0), 0);
+	ck_assert_int_eq(regexec(&rx[1], below, 0, NULL, 0), 0);
+	ck_assert_int_ne(regexec(&rx[1], beside, 0, NULL, 0), 0);
+	ck_assert_int_ne(regexec(&rx[1], dotless, 0, NULL, 0), 0);
+
+	regfree(&rx[0]);
+	regfree(&rx[1]);
+	free(re);
+	free(lower);
+	free(upper);
+	free(below);
+	free(beside);
+	free(dotless);
+	free(profile);
+	pdk_strvfreep(&params);
+}
+END_TEST
+
+/* A protected path that is a symlink is protected where it leads too; a
+ * hard link cannot give a protected file a second, unchecked name. */
+START_TEST(protected_symlink_and_link)
+{
+	char dir[] = "/tmp/pdk-sb.XXXXXX", *hooks, *target, *real, *want;
+	struct pdk_confine c = { 0 };
+	char *profile, **params;
+	bool found = false;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_ge(asprintf(&target, "%s/tools-hooks", dir), 0);
+	ck_assert_int_ge(asprintf(&hooks, "%s/hooks", dir), 0);
+	ck_assert_int_eq(mkdir(target, 0700), 0);
+	ck_assert_int_eq(symlink("tools-hooks", hooks), 0);
+	real = realpath(target, NULL);
+	ck_assert_ptr_nonnull(real);
+	const char *roots[] = { dir };
+	const char *protect[] = { hooks };
+	c.roots = roots;
+	c.n_roots = 1;
+	c.protect = protect;
+	c.n_protect = 1;
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_int_ge(asprintf(&want, "PROTECTED_1=%s", real), 0);
+	for (char **p = params; *p; p++)
+		found |= strcmp(*p, want) == 0;
+	ck_assert_msg(found, "no param for the symlink's target %s", real);
+	ck_assert_ptr_nonnull(strstr(profile, "(deny file-link\n  (literal (param \"PROTECTED_0\"))\n"
+					      "  (subpath (param \"PROTECTED_0\"))\n"
+					      "  (literal (param \"PROTECTED_1\"))"));
+
+	unlink(hooks);
+	rmdir(target);
+	rmdir(dir);
+	free(want);
+	free(real);
+	free(hooks);
+	free(target);
+	free(profile);
+	pdk_strvfreep(&params);
+}
+END_TEST
+
 static Suite *seatbelt_suite(void)
 {
 	Suite *s = suite_create("seatbelt");
@@ -625,6 +767,8 @@ static Suite *seatbelt_suite(void)
 	suite_add_tcase(s, g);
 
 	tcase_add_test(p, injection_root_and_protect);
+	tcase_add_test(p, protected_any_case);
+	tcase_add_test(p, protected_symlink_and_link);
 	tcase_add_test(p, nul_cuts_path);
 	tcase_add_loop_test(p, bad_path_rejected, 0, (int)PDK_ARRAY_SIZE(bad_paths));
 	tcase_add_test(p, null_path_rejected);
