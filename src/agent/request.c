@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,9 +19,13 @@ static int push(struct pdk_strv *v, const char *s, int *r)
 	return *r;
 }
 
-static int bad(char *why, size_t len, const char *fmt, const char *key)
+__attribute__((format(printf, 3, 4))) static int bad(char *why, size_t len, const char *fmt, ...)
 {
-	snprintf(why, len, fmt, key);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
 }
 

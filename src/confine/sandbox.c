@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,11 +85,16 @@ int pdk_sandbox_strv_push(char ***v, size_t *n, char *s)
 	return 0;
 }
 
-static void add_note(struct pdk_sandbox *sb, const char *fmt, const char *a)
+__attribute__((format(printf, 2, 3))) static void add_note(struct pdk_sandbox *sb,
+							    const char *fmt, ...)
 {
+	va_list ap;
+
 	if (sb->n_note_buf >= PDK_ARRAY_SIZE(sb->note_buf))
 		return;
-	snprintf(sb->note_buf[sb->n_note_buf++], sizeof(sb->note_buf[0]), fmt, a);
+	va_start(ap, fmt);
+	vsnprintf(sb->note_buf[sb->n_note_buf++], sizeof(sb->note_buf[0]), fmt, ap);
+	va_end(ap);
 }
 
 /* The result lines: the fallback first, then the rest. */
@@ -241,31 +247,31 @@ static bool url_with_password(const char *value)
 	return strcasestr(value, "AccountKey=") || strcasestr(value, "SharedAccessKey=");
 }
 
-static int build_env(struct pdk_sandbox *sb, char **environ, const struct pdk_config *cfg)
+static int build_env(struct pdk_sandbox *sb, char **env, const struct pdk_config *cfg)
 {
 	size_t n = 0, k = 0;
 
-	while (environ[n])
+	while (env[n])
 		n++;
 	sb->envp = calloc(n + 1, sizeof(char *));
 	if (!sb->envp)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		char name[256];
-		const char *eq = strchr(environ[i], '=');
-		size_t len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+		const char *eq = strchr(env[i], '=');
+		size_t len = eq ? (size_t)(eq - env[i]) : strlen(env[i]);
 
 		/* A name this long is no one's setting, and cut short it
 		 * would slip past a suffix such as *_KEY: it stays out. */
 		if (len >= sizeof(name))
 			continue;
-		memcpy(name, environ[i], len);
+		memcpy(name, env[i], len);
 		name[len] = '\0';
 		/* A proxy's password is what the network, when on, needs. */
 		if (!is_secret(name, cfg) &&
 		    (!url_with_password(eq ? eq + 1 : "") ||
 		     (sb->policy.network && len >= 6 && !strcasecmp(name + len - 6, "_proxy"))))
-			sb->envp[k++] = environ[i];
+			sb->envp[k++] = env[i];
 	}
 	return 0;
 }
@@ -921,7 +927,7 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
 }
 
 int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cfg,
-		      const char *path, char **environ, struct pdk_sandbox *sb, char *why,
+		      const char *path, char **env, struct pdk_sandbox *sb, char *why,
 		      size_t why_len)
 {
 	const char *name = req->backend ? req->backend : cfg ? cfg->backend : NULL;
@@ -932,7 +938,7 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	sb->argv = req->argv;
 	sb->spec.path = path;
 	sb->spec.argv = req->argv;
-	sb->spec.envp = environ;
+	sb->spec.envp = env;
 	sb->spec.cwd = req->cwd;
 	sb->spec.timeout = req->timeout;
 	if (req->cwd && !realpath(req->cwd, cwd_real)) {
@@ -954,7 +960,7 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	}
 	if ((r = build_policy(req, cfg, sb, why, why_len)) < 0)
 		return r;
-	if ((r = build_env(sb, environ, cfg)) < 0)
+	if ((r = build_env(sb, env, cfg)) < 0)
 		return r;
 	sb->spec.envp = sb->envp;
 	if ((!cfg || cfg->tool_caches) && (r = tool_cache_env(sb)) < 0)

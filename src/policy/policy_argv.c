@@ -112,7 +112,7 @@ static bool literal_pattern_arg(char *const *argv, size_t i, size_t pattern_pos)
 static char *suggest_shell(char *const *argv)
 {
 	char *script = NULL, *r;
-	cJSON *a;
+	cJSON *words;
 	size_t len = 0;
 	FILE *f = open_memstream(&script, &len);
 
@@ -133,10 +133,10 @@ static char *suggest_shell(char *const *argv)
 	}
 	if (fclose(f) != 0)
 		return NULL;
-	a = cJSON_CreateStringArray((const char *[]){"sh", "-c", script}, 3);
+	words = cJSON_CreateStringArray((const char *[]){"sh", "-c", script}, 3);
 	free(script);
-	r = a ? cJSON_PrintUnformatted(a) : NULL;
-	cJSON_Delete(a);
+	r = words ? cJSON_PrintUnformatted(words) : NULL;
+	cJSON_Delete(words);
 	return r;
 }
 

@@ -132,13 +132,13 @@ int main(int argc, char **argv)
 		case 'r':
 		case 'p': {
 			char *p = resolve(optarg);
-			size_t *n = c == 'r' ? &policy.n_roots : &policy.n_protect;
+			size_t *count = c == 'r' ? &policy.n_roots : &policy.n_protect;
 
-			if (!p || *n >= 64) {
+			if (!p || *count >= 64) {
 				fprintf(stderr, "backend-exec: %s: %s\n", optarg, strerror(errno));
 				return 125;
 			}
-			(c == 'r' ? roots : protect)[(*n)++] = p;
+			(c == 'r' ? roots : protect)[(*count)++] = p;
 			break;
 		}
 		case 'n':
