@@ -27,7 +27,9 @@
 #include "cli.h"
 #include "cli_call.h"
 #include "run/runner.h"
+#include "core/path.h"
 #include "core/util.h"
+#include "output/store.h"
 #ifdef __linux__
 #include "run/cgroup.h"
 #endif
@@ -115,36 +117,62 @@ struct meta_result {
 };
 
 /*
+ * The probe's own directory: in paddock's state directory, which no confined command can
+ * write (bwrap holds it read-only, Landlock refuses a root that holds it), else in /tmp.
+ * Made by mkdtemp, opened through no symlink and checked to be this user's 0700 directory:
+ * everything after acts on that descriptor, so a name swapped under it changes nothing.
+ */
+static int probe_dir(char *path, size_t len)
+{
+	_cleanup_free_ char *state = pdk_state_dir();
+	struct stat st;
+	int fd;
+
+	if (!state || pdk_mkdir_p(state, 0700) < 0 ||
+	    snprintf(path, len, "%s/doctor.XXXXXX", state) >= (int)len || !mkdtemp(path))
+		if (snprintf(path, len, "/tmp/paddock-doctor.XXXXXX") >= (int)len || !mkdtemp(path))
+			return -errno;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 07777) != 0700) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/*
  * What the Landlock backend really stops here among metadata changes: a
  * child enters it with a private writable root and tries chmod, utimes,
- * chown (to the same owner) and setxattr on a file outside that root.
+ * chown (to the same owner) and setxattr on a file outside that root, the
+ * file as doctor made it (O_EXCL) and holds it, never by name: Landlock has
+ * no hook for these on a path that a descriptor would not reach.
  */
 static int landlock_metadata(const struct pdk_backend *b, struct meta_result *ret)
 {
-	char tmpl[] = "/tmp/paddock-doctor.XXXXXX", root[PATH_MAX], file[PATH_MAX];
+	char dir[PATH_MAX], root[PATH_MAX + 8];
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	int sock = -1;
-	char real[PATH_MAX];
+	int sock = -1, file = -1, dfd;
 	struct pdk_confine policy = {0};
 	const char *roots[1];
 	void *state = NULL;
 	int p[2], status, r = -EIO;
 	pid_t pid;
 
-	if (!mkdtemp(tmpl))
-		return -errno;
-	if (!realpath(tmpl, real))
-		goto rm;
-	snprintf(root, sizeof(root), "%.4000s/root", real);
-	snprintf(file, sizeof(file), "%.4000s/outside", real);
-	if (mkdir(root, 0700) < 0 || (r = open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) < 0) {
+	if ((dfd = probe_dir(dir, sizeof(dir))) < 0)
+		return dfd;
+	snprintf(root, sizeof(root), "%s/root", dir);
+	if (mkdirat(dfd, "root", 0700) < 0 ||
+	    (file = openat(dfd, "outside", O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR | O_CLOEXEC,
+			   0600)) < 0) {
 		r = -errno;
 		goto rm;
 	}
-	close(r);
 	/* A datagram socket outside, as a system log socket would be. */
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%.90s/dgram", real);
-	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/dgram", dir) <
+	    (int)sizeof(sun.sun_path))
+		sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (sock >= 0 && bind(sock, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
 		close(sock);
 		sock = -1;
@@ -163,14 +191,14 @@ static int landlock_metadata(const struct pdk_backend *b, struct meta_result *re
 		struct timespec ts[2] = {{0, 0}, {0, 0}};
 		close(p[0]);
 		if (b->enter(state) == 0) {
-			m.chmod_ = chmod(file, 0644) < 0;
-			m.utimes = utimensat(AT_FDCWD, file, ts, 0) < 0;
-			m.chown_ = chown(file, getuid(), getgid()) < 0;
-			if (setxattr(file, "user.paddock", "1", 1, 0) == 0)
+			m.chmod_ = fchmod(file, 0644) < 0;
+			m.utimes = futimens(file, ts) < 0;
+			m.chown_ = fchown(file, getuid(), getgid()) < 0;
+			if (fsetxattr(file, "user.paddock", "1", 1, 0) == 0)
 				m.xattr = 0;
 			else if (errno != ENOTSUP)
 				m.xattr = 1;
-			int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+			int s = sock >= 0 ? socket(AF_UNIX, SOCK_DGRAM, 0) : -1;
 			struct iovec iov = {"x", 1};
 			struct msghdr msg = {.msg_name = &sun,
 					     .msg_namelen = sizeof(sun),
@@ -196,10 +224,14 @@ release:
 rm:
 	if (sock >= 0)
 		close(sock);
-	unlink(sun.sun_path);
-	unlink(file);
-	rmdir(root);
-	rmdir(tmpl);
+	if (file >= 0)
+		close(file);
+	/* By name, but only in the directory doctor holds, and never following a link. */
+	(void)unlinkat(dfd, "dgram", 0);
+	(void)unlinkat(dfd, "outside", 0);
+	(void)unlinkat(dfd, "root", AT_REMOVEDIR);
+	close(dfd);
+	(void)rmdir(dir);
 	return r;
 }
 #endif
