@@ -67,6 +67,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return pdk_cli_run_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "__finish") == 0)
+		return pdk_cli_finish_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "recall") == 0)
 		return pdk_cli_recall_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "check") == 0)

@@ -43,15 +43,9 @@ struct bwrap_state {
 	 * paddock itself, whose __proxy-listen starts the command. */
 	int proxy_fd;
 	char *self;
-	/* Missing protected paths held by a placeholder, and those that
-	 * cannot be held (parent missing: holding the parent would forbid
-	 * legitimate writes, e.g. the .git of a `git init`). */
-	char **placeholders;
-	size_t n_placeholders;
-	/* This run's list of them under the state directory, flock'ed while it
-	 * lives, so that a run after a SIGKILLed one removes what it left. */
-	char *held_list;
-	int held_fd;
+	/* Protected paths that exist but cannot be held (a symlink, unreadable). Missing ones
+	 * are not held: nothing is made in the user's tree, and what the command makes at them
+	 * is undone after the run (confine/vet.h). */
 	char **unheld;
 	size_t n_unheld;
 	/* The writable roots and pins, opened through no symlink and bound by
@@ -180,62 +174,32 @@ static int bind_fd(struct bwrap_state *s, int fd, const char *dest, bool ro)
 	return push3(s, ro ? "--ro-bind-fd" : "--bind-fd", fdbuf, dest);
 }
 
-/* A protected path inside a root: re-bound read-only when it exists; held
- * by a read-only /dev/null when it is missing but its parent is there, so
- * that creating it fails too (as a file or as a directory: the name is
- * taken); left alone when even the parent is missing, since holding the
- * parent would forbid legitimate writes. bwrap makes the mount point, an
- * empty file on the host while the run lasts: a file, not a directory,
- * since removing a directory can cost a synchronous discard on ext4. */
+/* A protected path inside a root: re-bound read-only when it exists, by a
+ * descriptor opened through no symlink. A missing one is not held (no mount
+ * point is made for it in the user's tree): the sandbox stage undoes what the
+ * command makes there after the run. */
 static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy, const char *p)
 {
-	struct stat st, other;
-	const char *name;
-	int lerr, r;
+	struct stat st;
+	int fd;
 
 	if (!inside_a_root(policy, p))
 		return 0; /* read-only already through --ro-bind / / */
-	lerr = lstat(p, &st) == 0 ? 0 : errno;
-	/* Held by what is there, opened through no symlink: a symlink the
-	 * command could point elsewhere cannot be held. */
-	if (!lerr && !S_ISLNK(st.st_mode)) {
-		int fd = pdk_open_nofollow_at(AT_FDCWD, p);
-
-		if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
-			return bind_fd(s, fd, p, true);
-		if (fd >= 0)
-			close(fd);
-		return fd == -ENOENT ? 0 : strv_add(&s->unheld, &s->n_unheld, p);
-	}
-	/* Inside another protected path that exists: read-only already, and
-	 * bwrap could not make a mount point there. */
-	for (size_t i = 0; i < policy->n_protect; i++)
-		if (strcmp(policy->protect[i], p) && pdk_path_under(p, policy->protect[i]) &&
-		    stat(policy->protect[i], &other) == 0)
-			return 0;
-	/* A symlink (a dangling one too) cannot be held, nor a name with no
-	 * parent; a placeholder goes only where the parent is reached through
-	 * no symlink: the command could point one elsewhere, and the
-	 * placeholder's removal after the run would follow it. */
-	if (!lerr || (lerr != ENOENT && lerr != ENOTDIR) || strrchr(p, '/') == p)
+	if (lstat(p, &st) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : strv_add(&s->unheld, &s->n_unheld, p);
+	/* A symlink the command could point elsewhere cannot be held. */
+	if (S_ISLNK(st.st_mode))
 		return strv_add(&s->unheld, &s->n_unheld, p);
-	_cleanup_close_ int pfd = pdk_open_parent_nofollow_at(AT_FDCWD, p, &name);
-	if (pfd < 0)
-		return strv_add(&s->unheld, &s->n_unheld, p);
-	/* A directory paddock cannot write (a read-only mount, another
-	 * user's): the command, no more able than paddock, cannot make the
-	 * name there either, and bwrap could not make its mount point. */
-	if (faccessat(pfd, ".", W_OK, 0) != 0)
-		return 0;
-	r = bind_fd(s, -1, p, true);
-	if (r == 0)
-		r = strv_add(&s->placeholders, &s->n_placeholders, p);
-	return r;
+	fd = pdk_open_nofollow_at(AT_FDCWD, p);
+	if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
+		return bind_fd(s, fd, p, true);
+	if (fd >= 0)
+		close(fd);
+	return fd == -ENOENT ? 0 : strv_add(&s->unheld, &s->n_unheld, p);
 }
 
-/* A placeholder mount point is an empty file on the host once its sandbox
- * is gone; anything else there, or anything reached through a symlink, is
- * not paddock's to remove. */
+/* Runs of earlier versions held missing protected paths with placeholder files, listed
+ * under $STATE/bwrap-held; what a killed one left is removed still. */
 static void remove_placeholder(const char *p)
 {
 	const char *name;
@@ -293,58 +257,12 @@ static void sweep_held(const char *dir)
 	closedir(d);
 }
 
-/* Record this run's placeholders before bwrap makes them. */
-static int hold_placeholders(struct bwrap_state *s, const char *dir)
-{
-	_cleanup_free_ char *list = NULL;
-	unsigned int rnd = 0;
-	size_t len = 0;
-	int r;
-
-	/* Best effort: without a usable state directory, a SIGKILLed run's
-	 * placeholders stay where they are. */
-	if (!dir || !s->n_placeholders)
-		return 0;
-	if (getentropy(&rnd, sizeof(rnd)) < 0)
-		rnd = (unsigned int)getpid() * 2654435761u;
-	if (asprintf(&s->held_list, "%s/%ld-%08x", dir, (long)getpid(), rnd) < 0) {
-		s->held_list = NULL;
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < s->n_placeholders; i++)
-		len += strlen(s->placeholders[i]) + 1;
-	if (!(list = malloc(len + 1)))
-		return -ENOMEM;
-	len = 0;
-	for (size_t i = 0; i < s->n_placeholders; i++)
-		len += (size_t)sprintf(list + len, "%s\n", s->placeholders[i]);
-	s->held_fd = pdk_open_in_dir(dir, s->held_list,
-				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
-	if (s->held_fd < 0) {
-		free(s->held_list);
-		s->held_list = NULL;
-		return 0;
-	}
-	if (flock(s->held_fd, LOCK_EX) < 0)
-		return -errno;
-	return (r = pdk_write_all(s->held_fd, list, len)) < 0 ? r : 0;
-}
-
 static void bwrap_release(void *state)
 {
 	struct bwrap_state *s = state;
 
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n_placeholders; i++)
-		remove_placeholder(s->placeholders[i]);
-	if (s->held_list) {
-		(void)unlink(s->held_list);
-		free(s->held_list);
-	}
-	if (s->held_fd >= 0)
-		close(s->held_fd);
-	pdk_strvfreep(&s->placeholders);
 	pdk_strvfreep(&s->unheld);
 	pdk_strvfreep(&s->prefix);
 	for (size_t i = 0; i < s->n_binds; i++) {
@@ -484,14 +402,14 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	r = pdk_bwrap_find();
 	if (r < 0)
 		return r;
-	/* Before the protected paths are looked at: a placeholder a killed run
-	 * left must be gone, so that this run holds the path as missing. */
+	/* Before the protected paths are looked at: a placeholder a killed run of
+	 * an earlier version left must be gone. */
 	if (dir)
 		sweep_held(dir);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->seccomp_fd = s->status_rd = s->status_wr = s->held_fd = s->block_rd = s->block_wr = -1;
+	s->seccomp_fd = s->status_rd = s->status_wr = s->block_rd = s->block_wr = -1;
 	s->network = policy->network;
 	s->max_procs = policy->max_procs;
 	s->proxy_fd = -1;
@@ -538,8 +456,6 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	}
 	if (r == 0)
 		r = build_prefix(s, policy);
-	if (r == 0)
-		r = hold_placeholders(s, dir);
 	if (r < 0)
 		goto fail;
 	*ret_state = s;
@@ -790,10 +706,7 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 		put_quoted(argv[i], out);
 	}
 	fputc('\n', out);
-	put_paths(out, "missing protected paths, held by a read-only /dev/null", s->placeholders,
-		  s->n_placeholders);
-	put_paths(out, "protected paths not held (no parent, dangling link, unreadable)", s->unheld,
-		  s->n_unheld);
+	put_paths(out, "protected paths not held (a symlink, unreadable)", s->unheld, s->n_unheld);
 	fprintf(out, "# bwrap reports its status (did the command start?) to fd %d\n",
 		s->status_wr);
 	fprintf(out,

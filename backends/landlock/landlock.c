@@ -351,9 +351,10 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 			st->rules[i].path);
 	}
 	if (st->protect_unenforced)
-		fprintf(out, "landlock: protected paths are not enforced: Landlock cannot take "
-			     "rights back below a writable root without breaking git (bwrap and "
-			     "Seatbelt do enforce them)\n");
+		fprintf(out, "landlock: protected paths that exist are not enforced: Landlock cannot "
+			     "take rights back below a writable root without breaking git (bwrap "
+			     "and Seatbelt do enforce them); missing ones and git's configuration "
+			     "are vetted after the run\n");
 	if (st->attr.handled_access_net)
 		fprintf(out, "landlock: TCP bind and connect denied (no rule)\n");
 	else if (st->network)

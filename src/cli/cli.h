@@ -21,6 +21,9 @@ void pdk_request_release(struct pdk_request *o);
 int pdk_cli_parse_size(const char *s, size_t *ret);
 int pdk_cli_parse_seconds(const char *s, double *ret);
 
+/* `paddock __finish FD`: finish the run journal open on FD (confine/vet.h), as a run's
+ * guardian does when paddock died; prints nothing. */
+int pdk_cli_finish_main(int argc, char **argv);
 int pdk_cli_run_main(int argc, char **argv);
 /* Set in the process of one MCP call: with --json, run writes the text
  * rendering of the same run after the JSON line (both name one kept copy). */

@@ -344,6 +344,11 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 			    : "with the network on, sendmsg with a destination address still "
 			      "reaches a unix datagram socket outside the sandbox (tried here)");
 #endif
+	if (!strcmp(b->name, "bwrap") || !strcmp(b->name, "landlock"))
+		add_str(arr, "a protected path missing when a run starts (.vscode, a hook in a "
+			     "missing .git/hooks) can be made by the command, and is in the tree "
+			     "until the run ends, when it goes to the trash; a git configuration's "
+			     "new settings that run a program likewise last until then");
 	if (!strcmp(b->name, "bwrap")) {
 		add_str(arr, "a command killed by a signal is reported as exit status 128+N (bwrap "
 			     "passes the death on as a status)");
@@ -351,7 +356,7 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 	}
 	if (strcmp(b->name, "landlock"))
 		return;
-	add_str(arr, "protected paths inside the writable roots (.git/hooks, .git/config, shell "
+	add_str(arr, "protected paths that exist inside the writable roots (.git/hooks, shell "
 		     "start-up files...) stay writable");
 	add_str(arr, "with the network off, no loopback either: a test suite's own local "
 		     "server cannot be reached (no network namespace of the run's own; bwrap "

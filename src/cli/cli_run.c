@@ -2,6 +2,7 @@
  * command's own status. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +242,19 @@ static void decision_notes(const struct pdk_cli_call *c, char *buf, size_t len,
 	}
 }
 
+int pdk_cli_finish_main(int argc, char **argv)
+{
+	char *end;
+	long fd = argc == 2 ? strtol(argv[1], &end, 10) : -1;
+
+	if (fd < 3 || fd > INT_MAX || *end) {
+		pdk_cli_error("__finish: give the descriptor of a run journal; this is for a "
+			      "run's guardian, not for people");
+		return PDK_EXIT_FAILURE;
+	}
+	return pdk_vet_finish_fd((int)fd) < 0 ? PDK_EXIT_FAILURE : 0;
+}
+
 int pdk_cli_run_main(int argc, char **argv)
 {
 	struct pdk_cli_call c;
@@ -253,6 +267,7 @@ int pdk_cli_run_main(int argc, char **argv)
 	struct pdk_rmshim shim = {0};
 	_cleanup_free_ char *path = NULL, *store_dir = NULL, *sweep_note = NULL, *made_note = NULL;
 	_cleanup_free_ char *shim_dir = NULL, *shim_note = NULL;
+	_cleanup_free_ char *killed_note = NULL;
 	char why[1024], tnote[256], dnote[1200], snote[160];
 	const char *notes[16];
 	size_t n_notes = 0;
@@ -350,7 +365,8 @@ int pdk_cli_run_main(int argc, char **argv)
 		r = pdk_sandbox_run(&sb, &out, &err, &st);
 		if (sb.backend && shim_dir)
 			pdk_rmshim_sweep(&sb, &shim, &sweep_note);
-		if (sb.backend && r == 0 && pdk_sandbox_undo_made(&sb, &made_note) < 0)
+		/* Whatever became of the run: what it made at protected names goes. */
+		if (sb.backend && pdk_sandbox_undo_made(&sb, &made_note, &killed_note) < 0 && r == 0)
 			r = -ENOMEM;
 	}
 	if (r < 0) {
@@ -376,6 +392,8 @@ int pdk_cli_run_main(int argc, char **argv)
 		notes[n_notes++] = sweep_note;
 	if (made_note)
 		notes[n_notes++] = made_note;
+	if (killed_note)
+		notes[n_notes++] = killed_note;
 	if (shim_note)
 		notes[n_notes++] = shim_note;
 	for (size_t i = 0; !outside && i < sb.n_notes && n_notes < PDK_ARRAY_SIZE(notes); i++)

@@ -16,6 +16,7 @@
 
 #include "backend.h"
 #include "config/config.h"
+#include "core/fmt.h"
 #include "core/path.h"
 #include "sandbox.h"
 #include "net/proxy.h"
@@ -62,9 +63,10 @@ const char *const pdk_secret_env_default[] = {
     NULL,
 };
 
-/* Names that, written inside a root, let code run later outside it. */
+/* Names that, written inside a root, let code run later outside it; a project's .git/config is
+ * vetted after the run instead (sandbox_git.c). */
 static const char *const protected_names[] = {
-	".git/hooks", ".git/config", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
+	".git/hooks", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
 	".profile", ".mcp.json", ".vscode", ".idea", NULL,
 };
 
@@ -873,6 +875,37 @@ static void disarm(struct pdk_sandbox *sb)
 	sb->spec.tree_dies_with_parent = false;
 }
 
+/*
+ * The protected paths (not paddock's own directories) inside a root that are missing while
+ * their parent is a directory there, onto sb->missing: nothing holds their place in the user's
+ * tree, and what the command makes at them is undone after the run (vet.h). One whose parent
+ * is missing too is left alone: a `git init` makes .git/hooks and .git/config of its own.
+ */
+static int add_missing(struct pdk_sandbox *sb)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < sb->own_first; i++) {
+		const char *p = sb->protect[i], *slash = strrchr(p, '/');
+		struct stat st;
+		bool inside = false;
+
+		for (size_t k = 0; k < sb->policy.n_roots && !inside; k++)
+			inside = pdk_path_under(p, sb->policy.roots[k]) &&
+				 strcmp(p, sb->policy.roots[k]) != 0;
+		if (!inside || !slash || slash == p || lstat(p, &st) == 0 || errno != ENOENT ||
+		    pdk_strv_contains(sb->missing, sb->n_missing, p))
+			continue;
+		_cleanup_free_ char *parent = strndup(p, (size_t)(slash - p));
+		if (!parent)
+			return -ENOMEM;
+		if (lstat(parent, &st) == 0 && S_ISDIR(st.st_mode))
+			r = pdk_sandbox_strv_push(&sb->missing, &sb->n_missing, strdup(p));
+	}
+	/* And those that runs going on now found missing in these roots. */
+	return r < 0 ? r : pdk_vet_adopt(sb->roots, sb->policy.n_roots, &sb->missing, &sb->n_missing);
+}
+
 static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, size_t why_len)
 {
 	const char *fallback = NULL;
@@ -958,7 +991,10 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 				       "binary from /", cfg->bwrap);
 		return -EINVAL;
 	}
-	if ((r = build_policy(req, cfg, sb, why, why_len)) < 0)
+	/* Before the protected paths are looked at: what a killed run's command made at
+	 * them must be gone, so that this run finds them missing. */
+	if ((r = pdk_vet_sweep(&sb->sweep_note)) < 0 ||
+	    (r = build_policy(req, cfg, sb, why, why_len)) < 0 || (r = add_missing(sb)) < 0)
 		return r;
 	if ((r = build_env(sb, env, cfg)) < 0)
 		return r;
@@ -1063,6 +1099,15 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	sb->why[0] = '\0';
 	sb->spec.why = sb->why;
 	sb->spec.why_len = sizeof(sb->why);
+	/* What is missing is written down before the command starts, for the guardian to
+	 * finish with if paddock dies; the journal stays through a second backend's run. */
+	if (sb->backend && !sb->vetting) {
+		if ((r = pdk_vet_begin(&sb->vet, sb->policy.roots, sb->policy.n_roots, sb->missing,
+				       sb->n_missing, sb->configs, sb->n_configs)) < 0)
+			return r;
+		sb->vetting = true;
+		sb->spec.finish_fd = pdk_vet_fd(&sb->vet);
+	}
 	r = run_proxied(sb, out, err, st);
 	if (r < 0 || !sb->backend || !sb->backend->started)
 		return r;
@@ -1140,50 +1185,31 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 		fprintf(out, "network: allowed domain %s\n", sb->domains[i]);
 	for (size_t i = 0; i < sb->n_notes; i++)
 		fprintf(out, "%s\n", sb->notes[i]);
+	for (size_t i = 0; i < sb->n_missing; i++) {
+		fputs("missing protected path, not held while the run lasts; what the command makes "
+		      "there goes to the trash after it: ", out);
+		pdk_fput_shell_word(out, sb->missing[i]);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < sb->n_configs; i++) {
+		fputs("git configuration, writable; put back after the run if the command set in it "
+		      "what makes git run a program: ", out);
+		pdk_fput_shell_word(out, sb->configs[i]);
+		fputc('\n', out);
+	}
 	if (!sb->backend->describe)
 		return 0;
 	return sb->backend->describe(sb->state, sb->spec.argv, out);
 }
 
-int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note)
+int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note, char **ret_sweep_note)
 {
-	_cleanup_free_ char *list = NULL;
-	size_t size = 0;
-	FILE *f = NULL;
-
+	*ret_sweep_note = steal_pointer(&sb->sweep_note);
 	*ret_note = NULL;
-	for (size_t i = 0; i < sb->n_unmade; i++) {
-		struct pdk_error err = {0};
-		struct stat st;
-
-		if (lstat(sb->unmade[i], &st) < 0)
-			continue;
-		if (!f && !(f = open_memstream(&list, &size)))
-			return -ENOMEM;
-		fprintf(f, "%s%s", ftell(f) ? ", " : "", sb->unmade[i]);
-		if (pdk_trash_put(sb->unmade[i], (const char *const *)sb->roots, sb->policy.n_roots,
-				  NULL, &err) == 0)
-			continue;
-		/* The trash would not take it (the command can see to that): it must
-		 * not stay where git reads it. A directory git fails on, harmlessly. */
-		const char *name;
-		_cleanup_close_ int dfd =
-		    pdk_open_parent_nofollow_at(AT_FDCWD, sb->unmade[i], &name);
-		if (dfd >= 0 && unlinkat(dfd, name, 0) == 0)
-			fprintf(f, " (deleted: the trash would not take it: %s)", err.message);
-		else
-			fprintf(f, " (left in place: %s)", err.message);
-	}
-	if (!f)
+	if (!sb->vetting)
 		return 0;
-	if (fclose(f) == EOF ||
-	    asprintf(ret_note,
-		     "sandbox: the command made %s, from which git outside the sandbox would "
-		     "take hooks or configuration; moved to the trash, unless said otherwise: "
-		     "look at it before you restore it",
-		     list) < 0)
-		return -ENOMEM;
-	return 0;
+	sb->vetting = false;
+	return pdk_vet_end(&sb->vet, ret_note);
 }
 
 void pdk_sandbox_release(struct pdk_sandbox *sb)
@@ -1191,7 +1217,10 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 	disarm(sb);
 	pdk_strvfreep(&sb->roots);
 	pdk_strvfreep(&sb->protect);
-	pdk_strvfreep(&sb->unmade);
+	pdk_strvfreep(&sb->missing);
+	pdk_strvfreep(&sb->configs);
+	pdk_vet_release(&sb->vet);
+	free(sb->sweep_note);
 	pdk_strvfreep(&sb->env_added);
 	pdk_strvfreep(&sb->domains);
 	pdk_strvfreep(&sb->refused);

@@ -11,6 +11,7 @@
 #include "confine.h"
 #include "core/request.h"
 #include "run/runner.h"
+#include "vet.h"
 
 struct pdk_config;
 struct pdk_proxy;
@@ -37,8 +38,6 @@ struct pdk_sandbox {
 	char why[600];                 /* why pdk_sandbox_run failed, when it did */
 	size_t own_first;              /* protect[own_first...]: paddock's own directories */
 	char *cache;		       /* owned: the per-user cache directory's real path, or NULL */
-	char **unmade;		       /* owned: git names missing at the start, not to be made */
-	size_t n_unmade;
 	/* Domains mode: the configured and asked-for domains (owned), the
 	 * proxy while the command runs, and paddock's end of its control
 	 * socket (policy.proxy_fd is the sandbox's). */
@@ -49,6 +48,15 @@ struct pdk_sandbox {
 	struct pdk_proxy *proxy;
 	char **refused;                /* owned: the names the proxy refused */
 	size_t n_refused;
+	/* owned: protected paths inside a root missing at the start (their parent there):
+	 * what the command makes at them goes to the trash after the run (vet.h) */
+	char **missing;
+	size_t n_missing;
+	char **configs;		       /* owned: git configurations left writable, vetted after */
+	size_t n_configs;
+	struct pdk_vet vet;	       /* this run's journal of them, from pdk_sandbox_run on */
+	bool vetting;
+	char *sweep_note;	       /* what a killed earlier run had left, swept at set-up */
 };
 
 /* Variables whose names match these (fnmatch, any case) never reach a
@@ -68,10 +76,11 @@ extern const char *const pdk_secret_env_default[];
 int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cfg,
 		      const char *path, char **environ, struct pdk_sandbox *sb, char *why,
 		      size_t why_len);
-/* After a confined run: what the command made of sb->unmade (a commondir or configuration
- * git would read, outside the sandbox too) goes to the trash. *ret_note says so, or is NULL
- * when there was nothing. 0 or -ENOMEM. */
-int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note);
+/* After a confined run, whatever its outcome: what the command made at sb->missing (a
+ * commondir or configuration git would read, a hook, an editor's settings: outside the sandbox
+ * too) goes to the trash. *ret_note says so, or is NULL when there was nothing;
+ * *ret_sweep_note likewise for what earlier runs, killed, had left. 0 or -ENOMEM. */
+int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note, char **ret_sweep_note);
 /* Add "NAME=VALUE" entries (NULL-terminated) to the command's environment,
  * replacing variables of the same name; entries are copied. Secret patterns
  * do not apply to them. Call between setup and run. */

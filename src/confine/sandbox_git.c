@@ -20,10 +20,9 @@
 static const char *const gitdir_names[] = {"hooks", "config", "commondir", "config.worktree"};
 
 /*
- * The names of gitdir_names from first on in the git directory dir: protected where they
- * exist; where they do not, the command must not make them (sb->unmade). A placeholder
- * cannot stand in for these: git reads a commondir or configuration it finds and fails on
- * one it cannot read, inside the sandbox and, while the run lasts, outside it.
+ * The names of gitdir_names from first on in the git directory dir: protected (a configuration:
+ * vetted) where they exist; where they do not, what the command makes there is undone after the run
+ * (sb->missing, vet.h).
  */
 static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, size_t first)
 {
@@ -33,10 +32,14 @@ static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, si
 		char *p = pdk_path_join(dir, gitdir_names[i]);
 		struct stat st;
 
+		/* A configuration stays writable, for user.email, a remote or an upstream, and
+		 * is vetted after the run (vet.h); hooks and a commondir are held. */
 		if (p && lstat(p, &st) == 0)
-			r = pdk_sandbox_strv_push(&sb->protect, np, p);
+			r = !strncmp(gitdir_names[i], "config", 6)
+				? pdk_sandbox_strv_push(&sb->configs, &sb->n_configs, p)
+				: pdk_sandbox_strv_push(&sb->protect, np, p);
 		else
-			r = pdk_sandbox_strv_push(&sb->unmade, &sb->n_unmade, p);
+			r = pdk_sandbox_strv_push(&sb->missing, &sb->n_missing, p);
 	}
 	return r;
 }
@@ -139,7 +142,7 @@ int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root
 		return pdk_sandbox_strv_push(&sb->protect, np, steal_pointer(&git));
 	if (!S_ISDIR(st.st_mode))
 		return 0;
-	if ((r = add_git_names(sb, np, git, 2)) < 0 || (r = add_gitdirs(sb, np, git)) < 0)
+	if ((r = add_git_names(sb, np, git, 1)) < 0 || (r = add_gitdirs(sb, np, git)) < 0)
 		return r;
 	_cleanup_free_ char *common = pdk_path_join(git, "commondir");
 	return common ? add_named_gitdir(sb, np, common, git, 1) : -ENOMEM;

@@ -14,7 +14,7 @@ int pdk_sandbox_strv_push(char ***v, size_t *n, char *s);
  * file and the repository it names when a root holds it, a symlink (refused by a backend
  * that holds protected paths), or the directory's commondir and config.worktree, its
  * submodules' and worktrees' git directories, and what its commondir names. Those names
- * missing that git would read go to sb->unmade. 0 or -ENOMEM.
+ * missing that git would read go to sb->missing. 0 or -ENOMEM.
  */
 int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root);
 

@@ -121,6 +121,13 @@ static inline int pdk_raw_close_from(int first)
 	return 0;
 }
 
+/* Execute the program open on fd (AT_EMPTY_PATH); returns only on failure, -errno. */
+static inline int pdk_raw_execveat(int fd, char *const *argv, char *const *envp)
+{
+	return (int)pdk_raw_syscall(SYS_execveat, fd, (long)"", (long)argv, (long)envp,
+				    AT_EMPTY_PATH);
+}
+
 static inline __attribute__((noreturn)) void pdk_raw_exit(int status)
 {
 	for (;;)

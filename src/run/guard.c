@@ -14,6 +14,8 @@
 #include "core/rawsys.h"
 #include "core/util.h"
 
+extern char **environ;
+
 static const int ignored[] = {SIGHUP,  SIGINT,	SIGQUIT, SIGTERM, SIGPIPE, SIGUSR1,
 			      SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU};
 
@@ -31,6 +33,9 @@ struct orders {
 	struct pdk_cgroup cg; /* a copy, with the fds renumbered for the guardian */
 	size_t mlen;	      /* 0: no marker */
 	char marker[256];
+	int finish;	      /* a run journal to finish (confine/vet.h), or -1 */
+	int exe;	      /* paddock's own executable, to finish it with, or -1 */
+	char *const *envp;    /* paddock's environment, for that */
 };
 
 /* Everything from here to guardian() runs in the guardian: raw system calls
@@ -117,7 +122,7 @@ static int guardian(struct orders *o)
 {
 	char b = 0;
 	long n;
-	int s_hi, l_hi = -1;
+	int s_hi, l_hi = -1, f_hi = -1, e_hi = -1, rc = 0;
 
 	/* Its own process group: a kill of paddock's group, or the terminal's
 	 * ^C (sent to the foreground group), does not take the guardian along;
@@ -136,13 +141,26 @@ static int guardian(struct orders *o)
 	s_hi = pdk_raw_fcntl(o->sock, F_DUPFD, 10);
 	if (o->lock >= 0)
 		l_hi = pdk_raw_fcntl(o->lock, F_DUPFD, 10);
+	if (o->finish >= 0) {
+		f_hi = pdk_raw_fcntl(o->finish, F_DUPFD, 10);
+		e_hi = pdk_raw_fcntl(o->exe, F_DUPFD, 10);
+	}
 	for (int fd = 0; fd < 3; fd++)
 		if (o->devnull != fd)
 			pdk_raw_dup3(o->devnull, fd);
 	if (s_hi < 0 || (o->lock >= 0 && l_hi < 0) || pdk_raw_dup3(s_hi, 3) < 0 ||
 	    (l_hi >= 0 && pdk_raw_dup3(l_hi, 4) < 0))
 		return 1;
-	pdk_raw_close_from(l_hi >= 0 ? 5 : 4);
+	/* The journal as fd 5, paddock's executable as fd 6, both kept across the exec. */
+	if (f_hi < 0 || e_hi < 0 || pdk_raw_dup3(f_hi, 5) < 0 || pdk_raw_dup3(e_hi, 6) < 0)
+		f_hi = -1;
+	if (l_hi < 0)
+		pdk_raw_close(4);
+	if (f_hi < 0) {
+		pdk_raw_close(5);
+		pdk_raw_close(6);
+	}
+	pdk_raw_close_from(7);
 	do
 		n = pdk_raw_read(3, &b, 1);
 	while (n == -EINTR);
@@ -150,18 +168,27 @@ static int guardian(struct orders *o)
 		return 0;
 	/* paddock is gone and did not clean up: the run must not outlive it. */
 	if (o->has_cg)
-		return pdk_cgroup_kill(&o->cg, 10000) == 0 ? 0 : 1;
-	if (o->mlen)
+		rc = pdk_cgroup_kill(&o->cg, 10000) == 0 ? 0 : 1;
+	else if (o->mlen)
 		kill_marked(o, 10000);
-	return 0;
+	/* Then what the command made at protected names is undone, by paddock itself: the
+	 * journal's lock goes along, so no other run takes it meanwhile. */
+	if (f_hi >= 0) {
+		static char a0[] = "paddock", a1[] = "__finish", a2[] = "5";
+		char *const argv[] = {a0, a1, a2, NULL};
+
+		pdk_raw_close(3);
+		pdk_raw_execveat(6, argv, o->envp);
+	}
+	return rc;
 }
 
 /* The end of the guardian's code. */
 
 int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char *marker,
-		    int devnull)
+		    int devnull, int finish)
 {
-	struct orders o = {.lock = -1, .devnull = devnull};
+	struct orders o = {.lock = -1, .devnull = devnull, .finish = -1, .exe = -1};
 	sigset_t all, old;
 	pid_t pid;
 	int sv[2];
@@ -181,8 +208,16 @@ int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char
 		o.cg.lock_fd = 4;
 		o.cg.procs_fd = o.cg.current_fd = o.cg.events_fd = -1;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+	/* Without its own executable the guardian still kills; the next run then finishes. */
+	if (finish >= 0 && (o.exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) >= 0) {
+		o.finish = finish;
+		o.envp = environ;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		if (o.exe >= 0)
+			close(o.exe);
 		return -errno;
+	}
 	o.sock = sv[1];
 	/* No signal handler of paddock's may run in the guardian before it
 	 * has set its own dispositions; it keeps this mask. A fork, with its
@@ -199,6 +234,8 @@ int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char
 		pid = -errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(sv[1]);
+	if (o.exe >= 0)
+		close(o.exe);
 	if (pid < 0) {
 		close(sv[0]);
 		return pid;

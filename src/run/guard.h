@@ -22,11 +22,14 @@ struct pdk_guard {
  * pdk_guard_stop(done), it kills everything in cg (holding the cgroup slot's
  * lock until then) or, without a cgroup, every process whose environment
  * holds marker ("PADDOCK_RUN=TOKEN"), the processes the run started. devnull
- * becomes its stdin, stdout and stderr. cg and marker are copied: the caller
- * may free them once this returns. 0 or -errno.
+ * becomes its stdin, stdout and stderr. finish (-1: none) is a run journal
+ * (confine/vet.h) the guardian keeps open: when paddock dies, once the run is
+ * killed, it executes paddock's own binary as `paddock __finish 5` with the
+ * journal as fd 5. cg and marker are copied: the caller may free them once
+ * this returns. 0 or -errno.
  */
 int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char *marker,
-		    int devnull);
+		    int devnull, int finish);
 
 /* Dismiss it: with done, it exits quietly; without, it does its killing.
  * It is reaped later, not waited for. Accepts a guard never started. */

@@ -499,12 +499,13 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 		/* Nothing of the run may outlive paddock, even if it is
 		 * SIGKILLed: the guardian then empties the cgroup or, without
 		 * one, kills the processes that carry the run's marker. */
-		if (!spec->tree_dies_with_parent) {
+		if (!spec->tree_dies_with_parent || spec->finish_fd > 2) {
 			if (!cg && (r = mark_env(spec->envp, marker, sizeof(marker),
 						 &marked_envp)) < 0)
 				goto close_pipes;
 			plan.envp = marked_envp;
-			if ((r = pdk_guard_start(&guard, cg, cg ? NULL : marker, devnull)) < 0)
+			if ((r = pdk_guard_start(&guard, cg, cg ? NULL : marker, devnull,
+						 spec->finish_fd > 2 ? spec->finish_fd : -1)) < 0)
 				goto close_pipes;
 		}
 #endif

@@ -34,6 +34,9 @@ struct pdk_run_spec {
 	 * that kills the run if paddock itself is killed. */
 	unsigned long max_procs;
 	bool tree_dies_with_parent;        /* the wrapper kills the tree if paddock dies */
+	/* A run journal (confine/vet.h), locked, open on this fd (> 2; 0: none): if paddock dies,
+	 * the guardian, once the run is killed, hands it to `paddock __finish`. */
+	int finish_fd;
 	char *why;			   /* why spawned() stopped the run, or it was lost */
 	size_t why_len;
 };

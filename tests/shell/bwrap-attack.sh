@@ -95,29 +95,25 @@ prot -- sh -c 'echo two > a && git add a && git commit -qm two'
 check "git commit in a root works with protection on" \
 	test "$(git -C "$repo" log --format=%s -1)" = two
 
-# Missing protected paths: creating them must fail too, and nothing is left
-# behind on the host afterwards.
+# Missing protected paths: the backend makes nothing in their place (no placeholder in the
+# user's tree); what the command makes there is undone after the run by the sandbox stage
+# (protect.sh drives that through paddock).
 rm -rf "$repo/.git/hooks"
-prot -- sh -c 'mkdir -p .git/hooks/x || echo evil > .git/hooks/post-checkout ||
-	echo evil > .git/hooks' 2>/dev/null
-rc=$?
-check "a missing .git/hooks cannot be created (refused inside: rc $rc)" test $rc -ne 0
-check "a missing .git/hooks is still absent outside" test ! -e "$repo/.git/hooks"
-prot -- sh -c 'echo "{}" > .mcp.json || mkdir -p .vscode/x || echo x > .vscode' 2>/dev/null
-rc=$?
-check "missing .mcp.json and .vscode cannot be created (rc $rc)" test $rc -ne 0
-check "no placeholder is left behind" test ! -e "$repo/.mcp.json" -a ! -e "$repo/.vscode"
+prot -- sh -c 'ls -A . .git' >"$outside/seen" 2>&1
+check "a missing .git/hooks, .vscode and .mcp.json get no placeholder inside" \
+	sh -c "! grep -qx -e hooks -e .vscode -e .mcp.json '$outside/seen'"
+check "... nor outside" test ! -e "$repo/.git/hooks" -a ! -e "$repo/.mcp.json" -a ! -e "$repo/.vscode"
 prot -- sh -c 'echo three > a && git commit -qam three'
 check "git commit works with .git/hooks missing" \
 	test "$(git -C "$repo" log --format=%s -1)" = three
 # .git moved aside, with the read-only hooks in it, and a copy of the command's own in its
 # place: the next git commit outside would run the planted hook. And with .git/hooks missing
-# (held by a placeholder) a symlink in .git's place would turn the placeholders' removal
-# after the run on files outside. Every directory between the root and a protected path is
-# a mount point inside, which cannot be moved.
+# a symlink in .git's place would turn what is undone after the run on files outside. Every
+# directory between the root and a protected path is a mount point inside, which cannot be
+# moved.
 : > "$outside/hooks" && : > "$outside/config"
 prot -- sh -c "mv .git .git-old || exit 1; ln -s '$outside' .git" 2>/dev/null
-check ".git with placeholders in it cannot be moved aside" \
+check ".git with a missing protected path in it cannot be moved aside" \
 	sh -c "test -d '$repo/.git' -a ! -L '$repo/.git' -a ! -e '$repo/.git-old'"
 check "... and the files outside named like them are still there" \
 	test -e "$outside/hooks" -a -e "$outside/config"

@@ -172,33 +172,30 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 	check "$b: with paddock's own stdio closed the command runs to its end" \
 		grep -qx alive "$T/proj/stdio-$b"
 
-	# Placeholders for missing protected paths: gone after a run, and after paddock's SIGKILL
-	# the next run removes what the killed one left.
-	if [ "$b" = bwrap ]; then
-		mkdir -p "$T/ph-$b"
-		(cd "$T/ph-$b" && exec "$P" run --backend bwrap -- sleep 30) >/dev/null 2>&1 &
-		pk=$!
-		i=0
-		while [ ! -e "$T/ph-$b/.vscode" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-		check "$b: while a run lasts, a missing .vscode is held" test -e "$T/ph-$b/.vscode"
-		kill -9 "$pk"
-		wait "$pk" 2>/dev/null
-		check "$b: ... and stays behind when paddock is SIGKILLed" test -e "$T/ph-$b/.vscode"
-		(cd "$T/ph-$b" && "$P" run --backend bwrap -- mkdir -p .vscode/x) >/dev/null 2>&1
-		check "$b: the next run removes what the killed one left" sh -c \
-			'! ls -A "$0" | grep -q .' "$T/ph-$b"
-		check "$b: ... and still holds the missing path itself (no .vscode/x made)" \
-			absent "$T/ph-$b/.vscode/x"
-		# Without a usable state directory the list of placeholders cannot be
-		# kept: the run still runs, confined, and leaves none behind.
-		: >"$T/state-file"
-		out=$(cd "$T/ph-$b" && XDG_STATE_HOME="$T/state-file" "$P" run --backend bwrap -- \
-			sh -c 'echo held >.vscode || echo refused' 2>&1)
-		check "$b: with the state directory a file, a run still works and holds .vscode" \
-			sh -c 'echo "$0" | grep -q "^refused$"' "$out"
-		check "$b: ... and leaves no placeholder behind" sh -c '! ls -A "$0" | grep -q .' \
-			"$T/ph-$b"
-	fi
+	# Missing protected paths: nothing stands in their place while a run lasts, and what
+	# the command made there goes after paddock's SIGKILL too (its guardian finishes).
+	mkdir -p "$T/ph-$b"
+	(cd "$T/ph-$b" && exec "$P" run --backend "$b" -- sh -c 'mkdir -p .vscode/x; exec sleep 30') \
+		>/dev/null 2>&1 &
+	pk=$!
+	i=0
+	while [ ! -e "$T/ph-$b/.vscode/x" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	check "$b: while a run lasts, the tree holds only what the command made" \
+		test "$(ls -A "$T/ph-$b")" = .vscode
+	kill -9 "$pk"
+	wait "$pk" 2>/dev/null
+	i=0
+	while [ -e "$T/ph-$b/.vscode" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	check "$b: ... and after paddock's SIGKILL its guardian moved that to the trash" sh -c \
+		'! ls -A "$0" | grep -q .' "$T/ph-$b"
+	# Without a usable state directory no journal can be kept: the run still runs,
+	# confined, and paddock undoes what it made.
+	: >"$T/state-file"
+	out=$(cd "$T/ph-$b" && XDG_STATE_HOME="$T/state-file" "$P" run --backend "$b" -- \
+		sh -c 'echo made >.vscode && echo done' 2>&1)
+	check "$b: with the state directory a file, a run still works" \
+		sh -c 'echo "$0" | grep -q "^done$"' "$out"
+	check "$b: ... and leaves nothing behind" sh -c '! ls -A "$0" | grep -q .' "$T/ph-$b"
 
 	# The configuration's writablePaths, protected_paths and env, each next to its twin.
 	mkdir -p "$T/cfgw-$b" "$T/proj/keep-$b"
@@ -288,7 +285,7 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 		'echo ../evil > .git/commondir; printf "[core]\n" > .git/config.worktree; echo made')
 	check "$b: a .git/commondir the command made is gone after the run, and it says so" sh -c \
 		'[ ! -e "$1/.git/commondir" ] && [ ! -e "$1/.git/config.worktree" ] &&
-		echo "$0" | grep -q "^sandbox: the command made $1/.git/commondir, $1/.git/config.worktree, from which git"' \
+		echo "$0" | grep -q "^sandbox: the command made $1/.git/commondir, $1/.git/config.worktree, at protected names"' \
 		"$out" "$G"
 	check "$b: ... while the repository still works" git -C "$G" status --short
 	: >"$T/notadir"
@@ -302,7 +299,7 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 		(cd "$G" && "$P" run --backend "$b" -- sh -c \
 			'echo "[core] fsmonitor = evil" >> .git/modules/sub/config; touch .git/modules/sub/hooks/pre-commit') \
 			>/dev/null 2>&1
-		check "$b: a submodule's config and hooks stay read-only" \
+		check "$b: a submodule's hooks stay read-only, its config free of what runs a program" \
 			sh -c "[ ! -s '$G/.git/modules/sub/config' ] && [ ! -e '$G/.git/modules/sub/hooks/pre-commit' ]"
 		# A worktree's .git is a gitdir: file, held read-only; a symlinked .git cannot be held.
 		W2=$T/wt-$b
@@ -312,10 +309,10 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 		# ... and the repository it names, when a root holds it, is held as the .git it stands for.
 		S=$T/sep-$b
 		git init -q --separate-git-dir="$S/.repo" "$S"
-		(cd "$S" && "$P" run --backend "$b" -- sh -c 'echo x > .repo/hooks/pre-commit; echo "[pdkmark]" >> .repo/config') \
+		(cd "$S" && "$P" run --backend "$b" -- sh -c 'echo x > .repo/hooks/pre-commit; printf "[core]\\n\\tfsmonitor = evil\\n" >> .repo/config') \
 			>/dev/null 2>&1
 		check "$b: the repository a gitdir: file names keeps its hooks and config" \
-			sh -c "[ ! -e '$S/.repo/hooks/pre-commit' ] && ! grep -q pdkmark '$S/.repo/config'"
+			sh -c "[ ! -e '$S/.repo/hooks/pre-commit' ] && ! grep -q fsmonitor '$S/.repo/config'"
 		# Should a swap during bwrap's set-up move a bind elsewhere (a wrapper moves it here,
 		# deterministically), the look at the sandbox stops the command before it starts:
 		# the pin of .git, or the read-only bind of its hooks.

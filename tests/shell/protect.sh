@@ -7,12 +7,36 @@
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 77; }
 P=$PADDOCK
 fresh_state
+# The default roots apart from the projects: a private temp and cache directory, and a trash
+# of the test's own.
+mkdir -p "$T/tmp" "$T/cache" "$T/data"
+export TMPDIR="$T/tmp" XDG_CACHE_HOME="$T/cache" XDG_DATA_HOME="$T/data"
+absent() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
+# A project: a git repository with one commit, .git/hooks as git makes it.
+mkrepo() {
+	git init -q "$1" && git -C "$1" config user.email t@e.st && git -C "$1" config user.name t &&
+		echo one >"$1/a" && git -C "$1" add a && git -C "$1" commit -qm one
+}
+# Nothing but what git tracks, ignored files included.
+clean_tree() { [ -z "$(git -C "$1" status --porcelain --ignored)" ]; }
+# wait_gone PATH...: until none of them exists, up to 20 s (a guardian finishing).
+wait_gone() {
+	i=0
+	for f in "$@"; do
+		while [ -e "$f" ] || [ -L "$f" ]; do
+			i=$((i + 1))
+			[ $i -gt 400 ] && return 1
+			sleep 0.05
+		done
+	done
+}
+journals() { ls -A "$XDG_STATE_HOME/paddock/runs" 2>/dev/null | grep -c .; }
 
 # --- doctor's probe ------------------------------------------------------
 # A process of the same user (a confined command has /tmp as a root) swaps doctor's probe
 # file for a symlink to a file of the user's, as fast as it can: doctor must act on the
 # file it made, never on what the name points at.
-if "$P" doctor 2>/dev/null | grep -q "^landlock: works here"; then
+if [ -z "${PROTECT_SKIP_DOCTOR:-}" ] && "$P" doctor 2>/dev/null | grep -q "^landlock: works here"; then
 	echo secret >"$T/victim"
 	chmod 600 "$T/victim"
 	touch -d 2001-01-01 "$T/victim"
@@ -48,5 +72,170 @@ PY
 	check "doctor leaves no probe directory behind" \
 		sh -c "! ls -d /tmp/paddock-doctor.* '$XDG_STATE_HOME'/paddock/doctor.* 2>/dev/null | grep -q ."
 fi
+
+# --- missing protected paths -----------------------------------------------
+backends=
+for b in bwrap landlock; do
+	"$P" doctor 2>/dev/null | grep -q "^$b: works here" && backends="$backends $b"
+done
+command -v git >/dev/null || backends=
+
+for b in $backends; do
+	fresh_state
+	R=$T/miss-$b
+	mkrepo "$R"
+	rm -rf "$R/.git/hooks"
+	# While the run lasts nothing of paddock's is in the tree; what the command makes at a
+	# protected name is there (the window), and gone after the run, to the trash, said so.
+	(cd "$R" && exec "$P" run --backend "$b" -- sh -c 'echo go > '"$T/go-$b"'; mkdir -p .vscode .git/hooks;
+		echo evil > .vscode/tasks.json; printf "#!/bin/sh\necho pwned\n" > .git/hooks/pre-commit;
+		chmod +x .git/hooks/pre-commit; echo "{}" > .mcp.json; echo evil > .bashrc; echo legit > b;
+		while [ ! -e '"$T/stop-$b"' ]; do sleep 0.05; done') >"$T/out" 2>"$T/err" </dev/null &
+	pr=$!
+	wait_for_file "$T/go-$b"
+	check "$b: while a run lasts, nothing of paddock's is in the tree" \
+		test "$(git -C "$R" status --porcelain --ignored | grep -v -e '^?? \.vscode/$' \
+			-e '^?? \.mcp\.json$' -e '^?? \.bashrc$' -e '^?? b$' | wc -l)" = 0
+	touch "$T/stop-$b"
+	wait $pr
+	check "$b: after the run what the command made at protected names is gone" sh -c \
+		"[ ! -e '$R/.vscode' ] && [ ! -e '$R/.git/hooks' ] && [ ! -e '$R/.mcp.json' ] && [ ! -e '$R/.bashrc' ]"
+	check "$b: ... its legitimate twin stays" grep -qx legit "$R/b"
+	check "$b: ... the result says so" grep -q "^sandbox: the command made .*$R/.vscode.*moved to the trash" "$T/out"
+	check "$b: ... and the trash has them" test -f "$XDG_DATA_HOME/Trash/files/tasks.json" -o \
+		-d "$XDG_DATA_HOME/Trash/files/.vscode"
+	rm -f "$R/b"
+	check "$b: ... the tree is as git left it, and no journal stays" sh -c \
+		"[ -z \"\$(git -C '$R' status --porcelain --ignored)\" ] && [ \"\$(ls -A '$XDG_STATE_HOME/paddock/runs' 2>/dev/null)\" = '' ]"
+	out=$(cd "$R" && git commit -q --allow-empty -m two 2>&1)
+	check "$b: ... and the user's next git commit runs no hook of the command's" \
+		sh -c '! echo "$0" | grep -q pwned' "$out"
+done
+
+# .git/config: writable for what git's everyday commands set, put back when the command set
+# what makes the user's git run a program; the command's version is kept in the trash.
+for b in $backends; do
+	fresh_state
+	R=$T/cfg-$b
+	mkrepo "$R"
+	(cd "$R" && exec "$P" run --backend "$b" -- sh -c 'git config user.email new@e.st &&
+		git remote add up https://example.org/x.git && git config branch.master.remote up &&
+		echo configured') >"$T/out" 2>"$T/err" </dev/null
+	check "$b: git config and git remote add work in a run" grep -qx configured "$T/out"
+	check "$b: ... and what they set stays" sh -c \
+		"[ \"\$(git -C '$R' config user.email)\" = new@e.st ] && git -C '$R' remote | grep -qx up"
+	check "$b: ... with no note of anything undone" sh -c "! grep -q '^sandbox: the command' '$T/out'"
+	for setting in "core.fsmonitor=touch $T/pwned-$b" "alias.st=!touch $T/pwned-$b" \
+		"core.hooksPath=$T" "includeIf.onbranch:master.path=$T/inc" "diff.x.textconv=touch $T/pwned-$b"; do
+		key=${setting%%=*}
+		cp "$R/.git/config" "$T/config.before"
+		(cd "$R" && exec "$P" run --backend "$b" -- git config "$key" "${setting#*=}") \
+			>"$T/out" 2>"$T/err" </dev/null
+		check "$b: $key set by the command is undone after the run" cmp -s "$R/.git/config" "$T/config.before"
+		check "$b: ... the result says so, naming it" grep -qi "^sandbox: the command set $key in $R/.git/config" "$T/out"
+	done
+	git -C "$R" status >/dev/null 2>&1
+	check "$b: ... the user's git status ran none of them" test ! -e "$T/pwned-$b"
+	check "$b: ... and the command's versions are in the trash" \
+		test "$(ls "$XDG_DATA_HOME/Trash/files" | grep -c '^config')" -ge 5
+	# An alias that runs git, not a program, is the command's to set.
+	(cd "$R" && exec "$P" run --backend "$b" -- git config alias.co checkout) >/dev/null 2>&1
+	check "$b: ... while a plain alias stays" test "$(git -C "$R" config alias.co)" = checkout
+	# paddock SIGKILLed after the command set core.fsmonitor: the guardian puts it back.
+	cp "$R/.git/config" "$T/config.before"
+	(cd "$R" && exec "$P" run --backend "$b" -- sh -c "git config core.fsmonitor 'touch $T/pwned-$b'; exec sleep 29.7713") \
+		>/dev/null 2>&1 </dev/null &
+	pk=$!
+	i=0
+	while ! grep -q fsmonitor "$R/.git/config" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	kill -9 $pk
+	wait $pk 2>/dev/null
+	i=0
+	while ! cmp -s "$R/.git/config" "$T/config.before" && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+	check "$b: after paddock's SIGKILL its guardian undoes core.fsmonitor" cmp -s "$R/.git/config" "$T/config.before"
+	i=0
+	while [ "$(journals)" != 0 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	check "$b: ... and leaves no journal" test "$(journals)" = 0
+done
+
+# Parallel runs over four roots: every one succeeds, nothing is left behind.
+for b in $backends; do
+	for count in 8 64; do
+		fresh_state
+		for k in 1 2 3 4; do
+			rm -rf "$T/par$k"
+			mkrepo "$T/par$k"
+		done
+		i=0
+		pids=
+		while [ $i -lt $count ]; do
+			k=$((i % 4 + 1))
+			(cd "$T/par$k" && exec "$P" run --backend "$b" -- sh -c 'git status --short >/dev/null && echo ran') \
+				>"$T/par.out.$i" 2>&1 </dev/null &
+			pids="$pids $!"
+			i=$((i + 1))
+		done
+		bad=0
+		for p in $pids; do wait "$p" || bad=$((bad + 1)); done
+		check "$b: $count runs at once over 4 roots all succeed ($bad failed)" test $bad = 0
+		i=0
+		good=0
+		while [ $i -lt $count ]; do
+			grep -qx ran "$T/par.out.$i" && good=$((good + 1))
+			i=$((i + 1))
+		done
+		check "$b: ... and each ran its command ($good of $count)" test $good = $count
+		check "$b: ... nothing is left in the roots, nor a journal" sh -c \
+			"for k in 1 2 3 4; do [ -z \"\$(git -C '$T'/par\$k status --porcelain --ignored)\" ] || exit 1; done;
+			[ \"\$(ls -A '$XDG_STATE_HOME/paddock/runs' 2>/dev/null)\" = '' ]"
+	done
+done
+
+# Overlapping runs racing to make a hook and an editor's tasks: nothing survives them.
+for b in $backends; do
+	fresh_state
+	R=$T/race-$b
+	mkrepo "$R"
+	rm -rf "$R/.git/hooks"
+	i=0
+	pids=
+	while [ $i -lt 6 ]; do
+		(cd "$R" && exec "$P" run --backend "$b" -- sh -c 'j=0; while [ $j -lt 40 ]; do
+			mkdir -p .git/hooks .vscode 2>/dev/null; printf "#!/bin/sh\necho pwned\n" > .git/hooks/pre-commit 2>/dev/null;
+			chmod +x .git/hooks/pre-commit 2>/dev/null; echo evil > .vscode/tasks.json 2>/dev/null;
+			j=$((j + 1)); sleep 0.01; done; true') >/dev/null 2>&1 </dev/null &
+		pids="$pids $!"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	for p in $pids; do wait "$p"; done
+	check "$b: overlapping runs racing for .git/hooks and .vscode leave neither" sh -c \
+		"[ ! -e '$R/.git/hooks/pre-commit' ] && [ ! -e '$R/.vscode/tasks.json' ]"
+	check "$b: ... and the tree is clean" clean_tree "$R"
+done
+
+# paddock SIGKILLed at random points of a run: its guardian finishes what it started.
+for b in $backends; do
+	fresh_state
+	R=$T/kill-$b
+	mkrepo "$R"
+	bad=0
+	for d in 0 0.05 0.1 0.2 0.3 0.5 0.8 1.2; do
+		(cd "$R" && exec "$P" run --backend "$b" -- sh -c \
+			'mkdir -p .vscode; echo evil > .vscode/tasks.json; echo "{}" > .mcp.json; exec sleep 29.7713') \
+			>/dev/null 2>&1 </dev/null &
+		pk=$!
+		sleep $d
+		kill -9 $pk
+		wait $pk 2>/dev/null
+		wait_gone "$R/.vscode" "$R/.mcp.json" || bad=$((bad + 1))
+	done
+	check "$b: paddock SIGKILLed at 8 points: what the command made goes ($bad stayed)" test $bad = 0
+	i=0
+	while [ "$(journals)" != 0 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	check "$b: ... no journal stays" test "$(journals)" = 0
+	check "$b: ... nor a process of the run" sh -c "! pgrep -f 'sleep 29.7713\$' >/dev/null"
+	check "$b: ... and the tree is clean" clean_tree "$R"
+done
 
 finish

@@ -1,0 +1,24 @@
+/* gitconfig.h - the settings of a git configuration file that make git run a program or
+ * read another configuration: what a command may not leave behind in a project's .git. */
+#ifndef PDK_GITCONFIG_H
+#define PDK_GITCONFIG_H
+
+#include <stddef.h>
+
+/*
+ * The risky settings of the configuration text (len bytes), each "name=value" with the
+ * section and key in lower case (core.fsmonitor=..., alias.x=!sh), into *ret (n of them in
+ * *ret_n, NULL-terminated; the caller frees each and the array). 0, -EINVAL when git could not
+ * read the text either, or -ENOMEM.
+ */
+int pdk_gitconfig_risky(const char *text, size_t len, char ***ret, size_t *ret_n);
+
+/*
+ * Does after hold a risky setting that before does not (each setting of before answers for
+ * one of after)? 1 with the first one's name in *ret_first (the caller frees it), 0 when none,
+ * -EINVAL when after cannot be read as a configuration, -ENOMEM.
+ */
+int pdk_gitconfig_added(const char *before, size_t before_len, const char *after,
+			size_t after_len, char **ret_first);
+
+#endif

@@ -1,0 +1,575 @@
+/* vet.c - protected paths with no file in the user's tree: a journal of those missing before
+ * the run, and after it (or after paddock's death) what the command made there to the trash. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/path.h"
+#include "gitconfig.h"
+#include "core/util.h"
+#include "output/store.h"
+#include "trash/trash.h"
+#include "vet.h"
+
+/* The largest journal read back: thousands of paths. */
+#define JOURNAL_MAX (1 << 20)
+/* The largest git configuration vetted; a larger one is left as the command leaves it. */
+#define CONFIG_MAX (1 << 20)
+
+static int push(char ***v, size_t *n, const char *s, size_t len)
+{
+	char **nv = realloc(*v, (*n + 2) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	if (!(nv[*n] = strndup(s, len)))
+		return -ENOMEM;
+	nv[++*n] = NULL;
+	return 0;
+}
+
+/*
+ * What is at each of the n missing paths goes to the trash, taken only from under the roots;
+ * one the trash will not take (the command can see to that) is deleted when it is a file.
+ * The list of what was found, for a note, onto f (*f opened on first use). 0 or -ENOMEM.
+ */
+static int undo_made(char *const *roots, size_t n_roots, char *const *missing, size_t n,
+		     FILE **f, char **buf, size_t *size)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct pdk_error err = {0};
+		struct stat st;
+
+		if (lstat(missing[i], &st) < 0)
+			continue;
+		if (!*f && !(*f = open_memstream(buf, size)))
+			return -ENOMEM;
+		fprintf(*f, "%s%s", ftell(*f) ? ", " : "", missing[i]);
+		if (pdk_trash_put(missing[i], (const char *const *)roots, n_roots, NULL, &err) == 0)
+			continue;
+		const char *name;
+		_cleanup_close_ int dfd = pdk_open_parent_nofollow_at(AT_FDCWD, missing[i], &name);
+		if (dfd >= 0 && unlinkat(dfd, name, 0) == 0)
+			fprintf(*f, " (deleted: the trash would not take it: %s)", err.message);
+		else
+			fprintf(*f, " (left in place: %s)", err.message);
+	}
+	return 0;
+}
+
+/* Put text back at dfd/name, by a file written beside it and renamed over it. */
+static int restore(int dfd, const char *name, const char *text, size_t len, mode_t mode)
+{
+	char tmp[64];
+	unsigned int rnd = 0;
+	int fd, r;
+
+	(void)getentropy(&rnd, sizeof(rnd));
+	snprintf(tmp, sizeof(tmp), ".paddock-restore-%08x", rnd);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0777);
+	if (fd < 0)
+		return -errno;
+	r = pdk_write_all(fd, text, len);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlinkat(dfd, tmp, 0);
+	return r;
+}
+
+/*
+ * A git configuration after the run: kept when the command changed nothing that runs a
+ * program; else its version goes to the trash and the one before is put back. What was done,
+ * as a clause, onto *f.
+ */
+static int vet_config(char *const *roots, size_t n_roots, const struct pdk_vet_config *c,
+		      FILE **f, char **buf, size_t *size)
+{
+	_cleanup_free_ char *now = NULL, *first = NULL, *trashed = NULL;
+	const char *name;
+	_cleanup_close_ int dfd = pdk_open_parent_nofollow_at(AT_FDCWD, c->path, &name);
+	size_t len = 0;
+	struct stat st;
+	int r;
+
+	/* Its directory gone, nothing of it is left for git to read; no copy of it (the journal's
+	 * could not be written): nothing to compare with. */
+	if (dfd < 0 || !c->before)
+		return 0;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* Removed: git itself never does; put back. */
+		r = 0;
+	} else if (S_ISREG(st.st_mode) && st.st_size <= CONFIG_MAX) {
+		_cleanup_close_ int fd =
+		    openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || pdk_read_size(fd, CONFIG_MAX, &now, &len) < 0)
+			return 0;
+		if (len == c->len && !memcmp(now, c->before, len))
+			return 0;
+		r = pdk_gitconfig_added(c->before, c->len, now, len, &first);
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0)
+			return 0; /* user.email, a remote, an upstream: the command's to set */
+	} else {
+		r = -EINVAL; /* a symlink, a directory, a huge file: not a configuration to keep */
+	}
+	if (!*f && !(*f = open_memstream(buf, size)))
+		return -ENOMEM;
+	if (r == 1)
+		fprintf(*f, "%sthe command set %s in %s, which makes git run a program", ftell(*f) ? "; " : "",
+			first, c->path);
+	else if (r == -EINVAL)
+		fprintf(*f, "%sthe command left %s as git could not read it", ftell(*f) ? "; " : "",
+			c->path);
+	else
+		fprintf(*f, "%sthe command removed %s", ftell(*f) ? "; " : "", c->path);
+	if (r != 0) {
+		struct pdk_error err = {0};
+
+		if (pdk_trash_put(c->path, (const char *const *)roots, n_roots, &trashed, &err) == 0)
+			fprintf(*f, ": its version is in the trash as %s", trashed);
+		else
+			fprintf(*f, ": its version could not go to the trash (%s)", err.message);
+	}
+	if ((r = restore(dfd, name, c->before, c->len, c->mode)) == 0) {
+		fprintf(*f, ", and the one from before the run is back");
+	} else {
+		fprintf(*f, ", and the one from before the run could not be put back: %s",
+			strerror(-r));
+	}
+	return 0;
+}
+
+static int undo(const struct pdk_vet *v, char **ret_made, char **ret_configs)
+{
+	char *mbuf = NULL, *cbuf = NULL;
+	size_t msize = 0, csize = 0;
+	FILE *mf = NULL, *cf = NULL;
+	int r;
+
+	r = undo_made(v->roots, v->n_roots, v->missing, v->n_missing, &mf, &mbuf, &msize);
+	for (size_t i = 0; r == 0 && i < v->n_configs; i++)
+		r = vet_config(v->roots, v->n_roots, &v->configs[i], &cf, &cbuf, &csize);
+	if (mf && fclose(mf) == EOF)
+		r = -ENOMEM;
+	if (cf && fclose(cf) == EOF)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(mbuf);
+		free(cbuf);
+		return r;
+	}
+	*ret_made = mbuf;
+	*ret_configs = cbuf;
+	return 0;
+}
+
+/* The note for what undo() did: NULL when it did nothing. */
+static int make_note(const char *made, const char *configs, char **ret_note)
+{
+	*ret_note = NULL;
+	if (!made && !configs)
+		return 0;
+	if (asprintf(ret_note, "sandbox: %s%s%s%s%s",
+		     made ? "the command made " : "", made ? made : "",
+		     made ? ", at protected names from which code would run later outside the "
+			    "sandbox (git's hooks or configuration, a shell's or an editor's start-up "
+			    "files); moved to the trash, unless said otherwise: look at them before "
+			    "you restore them"
+			  : "",
+		     made && configs ? "; " : "",
+		     configs ? configs : "") < 0) {
+		*ret_note = NULL;
+		return -ENOMEM;
+	}
+	if (configs) {
+		char *with = NULL;
+
+		if (asprintf(&with, "%s; to keep such a setting, look at it and set it yourself "
+				    "with git config",
+			     *ret_note) < 0)
+			return -ENOMEM;
+		free(*ret_note);
+		*ret_note = with;
+	}
+	return 0;
+}
+
+static int journal_dir(char **ret)
+{
+	_cleanup_free_ char *state = pdk_state_dir();
+
+	if (!state || asprintf(ret, "%s/" PDK_VET_DIR, state) < 0) {
+		*ret = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_config(struct pdk_vet *v, const char *path, size_t len)
+{
+	struct pdk_vet_config *nc = realloc(v->configs, (v->n_configs + 1) * sizeof(*nc));
+
+	if (!nc)
+		return -ENOMEM;
+	v->configs = nc;
+	nc[v->n_configs] = (struct pdk_vet_config){.path = strndup(path, len)};
+	if (!nc[v->n_configs].path)
+		return -ENOMEM;
+	v->n_configs++;
+	return 0;
+}
+
+/* The configuration named at path (len bytes) and its copy beside the journal, JOURNAL.N
+ * (missing: there was none), onto v. */
+static int load_config(struct pdk_vet *v, const char *journal, const char *path, size_t len)
+{
+	_cleanup_free_ char *copy = NULL;
+	struct pdk_vet_config *c;
+	struct stat st;
+	int r, fd;
+
+	if ((r = add_config(v, path, len)) < 0)
+		return r;
+	c = &v->configs[v->n_configs - 1];
+	if (asprintf(&copy, "%s.%zu", journal, v->n_configs - 1) < 0) {
+		copy = NULL;
+		return -ENOMEM;
+	}
+	fd = open(copy, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    pdk_read_size(fd, CONFIG_MAX, &c->before, &c->len) == 0)
+		c->mode = st.st_mode & 0777;
+	close(fd);
+	return 0;
+}
+
+/* Remove the copies of configurations beside the journal. */
+static void unlink_copies(const char *journal, size_t n)
+{
+	for (size_t i = 0; journal && i < n; i++) {
+		char *copy = NULL;
+
+		if (asprintf(&copy, "%s.%zu", journal, i) >= 0) {
+			(void)unlink(copy);
+			free(copy);
+		}
+	}
+}
+
+/* Read the journal on fd into v (roots, missing) and its own path into *ret_path. */
+static int parse(int fd, struct pdk_vet *v, char **ret_path)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	/* A journal handed on by a guardian shares paddock's offset: at its end. */
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	if ((r = pdk_read_size(fd, JOURNAL_MAX, &text, &len)) < 0)
+		return r;
+	if (strncmp(text, "paddock-vet 1\n", 14) != 0)
+		return -EINVAL;
+	for (char *line = text + 14, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+		size_t l = (size_t)(nl - line);
+
+		if (l < 3 || line[1] != '\t' || line[2] != '/')
+			continue;
+		if (line[0] == 'R')
+			r = push(&v->roots, &v->n_roots, line + 2, l - 2);
+		else if (line[0] == 'M')
+			r = push(&v->missing, &v->n_missing, line + 2, l - 2);
+		else if (line[0] == 'J' && !*ret_path)
+			r = (*ret_path = strndup(line + 2, l - 2)) ? 0 : -ENOMEM;
+		else if (line[0] == 'C' && *ret_path)
+			r = load_config(v, *ret_path, line + 2, l - 2);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Remove the journal at path if it is still the file open on fd. */
+static void unlink_journal(const char *path, int fd)
+{
+	struct stat a, b;
+
+	if (path && fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		(void)unlink(path);
+}
+
+static int finish(int fd, char **ret_note)
+{
+	struct pdk_vet v = {.fd = -1};
+	_cleanup_free_ char *path = NULL, *made = NULL, *configs = NULL;
+	int r;
+
+	*ret_note = NULL;
+	if ((r = parse(fd, &v, &path)) == 0)
+		r = undo(&v, &made, &configs);
+	if (r == 0) {
+		unlink_copies(path, v.n_configs);
+		unlink_journal(path, fd);
+		r = make_note(made, configs, ret_note);
+	}
+	pdk_vet_release(&v);
+	return r;
+}
+
+int pdk_vet_finish_fd(int fd)
+{
+	_cleanup_free_ char *note = NULL;
+
+	(void)flock(fd, LOCK_EX);
+	return finish(fd, &note);
+}
+
+int pdk_vet_adopt(char *const *roots, size_t n_roots, char ***missing, size_t *n)
+{
+	_cleanup_free_ char *dir = NULL;
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (journal_dir(&dir) < 0 || !(d = opendir(dir)))
+		return 0;
+	while (r == 0 && (e = readdir(d))) {
+		struct pdk_vet other = {.fd = -1};
+		_cleanup_free_ char *path = NULL;
+		_cleanup_close_ int fd = -1;
+
+		if (e->d_name[0] == '.' || strchr(e->d_name, '.'))
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		/* Only a run going on holds its journal's lock. */
+		if (fd < 0 || flock(fd, LOCK_SH | LOCK_NB) == 0 || errno != EWOULDBLOCK)
+			continue;
+		if (parse(fd, &other, &path) == 0)
+			for (size_t i = 0; r == 0 && i < other.n_missing; i++) {
+				const char *m = other.missing[i];
+				bool inside = false;
+
+				for (size_t k = 0; k < n_roots && !inside; k++)
+					inside = pdk_path_under(m, roots[k]) && strcmp(m, roots[k]);
+				if (inside && !pdk_strv_contains(*missing, *n, m))
+					r = push(missing, n, m, strlen(m));
+			}
+		pdk_vet_release(&other);
+	}
+	closedir(d);
+	return r;
+}
+
+int pdk_vet_sweep(char **ret_note)
+{
+	_cleanup_free_ char *dir = NULL, *all = NULL;
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (ret_note)
+		*ret_note = NULL;
+	if (journal_dir(&dir) < 0 || !(d = opendir(dir)))
+		return 0;
+	while (r == 0 && (e = readdir(d))) {
+		_cleanup_free_ char *list = NULL;
+		_cleanup_close_ int fd = -1;
+
+		const char *dot = strchr(e->d_name, '.');
+
+		if (e->d_name[0] == '.')
+			continue;
+		/* A copy of a configuration stays as long as its journal. */
+		if (dot) {
+			_cleanup_free_ char *journal = strndup(e->d_name, (size_t)(dot - e->d_name));
+			struct stat st;
+
+			if (journal && fstatat(dirfd(d), journal, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+			    errno == ENOENT)
+				(void)unlinkat(dirfd(d), e->d_name, 0);
+			continue;
+		}
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || pdk_being_made(fd))
+			continue;
+		if ((r = finish(fd, &list)) == -EINVAL) {
+			(void)unlinkat(dirfd(d), e->d_name, 0); /* not a journal */
+			r = 0;
+		}
+		/* Its note, less "sandbox: ", after the first one's. */
+		if (r == 0 && list) {
+			char *joined = NULL;
+
+			if (asprintf(&joined, "%s%s%s", all ? all : "", all ? "; " : "",
+				     list + strlen("sandbox: ")) < 0)
+				r = -ENOMEM;
+			free(all);
+			all = joined;
+		}
+	}
+	closedir(d);
+	if (r == 0 && all && ret_note &&
+	    asprintf(ret_note, "sandbox: from an earlier run that ended without paddock (killed): %s",
+		     all) < 0) {
+		*ret_note = NULL;
+		r = -ENOMEM;
+	}
+	return r == -ENOMEM ? r : 0;
+}
+
+/* The configuration at path as it is now, onto v (missing: before stays NULL). */
+static int snapshot_config(struct pdk_vet *v, const char *path)
+{
+	struct pdk_vet_config *c;
+	struct stat st;
+	int r, fd;
+
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+
+	/* One that cannot be read whole (a symlink, a huge file) is not vetted. */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	r = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= CONFIG_MAX
+		? pdk_read_size(fd, CONFIG_MAX, &text, &len)
+		: -EINVAL;
+	close(fd);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	if ((r = add_config(v, path, strlen(path))) < 0)
+		return r;
+	c = &v->configs[v->n_configs - 1];
+	c->before = steal_pointer(&text);
+	c->len = len;
+	c->mode = st.st_mode & 0777;
+	return 0;
+}
+
+/* The copies of the configurations beside the journal, for whoever finishes it. */
+static int write_copies(const struct pdk_vet *v)
+{
+	for (size_t i = 0; i < v->n_configs; i++) {
+		const struct pdk_vet_config *c = &v->configs[i];
+		char *copy = NULL;
+		int fd, r;
+
+		if (!c->before)
+			continue;
+		if (asprintf(&copy, "%s.%zu", v->journal, i) < 0)
+			return -ENOMEM;
+		fd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		free(copy);
+		if (fd < 0)
+			return -errno;
+		r = pdk_write_all(fd, c->before, c->len);
+		if (r == 0 && fchmod(fd, c->mode) < 0)
+			r = -errno;
+		close(fd);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
+		  char *const *missing, size_t n, char *const *configs, size_t n_configs)
+{
+	_cleanup_free_ char *dir = NULL, *text = NULL;
+	size_t size = 0;
+	unsigned int rnd = 0;
+	FILE *f;
+	int r = 0;
+
+	*v = (struct pdk_vet){.fd = -1};
+	for (size_t i = 0; r == 0 && i < n_roots; i++)
+		r = push(&v->roots, &v->n_roots, roots[i], strlen(roots[i]));
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = push(&v->missing, &v->n_missing, missing[i], strlen(missing[i]));
+	for (size_t i = 0; r == 0 && i < n_configs; i++)
+		r = snapshot_config(v, configs[i]);
+	if (r < 0 || (!n && !n_configs))
+		return r;
+	/* Best effort from here: without a journal paddock still undoes after the run. */
+	if (journal_dir(&dir) < 0)
+		return 0;
+	if (getentropy(&rnd, sizeof(rnd)) < 0)
+		rnd = (unsigned int)getpid() * 2654435761u;
+	if (asprintf(&v->journal, "%s/%ld-%08x", dir, (long)getpid(), rnd) < 0) {
+		v->journal = NULL;
+		return -ENOMEM;
+	}
+	if (!(f = open_memstream(&text, &size)))
+		return -ENOMEM;
+	fprintf(f, "paddock-vet 1\nJ\t%s\n", v->journal);
+	for (size_t i = 0; i < v->n_roots; i++)
+		fprintf(f, "R\t%s\n", v->roots[i]);
+	for (size_t i = 0; i < v->n_missing; i++)
+		fprintf(f, "M\t%s\n", v->missing[i]);
+	for (size_t i = 0; i < v->n_configs; i++)
+		fprintf(f, "C\t%s\n", v->configs[i].path);
+	if (fclose(f) == EOF)
+		return -ENOMEM;
+	/* Made, locked, then written (the copies first): a sweep that finds it in between sees
+	 * it being made. */
+	v->fd = pdk_open_in_dir(dir, v->journal,
+				O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
+	if (v->fd >= 0 && flock(v->fd, LOCK_EX) == 0 && write_copies(v) == 0 &&
+	    pdk_write_all(v->fd, text, size) == 0)
+		return 0;
+	unlink_copies(v->journal, v->n_configs);
+	if (v->fd >= 0) {
+		(void)unlink(v->journal);
+		close(steal_fd(&v->fd));
+	}
+	free(steal_pointer(&v->journal));
+	return 0;
+}
+
+int pdk_vet_end(struct pdk_vet *v, char **ret_note)
+{
+	_cleanup_free_ char *made = NULL, *configs = NULL;
+	int r;
+
+	*ret_note = NULL;
+	r = undo(v, &made, &configs);
+	if (r == 0 && v->journal) {
+		unlink_copies(v->journal, v->n_configs);
+		unlink_journal(v->journal, v->fd);
+	}
+	if (r == 0)
+		r = make_note(made, configs, ret_note);
+	pdk_vet_release(v);
+	return r;
+}
+
+void pdk_vet_release(struct pdk_vet *v)
+{
+	pdk_strvfreep(&v->roots);
+	pdk_strvfreep(&v->missing);
+	for (size_t i = 0; i < v->n_configs; i++) {
+		free(v->configs[i].path);
+		free(v->configs[i].before);
+	}
+	free(v->configs);
+	/* fd counts only with a journal: a struct zeroed by its owner holds no fd 0. */
+	if (v->journal && v->fd >= 0)
+		close(v->fd);
+	free(v->journal);
+	*v = (struct pdk_vet){.fd = -1};
+}

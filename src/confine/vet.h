@@ -1,0 +1,77 @@
+/* vet.h - protected paths with no file in the user's tree: which were missing before a run is
+ * written down, and what the command made at them goes to the trash after it, done by paddock,
+ * by the run's guardian when paddock dies, or else by the next run. */
+#ifndef PDK_VET_H
+#define PDK_VET_H
+
+#include <stddef.h>
+
+/* The journals of the runs going on: $XDG_STATE_HOME/paddock/runs/PID-RANDOM. */
+#define PDK_VET_DIR "runs"
+
+struct pdk_vet {
+	char *journal; /* its path; NULL: none could be kept (no state directory) */
+	int fd;	       /* the journal, locked while the run lasts; -1: none */
+	char **roots;  /* owned copies: what the trash may take from */
+	size_t n_roots;
+	char **missing; /* owned copies: protected paths missing at the start */
+	size_t n_missing;
+	struct pdk_vet_config *configs; /* git configurations left writable, as they were */
+	size_t n_configs;
+};
+
+/* A git configuration the command may write, vetted after the run: what it was. */
+struct pdk_vet_config {
+	char *path;
+	char *before; /* its text; NULL: it was missing */
+	size_t len;
+	unsigned int mode;
+};
+
+/*
+ * Finish the journals of runs that died with nobody to finish them (unlocked, not being
+ * written): what their commands made at protected names goes to the trash. *ret_note (may be
+ * NULL) says what was moved, or stays NULL. Best effort; 0 or -ENOMEM.
+ */
+int pdk_vet_sweep(char **ret_note);
+
+/*
+ * The missing paths that runs going on now wrote down, those inside one of the n_roots roots,
+ * onto *missing (*n of them) unless there already: what is at them now was made while those
+ * runs lasted, perhaps by their commands, and this run must not take it for the user's. Under
+ * Landlock, which does not hold what exists, this run's command could otherwise write there
+ * after the earlier run has cleaned up. 0 or -ENOMEM.
+ */
+int pdk_vet_adopt(char *const *roots, size_t n_roots, char ***missing, size_t *n);
+
+/*
+ * Before the run: write down the n missing paths (absolute, no newline), the n_configs git
+ * configurations (copied as they are now, next to the journal) and the n_roots roots in a new
+ * journal, locked. Without a state directory all is kept in memory only: paddock still undoes,
+ * a guardian cannot. 0 or -ENOMEM; v is reset first.
+ */
+int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
+		  char *const *missing, size_t n, char *const *configs, size_t n_configs);
+
+/* The journal's descriptor for the guardian (it keeps the lock when paddock dies), or -1. */
+static inline int pdk_vet_fd(const struct pdk_vet *v)
+{
+	return v->journal ? v->fd : -1;
+}
+
+/*
+ * After the run: what is at a missing path now goes to the trash (a file the trash will not
+ * take is deleted); a git configuration that gained a setting that runs a program (or that git
+ * cannot read) goes to the trash too and the earlier one is put back, while other changes
+ * (user.email, a remote, a branch's upstream) stay; the journal is removed. *ret_note is a
+ * sandbox: line saying what was undone, or NULL when nothing was. 0 or -ENOMEM.
+ */
+int pdk_vet_end(struct pdk_vet *v, char **ret_note);
+
+/* The same for the journal open on fd, which the caller has locked (`paddock __finish`, run
+ * by a guardian whose paddock died). 0, or -errno when fd holds no journal. */
+int pdk_vet_finish_fd(int fd);
+
+void pdk_vet_release(struct pdk_vet *v);
+
+#endif
