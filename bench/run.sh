@@ -163,6 +163,27 @@ rc1=$?
 [ -n "${bw:-}" ] && echo "The bare \`bwrap\` call loads $seccomp through --seccomp $fd."
 [ -n "$skipped" ] && printf '%s\n' "$skipped" | sed 1d
 
+# --- Table 1b: a call that makes 10,000 files, paddock's bwrap against bare bwrap -------------
+# What paddock does around a run (the journal of protected paths, the look at them after it)
+# does not grow with what the command writes: a build's worth of files costs the same.
+files='mkdir d && cd d && seq 10000 | xargs touch && cd .. && find d -delete'
+if [ -n "${bw:-}" ] && [ -n "${fd:-}" ] && works "$PADDOCK" run --backend bwrap -- sh -c "$files"; then
+	fprofile=$("$PADDOCK" run --backend bwrap --print-profile -- sh -c "$files" 2>&1)
+	fbw=$(printf '%s\n' "$fprofile" |
+		awk '/^# bwrap: the command runs as/ { on = 1; next } on && /^#/ { exit } on' |
+		sed -e 's/^\([[:space:]]*--\)\(ro-\)\{0,1\}bind-fd [0-9][0-9]* \(.*\) \\$/\1\2bind \3 \3 \\/' \
+			-e '/^[[:space:]]*--block-fd [0-9][0-9]* \\$/d')
+	ffd=$(printf '%s\n' "$fprofile" | sed -n 's/^# seccomp program passed as fd \([0-9]*\):.*/\1/p')
+	fsfd=$(printf '%s\n' "$fprofile" | sed -n 's/^# bwrap reports its status .* to fd \([0-9]*\)$/\1/p')
+	echo
+	eval "\"\$tmp/timeit\" -n \"${BENCH_FILES_ROUNDS:-21}\" -w 2 \
+		-t '**A call that makes and removes 10,000 files**' \
+		:: 'bare \`bwrap\`, same flags' as='bare \`bwrap\`' \
+		fd=$ffd:\"\$tmp/seccomp.bpf\" ${fsfd:+wfd=$fsfd:/dev/null} -- $fbw \
+		:: '\`paddock run --backend bwrap -- sh -c ...\`' vs='bare \`bwrap\`' \
+		-- \"\$PADDOCK\" run --backend bwrap -- sh -c \"\$files\""
+fi
+
 # --- Table 3 (printed second): the resident cost of `paddock mcp` --------------------------
 # One server, sequential run_command calls of `true`, each round trip interleaved with a run of
 # the floor; then the server's RSS after 100 calls and after 10,000 (BENCH_MCP_CALLS).
