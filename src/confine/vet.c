@@ -72,7 +72,8 @@ static int restore(int dfd, const char *name, const char *text, size_t len, mode
 	unsigned int rnd = 0;
 	int fd, r;
 
-	(void)getentropy(&rnd, sizeof(rnd));
+	if (getentropy(&rnd, sizeof(rnd)) < 0)
+		rnd = (unsigned int)getpid() * 2654435761u; /* O_EXCL below catches a clash */
 	snprintf(tmp, sizeof(tmp), ".paddock-restore-%08x", rnd);
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0777);
 	if (fd < 0)
