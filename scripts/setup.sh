@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES="build-essential autoconf automake pkg-config libpcre2-dev
 libseccomp-dev check bubblewrap mandoc trash-cli tmux python3 iproute2 util-linux
-procps git sudo valgrind file clang libclang-rt-dev"
+procps git sudo valgrind file clang libclang-rt-dev python3-jsonschema"
 # Node.js runs the MCP client test, npm brings it and the macOS
 # cross-compiler (scripts/cross-macos.sh). A Node.js that is there already
 # (with its own npm) is used as it is: Debian's npm conflicts with it.

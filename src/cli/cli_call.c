@@ -27,9 +27,10 @@ static void warn_line(void *ctx, const char *line)
 
 const struct pdk_config *pdk_cli_config_preloaded;
 
-int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pdk_config *cfg)
+int pdk_cli_config_load_why(const char *verb, const char *path, bool warn, struct pdk_config *cfg,
+			    char *why, size_t why_len)
 {
-	char why[1024];
+	char line[1024];
 
 	/* A call's process of the MCP server: what the server read at its start
 	 * (its own copy, so the call may release it). */
@@ -39,27 +40,69 @@ int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pd
 	}
 
 	pdk_config_init(cfg);
-	if (pdk_config_load(cfg, path, warn ? warn_line : NULL, NULL, why, sizeof(why)) < 0) {
-		pdk_cli_error("%s: configuration: %s", verb, why);
+	if (pdk_config_load(cfg, path, warn ? warn_line : NULL, NULL, line, sizeof(line)) < 0) {
+		snprintf(why, why_len, "%s: configuration: %s", verb, line);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg)
+int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pdk_config *cfg)
+{
+	char why[1200];
+
+	if (pdk_cli_config_load_why(verb, path, warn, cfg, why, sizeof(why)) < 0) {
+		pdk_cli_error("%s", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool pdk_cli_wants_json(int argc, char **argv)
+{
+	static const char *const with_value[] = {"-t", "--timeout", "--bound", "-C", "--cwd", "-w",
+						 "--write", "--root", "--backend", "--config"};
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			return true;
+		if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-')
+			return false;
+		for (size_t k = 0; k < PDK_ARRAY_SIZE(with_value); k++)
+			if (strcmp(argv[i], with_value[k]) == 0) {
+				i++;
+				break;
+			}
+	}
+	return false;
+}
+
+char *pdk_cli_store_dir_why(const char *verb, const struct pdk_config *cfg, char *why,
+			    size_t why_len)
 {
 	char *dir = cfg->store_dir ? strdup(cfg->store_dir) : pdk_store_default_dir();
 
 	if (dir)
 		return dir;
 	if (cfg->store_dir)
-		pdk_cli_error("%s: out of memory", verb);
+		snprintf(why, why_len, "%s: out of memory", verb);
 	else
-		pdk_cli_error("%s: no place for the output store: neither HOME nor "
-			      "XDG_STATE_HOME is an absolute path; set one of them, or "
-			      "output.storeDir",
-			      verb);
+		snprintf(why, why_len,
+			 "%s: no place for the output store: neither HOME nor "
+			 "XDG_STATE_HOME is an absolute path; set one of them, or "
+			 "output.storeDir",
+			 verb);
 	return NULL;
+}
+
+char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg)
+{
+	char why[512];
+	char *dir = pdk_cli_store_dir_why(verb, cfg, why, sizeof(why));
+
+	if (!dir)
+		pdk_cli_error("%s", why);
+	return dir;
 }
 
 int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char **argv)
@@ -68,34 +111,53 @@ int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char *
 	int r;
 
 	memset(c, 0, sizeof(*c));
+	pdk_config_init(&c->cfg);
 	if (pdk_cli_parse_run(argc, argv, &c->o, why, sizeof(why)) < 0) {
-		pdk_cli_error("%s: %s", verb, why);
+		c->o.json = pdk_cli_wants_json(argc, argv);
+		snprintf(c->why, sizeof(c->why), "%s: %s", verb, why);
 		return -EINVAL;
 	}
-	if (pdk_cli_config_load(verb, c->o.config, true, &c->cfg) < 0)
+	if (pdk_cli_config_load_why(verb, c->o.config, true, &c->cfg, c->why, sizeof(c->why)) < 0)
 		return -EINVAL;
 	pdk_request_apply_config(&c->o, &c->cfg);
 	if (pdk_session_name(&c->session) < 0) {
-		pdk_cli_error("%s: PADDOCK_SESSION must be 1 to 64 of A-Z a-z 0-9 . _ -; "
-			      "set it to such a name or unset it",
-			      verb);
+		snprintf(c->why, sizeof(c->why),
+			 "%s: PADDOCK_SESSION must be 1 to 64 of A-Z a-z 0-9 . _ -; "
+			 "set it to such a name or unset it",
+			 verb);
 		return -EINVAL;
 	}
-	/* Where the call runs: -C, else where the session's last cd went, else here. */
-	if (!c->o.cwd) {
-		r = pdk_session_cwd_get(c->session, &c->session_cwd);
-		if (r == 0) {
-			struct stat st;
-			if (stat(c->session_cwd, &st) == 0 && S_ISDIR(st.st_mode))
-				c->o.cwd = c->session_cwd;
-			else
-				c->stale_cwd = true;
-		}
+	/* Where the call runs: -C, else where the session's last cd from this
+	 * launch directory went, else here. A relative -C is taken from the
+	 * session's directory, as a relative cd is. */
+	c->launch = getcwd(NULL, 0);
+	if (!c->launch) {
+		snprintf(c->why, sizeof(c->why),
+			 "%s: the current directory: %s; start paddock in an existing directory",
+			 verb, strerror(errno));
+		return -EINVAL;
 	}
-	c->cwd = c->o.cwd ? realpath(c->o.cwd, NULL) : getcwd(NULL, 0);
+	r = pdk_session_cwd_get(c->session, c->launch, &c->session_cwd);
+	if (r == 0) {
+		struct stat st;
+		if (stat(c->session_cwd, &st) < 0 || !S_ISDIR(st.st_mode))
+			c->stale_cwd = true;
+	}
+	const char *here = c->session_cwd && !c->stale_cwd ? c->session_cwd : NULL;
+	if (c->o.cwd) {
+		_cleanup_free_ char *joined = NULL;
+		if (c->o.cwd[0] != '/' && here && !(joined = pdk_path_join(here, c->o.cwd))) {
+			snprintf(c->why, sizeof(c->why), "%s: out of memory", verb);
+			return -EINVAL;
+		}
+		c->cwd = realpath(joined ? joined : c->o.cwd, NULL);
+	} else {
+		c->cwd = strdup(here ? here : c->launch);
+	}
 	if (!c->cwd) {
-		pdk_cli_error("%s: %s: %s; give an existing directory with -C, or 'cd' to one",
-			      verb, c->o.cwd ? c->o.cwd : ".", strerror(errno));
+		snprintf(c->why, sizeof(c->why),
+			 "%s: %s: %s; give an existing directory with -C, or 'cd' to one", verb,
+			 c->o.cwd ? c->o.cwd : ".", strerror(errno));
 		return -EINVAL;
 	}
 	return 0;
@@ -395,6 +457,7 @@ void pdk_cli_call_release(struct pdk_cli_call *c)
 	pdk_config_release(&c->cfg);
 	pdk_request_release(&c->o);
 	free(c->session_cwd);
+	free(c->launch);
 	free(c->cwd);
 	free(c->line);
 	free(c->refusal);

@@ -15,8 +15,9 @@ struct pdk_cli_call {
 	struct pdk_request o;
 	struct pdk_config cfg;
 	const char *session;
-	char *session_cwd;          /* where the session's last cd went, if any */
-	bool stale_cwd;             /* that directory is gone: the call runs here */
+	char *launch;               /* absolute: where paddock was started */
+	char *session_cwd;          /* where the session's last cd from launch went, if any */
+	bool stale_cwd;             /* that directory is gone: the call runs in launch */
 	char *cwd;                  /* absolute: where the command runs */
 	char *line;                 /* the call as one shell-quoted line */
 	struct pdk_decision d;
@@ -27,10 +28,12 @@ struct pdk_cli_call {
 	bool config_widens;	    /* then its own approval settings answer nothing */
 	struct pdk_gate_result g;
 	char *refusal;              /* set: nothing runs; one line saying why */
+	char why[1200];             /* pdk_cli_call_init()'s failure: "VERB: what is wrong" */
 };
 
 /* Parse the options, read the configuration, find the working directory.
- * Prints its own one-line error and returns -EINVAL on bad input. */
+ * Returns -EINVAL on bad input with one line in c->why, printing nothing:
+ * the verb says it as its output format wants. */
 int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char **argv);
 /* The decision; a refusal lands in c->refusal. -errno only when out of memory. */
 int pdk_cli_call_decide(struct pdk_cli_call *c);
@@ -48,8 +51,17 @@ int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pd
 /* Set by the MCP server, which reads the configuration once: every call's
  * process (forked from it) then takes this instead of reading the files. */
 extern const struct pdk_config *pdk_cli_config_preloaded;
+/* The same, the error line ("VERB: configuration: ...") into why instead. */
+int pdk_cli_config_load_why(const char *verb, const char *path, bool warn, struct pdk_config *cfg,
+			    char *why, size_t why_len);
+/* Was --json among the options of argv (before the program)? For saying a
+ * bad option in the form asked for, when parsing stopped before it. */
+bool pdk_cli_wants_json(int argc, char **argv);
 /* Where the output store is (output.storeDir, else the default), or NULL with
  * the one-line error printed. */
 char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg);
+/* The same, the error line into why instead. */
+char *pdk_cli_store_dir_why(const char *verb, const struct pdk_config *cfg, char *why,
+			    size_t why_len);
 
 #endif

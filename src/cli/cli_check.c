@@ -47,6 +47,31 @@ static void put_network(const struct pdk_cli_call *c, cJSON *o)
 		cJSON_AddItemToArray(a, cJSON_CreateString(c->o.domains[i]));
 }
 
+/* Bad input: one line on standard error, or with --json the one object,
+ * its verdict null and the error said. */
+static void error_out(const struct pdk_cli_call *c, const char *why)
+{
+	cJSON *o;
+	char *text = NULL;
+
+	if (!c->o.json) {
+		pdk_cli_error("%s", why);
+		return;
+	}
+	o = cJSON_CreateObject();
+	if (o && cJSON_AddNullToObject(o, "verdict") && cJSON_AddNullToObject(o, "cwd") &&
+	    cJSON_AddStringToObject(o, "error", why) &&
+	    cJSON_AddStringToObject(o, "error_kind", "bad_request"))
+		text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!text) {
+		pdk_cli_error("%s", why);
+		return;
+	}
+	puts(text);
+	free(text);
+}
+
 int pdk_cli_check_main(int argc, char **argv)
 {
 	struct pdk_cli_call c;
@@ -56,10 +81,13 @@ int pdk_cli_check_main(int argc, char **argv)
 		fputs(check_usage, stdout);
 		return 0;
 	}
-	if (pdk_cli_call_init(&c, "check", argc, argv) < 0)
+	if (pdk_cli_call_init(&c, "check", argc, argv) < 0) {
+		error_out(&c, c.why);
 		goto out;
+	}
 	if ((r = pdk_cli_call_decide(&c)) < 0) {
-		pdk_cli_error("check: %s", strerror(-r));
+		snprintf(c.why, sizeof(c.why), "check: %s", strerror(-r));
+		error_out(&c, c.why);
 		goto out;
 	}
 	bool asks = !c.refusal && pdk_cli_call_needs_gate(&c);
@@ -73,7 +101,9 @@ int pdk_cli_check_main(int argc, char **argv)
 								     : asks    ? "ask"
 									       : "run"));
 			put_network(&c, o);
-			text = cJSON_PrintUnformatted(o);
+			if (cJSON_AddStringToObject(o, "cwd", c.cwd) &&
+			    cJSON_AddNullToObject(o, "error"))
+				text = cJSON_PrintUnformatted(o);
 		}
 		cJSON_Delete(o);
 		if (!text) {

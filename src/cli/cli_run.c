@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,12 +47,8 @@ static const char run_usage[] =
 	"      --outside-sandbox  ask the person to run this one call unconfined\n"
 	"      --yes              approve what the confirm gate would ask\n"
 	"      --config FILE      read only this configuration file\n"
-	"Special: 'cd DIR' sets the session's directory; 'rm ...' moves files to the trash.\n";
-
-static int exit_code_of(int status)
-{
-	return status < 0 ? 128 - status : status;
-}
+	"Special: 'cd DIR' moves the session's later calls started in this directory to DIR\n"
+	"('cd' alone comes back); 'rm ...' moves files to the trash.\n";
 
 /* The note for a timeout names what can be asked for instead. */
 static void timeout_notes(const struct pdk_request *o, const struct pdk_run_status *st,
@@ -99,49 +96,13 @@ static size_t refusal_hints(const struct pdk_sandbox *sb, const struct pdk_captu
 	return k;
 }
 
-static int exec_failure(const char *program, const struct pdk_run_status *st)
-{
-	int e = st->exec_errno;
-
-	if (strcmp(st->exec_stage, "exec") != 0) {
-		pdk_cli_error("%s: cannot start the command (%s): %s", program, st->exec_stage,
-			      strerror(e));
-		return PDK_EXIT_FAILURE;
-	}
-	pdk_cli_error("%s: %s", program, strerror(e));
-	return e == ENOENT ? PDK_EXIT_NOTFOUND : PDK_EXIT_NOEXEC;
-}
-
-/* Nothing ran: one line saying why and what to do instead. */
-static int refuse(const struct pdk_cli_call *c)
-{
-	if (c->o.json) {
-		cJSON *o = cJSON_CreateObject();
-		char *text = NULL;
-		if (o && cJSON_AddFalseToObject(o, "ran") &&
-		    cJSON_AddStringToObject(o, "error", c->refusal) &&
-		    cJSON_AddStringToObject(o, "risk", pdk_risk_name(c->d.risk)) &&
-		    cJSON_AddStringToObject(o, "rule", c->d.rule ? c->d.rule : ""))
-			text = cJSON_PrintUnformatted(o);
-		cJSON_Delete(o);
-		if (!text) {
-			pdk_cli_error("run: out of memory");
-			return PDK_EXIT_FAILURE;
-		}
-		puts(text);
-		free(text);
-	} else {
-		pdk_cli_error("error: %s", c->refusal);
-	}
-	return PDK_EXIT_FAILURE;
-}
-
 static bool is_cd(char *const *argv)
 {
 	return strcmp(argv[0], "cd") == 0;
 }
 
-/* `cd DIR`: runs nothing; the session's later calls start in DIR. */
+/* `cd DIR`: runs nothing; the session's later calls launched from the same
+ * directory start in DIR. A bare `cd` goes back to that launch directory. */
 static int cd_main(struct pdk_cli_call *c, struct pdk_capture *out, struct pdk_capture *err)
 {
 	char *const *argv = c->o.argv;
@@ -150,12 +111,17 @@ static int cd_main(struct pdk_cli_call *c, struct pdk_capture *out, struct pdk_c
 	struct stat st = {0};
 	int r;
 
-	if (!argv[1] || argv[2]) {
-		snprintf(line, sizeof(line), "cd: give exactly one directory, as in [\"cd\", \"src\"]\n");
+	if (argv[1] && argv[2]) {
+		snprintf(line, sizeof(line), "cd: give one directory, as in [\"cd\", \"src\"], or "
+					     "none to go back to %s\n",
+			 c->launch);
 		pdk_capture_feed(err, line, strlen(line));
 		return 1;
 	}
-	joined = argv[1][0] == '/' ? strdup(argv[1]) : pdk_path_join(c->cwd, argv[1]);
+	if (!argv[1])
+		joined = strdup(c->launch);
+	else
+		joined = argv[1][0] == '/' ? strdup(argv[1]) : pdk_path_join(c->cwd, argv[1]);
 	if (!joined)
 		return -ENOMEM;
 	real = realpath(joined, NULL);
@@ -165,11 +131,12 @@ static int cd_main(struct pdk_cli_call *c, struct pdk_capture *out, struct pdk_c
 				  : real			 ? "not a directory"
 				  : e == ENOENT			 ? "no such directory"
 								 : strerror(e);
-		snprintf(line, sizeof(line), "cd: %s: %s; still in %s\n", argv[1], why, c->cwd);
+		snprintf(line, sizeof(line), "cd: %s: %s; still in %s\n", argv[1] ? argv[1] : joined,
+			 why, c->cwd);
 		pdk_capture_feed(err, line, strlen(line));
 		return 1;
 	}
-	r = pdk_session_cwd_set(c->session, real);
+	r = pdk_session_cwd_set(c->session, c->launch, real);
 	if (r < 0) {
 		snprintf(line, sizeof(line), "cd: cannot keep the session's directory: %s\n",
 			 strerror(-r));
@@ -178,30 +145,41 @@ static int cd_main(struct pdk_cli_call *c, struct pdk_capture *out, struct pdk_c
 	}
 	snprintf(line, sizeof(line), "now in %s\n", real);
 	pdk_capture_feed(out, line, strlen(line));
+	/* The result says where the session now is. */
+	free(c->cwd);
+	c->o.cwd = c->cwd = steal_pointer(&real);
 	return 0;
 }
 
 /* An argv `rm`: paddock moves the files to the trash itself, outside the
- * sandbox, after checking each lies inside a writable root. */
-static int rm_main(const struct pdk_sandbox *sb, char *const *argv, struct pdk_capture *err)
+ * sandbox, after checking each lies inside a writable root. What it says
+ * goes into the result like a command's output. */
+static int rm_main(const struct pdk_sandbox *sb, char *const *argv, struct pdk_capture *out,
+		   struct pdk_capture *err)
 {
 	static const char *const everywhere[] = {"/"};
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	_cleanup_free_ char *otext = NULL, *etext = NULL;
+	size_t olen = 0, elen = 0;
+	FILE *of = open_memstream(&otext, &olen), *ef = open_memstream(&etext, &elen);
 	int n, code;
 
-	if (!f)
+	if (!of || !ef) {
+		if (of)
+			fclose(of);
+		if (ef)
+			fclose(ef);
 		return -ENOMEM;
+	}
 	for (n = 0; argv[n]; n++)
 		;
 	if (sb->backend)
-		code = pdk_rm_main(n, argv, sb->policy.roots, sb->policy.n_roots, f);
+		code = pdk_rm_main_out(n, argv, sb->policy.roots, sb->policy.n_roots, of, ef);
 	else
-		code = pdk_rm_main(n, argv, everywhere, 1, f);
-	if (fclose(f) == 0)
-		pdk_capture_feed(err, text, len);
-	free(text);
+		code = pdk_rm_main_out(n, argv, everywhere, 1, of, ef);
+	if (fclose(of) == 0)
+		pdk_capture_feed(out, otext, olen);
+	if (fclose(ef) == 0)
+		pdk_capture_feed(err, etext, elen);
 	return code;
 }
 
@@ -255,190 +233,309 @@ int pdk_cli_finish_main(int argc, char **argv)
 	return pdk_vet_finish_fd((int)fd) < 0 ? PDK_EXIT_FAILURE : 0;
 }
 
-int pdk_cli_run_main(int argc, char **argv)
-{
+/*
+ * One call of `run`, from its options to its result. Each step below fills in
+ * part of it and says why when it cannot go on; run_release() frees all of it,
+ * whichever step stopped.
+ */
+struct run {
 	struct pdk_cli_call c;
-	struct pdk_sandbox sb = {0};
-	struct pdk_store_config scfg = {.prune = PDK_STORE_PRUNE_DEFAULT};
-	struct pdk_store_entry *store = NULL;
-	struct pdk_capture out = {0}, err = {0};
-	struct pdk_run_status st = {0};
-	struct pdk_render_out res = {0};
-	struct pdk_rmshim shim = {0};
-	_cleanup_free_ char *path = NULL, *store_dir = NULL, *sweep_note = NULL, *made_note = NULL;
-	_cleanup_free_ char *shim_dir = NULL, *shim_note = NULL;
-	_cleanup_free_ char *killed_note = NULL;
-	char why[1024], tnote[256], dnote[1200], snote[160];
+	bool parsed;		/* c holds a parsed call */
+	bool special;		/* cd or rm: paddock does it itself, no sandbox */
+	bool cd;
+	bool outside;		/* unconfined this once, as a person approved */
+	char *path;		/* the program, resolved */
+	char *shim_dir, *shim_note, *sweep_note, *made_note, *killed_note;
+	struct pdk_rmshim shim;
+	struct pdk_sandbox sb;
+	char *store_dir;
+	struct pdk_store_entry *store;
+	struct pdk_capture out, err;
+	struct pdk_run_status st;
+	/* The result's note lines (borrowed, or in the buffers below). */
 	const char *notes[16];
-	size_t n_notes = 0;
-	bool outside, special;
-	int r, code = PDK_EXIT_FAILURE;
-
-	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		fputs(run_usage, stdout);
-		return 0;
-	}
-	if ((r = pdk_cli_request_find(argc, argv)) > 0)
-		return pdk_cli_request_main(argc, argv, r);
-	if (pdk_cli_call_init(&c, "run", argc, argv) < 0)
-		goto out;
-	special = is_cd(c.o.argv) || strcmp(c.o.argv[0], "rm") == 0;
-	if (!is_cd(c.o.argv) && !c.o.print_profile) {
-		if ((r = pdk_cli_call_decide(&c)) < 0 || (!c.refusal && (r = pdk_cli_call_gate(&c)) < 0)) {
-			pdk_cli_error("run: deciding: %s", strerror(-r));
-			goto out;
-		}
-		if (c.refusal) {
-			code = refuse(&c);
-			goto out;
-		}
-	}
-	/* Approved to run outside: unconfined, this once. */
-	outside = c.o.outside_sandbox;
-	if (outside)
-		c.o.no_sandbox = true;
-	c.o.cwd = c.cwd;
-	if (!is_cd(c.o.argv)) {
-		r = pdk_find_program(c.o.argv[0], &path);
-		if (r < 0) {
-			if (r == -ENOENT && !strchr(c.o.argv[0], '/'))
-				pdk_cli_error("%s: command not found", c.o.argv[0]);
-			else
-				pdk_cli_error("%s: %s", c.o.argv[0], strerror(-r));
-			code = r == -ENOENT || r == -ENOTDIR ? PDK_EXIT_NOTFOUND : PDK_EXIT_NOEXEC;
-			goto out;
-		}
-	}
-	/* The shim must exist before the sandbox is set up, or a state
-	 * directory made later would be hidden from the command. */
-	if (!special && !c.o.print_profile && (r = pdk_rmshim_install(&shim_dir)) < 0) {
-		if (runs_rm(&c.d)) {
-			pdk_cli_error("run: rm cannot reach the trash here: its shim in paddock's "
-				      "state directory could not be set up (%s); give paddock a "
-				      "writable $XDG_STATE_HOME, or leave rm out",
-				      strerror(-r));
-			goto out;
-		}
-		if (asprintf(&shim_note, "note: rm could not be pointed at the trash (paddock's "
-					 "state directory: %s): any rm this command ran deleted for good",
-			     strerror(-r)) < 0)
-			shim_note = NULL;
-	}
-	if (!is_cd(c.o.argv)) {
-		r = pdk_sandbox_setup(&c.o, &c.cfg, path, environ, &sb, why, sizeof(why));
-		if (r < 0) {
-			pdk_cli_error("run: %s", why);
-			goto out;
-		}
-	}
-	if (c.o.print_profile) {
-		r = pdk_sandbox_describe(&sb, stdout);
-		code = r < 0 ? PDK_EXIT_FAILURE : 0;
-		goto out;
-	}
-	scfg.session = c.session;
-	scfg.cap = c.cfg.store_cap;
-	scfg.dir = store_dir = pdk_cli_store_dir("run", &c.cfg);
-	if (!store_dir)
-		goto out;
-	if (pdk_store_entry_new(&scfg, &store) < 0 ||
-	    pdk_capture_init(&out, 1, c.o.bound, store) < 0 ||
-	    pdk_capture_init(&err, 2, c.o.bound, store) < 0) {
-		pdk_cli_error("run: out of memory");
-		goto out;
-	}
-
-	if (is_cd(c.o.argv)) {
-		r = st.exit_status = cd_main(&c, &out, &err);
-	} else if (special) {
-		r = chdir(c.cwd) < 0 ? -errno : 0;
-		if (r == 0)
-			r = st.exit_status = rm_main(&sb, c.o.argv, &err);
-	} else {
-		r = 0;
-		if (shim_dir)
-			r = sb.backend ? pdk_rmshim_prepare(&sb, &shim) : unconfined_rm(&sb, shim_dir);
-		if (r < 0) {
-			pdk_cli_error("run: setting up rm: %s", strerror(-r));
-			goto out;
-		}
-		r = pdk_sandbox_run(&sb, &out, &err, &st);
-		if (sb.backend && shim_dir)
-			pdk_rmshim_sweep(&sb, &shim, &sweep_note);
-		/* Whatever became of the run: what it made at protected names goes. */
-		if (sb.backend && pdk_sandbox_undo_made(&sb, &made_note, &killed_note) < 0 && r == 0)
-			r = -ENOMEM;
-	}
-	if (r < 0) {
-		pdk_cli_error("run: %s", sb.why[0] ? sb.why : strerror(-r));
-		goto out;
-	}
-	if (st.exec_errno) {
-		code = exec_failure(c.o.argv[0], &st);
-		goto out;
-	}
-
-	timeout_notes(&c.o, &st, tnote, sizeof(tnote), notes, &n_notes);
-	if (st.stopped) {
-		snprintf(snote, sizeof(snote), "stopped: paddock received %s and stopped the command",
-			 strsignal(st.stop_signal));
-		notes[n_notes++] = snote;
-	}
-	char pnote[512];
-	if (pdk_run_procs_note(&st, pnote, sizeof(pnote)) > 0)
-		notes[n_notes++] = pnote;
-	decision_notes(&c, dnote, sizeof(dnote), notes, &n_notes);
-	if (sweep_note)
-		notes[n_notes++] = sweep_note;
-	if (made_note)
-		notes[n_notes++] = made_note;
-	if (killed_note)
-		notes[n_notes++] = killed_note;
-	if (shim_note)
-		notes[n_notes++] = shim_note;
-	for (size_t i = 0; !outside && i < sb.n_notes && n_notes < PDK_ARRAY_SIZE(notes); i++)
-		notes[n_notes++] = sb.notes[i];
+	size_t n_notes;
+	char tnote[256], dnote[1200], snote[160], pnote[512];
 	char hints[PDK_REFUSAL_MAX][768];
 	const char *hint_lines[PDK_REFUSAL_MAX];
-	size_t n_hints = 0;
-	if (sb.backend && st.exit_status != 0 && !special)
-		n_hints = refusal_hints(&sb, &out, &err, hints);
-	for (size_t i = 0; i < n_hints; i++)
-		hint_lines[i] = hints[i];
-	if (outside)
-		notes[n_notes++] = "sandbox: ran outside the sandbox, as the person approved, "
-				   "this once";
+	size_t n_hints;
+	/* Set by fail(): nothing ran (or paddock failed), and why. */
+	enum pdk_failure failure;
+	char error[1400];
+	const char *error_prefix; /* text only: "error: " for refusals */
+	int code;		  /* what paddock exits with */
+	bool done;		  /* --print-profile printed what was asked */
+};
 
+static int __attribute__((format(printf, 4, 5)))
+fail(struct run *x, enum pdk_failure f, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(x->error, sizeof(x->error), fmt, ap);
+	va_end(ap);
+	x->failure = f;
+	x->code = code;
+	return -1;
+}
+
+static int exit_code_of(int status)
+{
+	return status < 0 ? 128 - status : status;
+}
+
+static int run_parse(struct run *x, int argc, char **argv)
+{
+	if (pdk_cli_call_init(&x->c, "run", argc, argv) < 0)
+		return fail(x, PDK_FAIL_BAD_REQUEST, PDK_EXIT_FAILURE, "%s", x->c.why);
+	x->parsed = true;
+	x->cd = is_cd(x->c.o.argv);
+	x->special = x->cd || strcmp(x->c.o.argv[0], "rm") == 0;
+	return 0;
+}
+
+/* The decision and, when it needs one, a person's yes. */
+static int run_decide(struct run *x)
+{
+	struct pdk_cli_call *c = &x->c;
+	int r;
+
+	if (x->cd || c->o.print_profile)
+		return 0;
+	if ((r = pdk_cli_call_decide(c)) < 0 || (!c->refusal && (r = pdk_cli_call_gate(c)) < 0))
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: deciding: %s",
+			    strerror(-r));
+	if (c->refusal) {
+		x->error_prefix = "error: ";
+		return fail(x, c->d.verdict == PDK_VERDICT_REFUSE ? PDK_FAIL_REFUSED
+								   : PDK_FAIL_NOT_APPROVED,
+			    PDK_EXIT_FAILURE, "%s", c->refusal);
+	}
+	/* Approved to run outside: unconfined, this once. */
+	x->outside = c->o.outside_sandbox;
+	if (x->outside)
+		c->o.no_sandbox = true;
+	return 0;
+}
+
+static int run_locate(struct run *x)
+{
+	const char *prog = x->c.o.argv[0];
+	int r;
+
+	x->c.o.cwd = x->c.cwd;
+	if (x->cd)
+		return 0;
+	r = pdk_find_program(prog, &x->path);
+	if (r == -ENOENT && !strchr(prog, '/'))
+		return fail(x, PDK_FAIL_NOT_FOUND, PDK_EXIT_NOTFOUND, "%s: command not found", prog);
+	if (r == -ENOENT || r == -ENOTDIR)
+		return fail(x, PDK_FAIL_NOT_FOUND, PDK_EXIT_NOTFOUND, "%s: %s", prog, strerror(-r));
+	if (r < 0)
+		return fail(x, PDK_FAIL_NOT_EXECUTABLE, PDK_EXIT_NOEXEC, "%s: %s", prog,
+			    strerror(-r));
+	return 0;
+}
+
+/* The shim must exist before the sandbox is set up, or a state directory
+ * made later would be hidden from the command. */
+static int run_shim(struct run *x)
+{
+	int r;
+
+	if (x->special || x->c.o.print_profile || (r = pdk_rmshim_install(&x->shim_dir)) >= 0)
+		return 0;
+	if (runs_rm(&x->c.d))
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE,
+			    "run: rm cannot reach the trash here: its shim in paddock's state "
+			    "directory could not be set up (%s); give paddock a writable "
+			    "$XDG_STATE_HOME, or leave rm out",
+			    strerror(-r));
+	if (asprintf(&x->shim_note, "note: rm could not be pointed at the trash (paddock's "
+				    "state directory: %s): any rm this command ran deleted for good",
+		     strerror(-r)) < 0)
+		x->shim_note = NULL;
+	return 0;
+}
+
+static int run_confine(struct run *x)
+{
+	char why[1024];
+	int r;
+
+	if (x->cd)
+		return 0;
+	r = pdk_sandbox_setup(&x->c.o, &x->c.cfg, x->path, environ, &x->sb, why, sizeof(why));
+	if (r < 0)
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: %s", why);
+	if (x->c.o.print_profile) {
+		if (pdk_sandbox_describe(&x->sb, stdout) < 0)
+			return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE,
+				    "run: printing the profile: %s", strerror(errno));
+		x->done = true;
+	}
+	return 0;
+}
+
+static int run_open_store(struct run *x)
+{
+	struct pdk_store_config scfg = {.prune = PDK_STORE_PRUNE_DEFAULT};
+	char why[1200];
+
+	scfg.session = x->c.session;
+	scfg.cap = x->c.cfg.store_cap;
+	scfg.dir = x->store_dir = pdk_cli_store_dir_why("run", &x->c.cfg, why, sizeof(why));
+	if (!x->store_dir)
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "%s", why);
+	if (pdk_store_entry_new(&scfg, &x->store) < 0 ||
+	    pdk_capture_init(&x->out, 1, x->c.o.bound, x->store) < 0 ||
+	    pdk_capture_init(&x->err, 2, x->c.o.bound, x->store) < 0)
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: out of memory");
+	return 0;
+}
+
+/* The command could not be started in the child. */
+static int exec_failure(struct run *x)
+{
+	const char *prog = x->c.o.argv[0];
+	int e = x->st.exec_errno;
+
+	if (strcmp(x->st.exec_stage, "exec") != 0)
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE,
+			    "%s: cannot start the command (%s): %s", prog, x->st.exec_stage,
+			    strerror(e));
+	if (e == ENOENT)
+		return fail(x, PDK_FAIL_NOT_FOUND, PDK_EXIT_NOTFOUND, "%s: %s", prog, strerror(e));
+	return fail(x, PDK_FAIL_NOT_EXECUTABLE, PDK_EXIT_NOEXEC, "%s: %s", prog, strerror(e));
+}
+
+static int run_execute(struct run *x)
+{
+	struct pdk_sandbox *sb = &x->sb;
+	int r;
+
+	if (x->cd) {
+		r = x->st.exit_status = cd_main(&x->c, &x->out, &x->err);
+	} else if (x->special) {
+		r = chdir(x->c.cwd) < 0 ? -errno : 0;
+		if (r == 0)
+			r = x->st.exit_status = rm_main(sb, x->c.o.argv, &x->out, &x->err);
+	} else {
+		r = 0;
+		if (x->shim_dir)
+			r = sb->backend ? pdk_rmshim_prepare(sb, &x->shim)
+					: unconfined_rm(sb, x->shim_dir);
+		if (r < 0)
+			return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: setting up rm: %s",
+				    strerror(-r));
+		r = pdk_sandbox_run(sb, &x->out, &x->err, &x->st);
+		if (sb->backend && x->shim_dir)
+			pdk_rmshim_sweep(sb, &x->shim, &x->sweep_note);
+		/* Whatever became of the run: what it made at protected names goes. */
+		if (sb->backend && pdk_sandbox_undo_made(sb, &x->made_note, &x->killed_note) < 0 &&
+		    r == 0)
+			r = -ENOMEM;
+	}
+	if (r < 0)
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: %s",
+			    sb->why[0] ? sb->why : strerror(-r));
+	if (x->st.exec_errno)
+		return exec_failure(x);
+	return 0;
+}
+
+static void add_note(struct run *x, const char *line)
+{
+	if (line && x->n_notes < PDK_ARRAY_SIZE(x->notes))
+		x->notes[x->n_notes++] = line;
+}
+
+/* The result's lines after the streams, in the order paddock(1) gives. */
+static void run_notes(struct run *x)
+{
+	struct pdk_sandbox *sb = &x->sb;
+
+	timeout_notes(&x->c.o, &x->st, x->tnote, sizeof(x->tnote), x->notes, &x->n_notes);
+	if (x->st.stopped) {
+		snprintf(x->snote, sizeof(x->snote),
+			 "stopped: paddock received %s and stopped the command",
+			 strsignal(x->st.stop_signal));
+		add_note(x, x->snote);
+	}
+	if (pdk_run_procs_note(&x->st, x->pnote, sizeof(x->pnote)) > 0)
+		add_note(x, x->pnote);
+	decision_notes(&x->c, x->dnote, sizeof(x->dnote), x->notes, &x->n_notes);
+	add_note(x, x->sweep_note);
+	add_note(x, x->made_note);
+	add_note(x, x->killed_note);
+	add_note(x, x->shim_note);
+	for (size_t i = 0; !x->outside && i < sb->n_notes; i++)
+		add_note(x, sb->notes[i]);
+	if (sb->backend && x->st.exit_status != 0 && !x->special)
+		x->n_hints = refusal_hints(sb, &x->out, &x->err, x->hints);
+	for (size_t i = 0; i < x->n_hints; i++)
+		x->hint_lines[i] = x->hints[i];
+	if (x->outside)
+		add_note(x, "sandbox: ran outside the sandbox, as the person approved, this once");
+}
+
+/* The one result on standard output: the command's, or, with --json, the
+ * failure's too; a failure in text is one line on standard error. */
+static int run_report(struct run *x)
+{
+	struct pdk_cli_call *c = &x->c;
+	bool failed = x->failure != PDK_FAIL_NONE;
+	struct pdk_render_out res = {0};
 	struct pdk_render_in in = {
-		.out = &out,
-		.err = &err,
-		.exit_status = st.exit_status,
-		.timed_out = st.timed_out,
-		.stopped = st.stopped,
-		.duration = st.duration,
-		.notes = notes,
-		.n_notes = n_notes,
-		.hints = hint_lines,
-		.n_hints = n_hints,
-		.bound = c.o.bound,
-		.json = c.o.json,
-		.network = outside ? NULL : pdk_sandbox_network(&sb),
-		.domains = (const char *const *)sb.domains,
-		.n_domains = pdk_sandbox_network(&sb) && !strcmp(pdk_sandbox_network(&sb), "domains")
-				 ? sb.n_domains
-				 : 0,
-		.refused_domains = (const char *const *)sb.refused,
-		.n_refused_domains = sb.n_refused,
-		.store = store,
+	    .out = failed ? NULL : &x->out,
+	    .err = failed ? NULL : &x->err,
+	    .failure = x->failure,
+	    .error = x->error,
+	    .cwd = c->cwd,
+	    /* Every result not run where paddock was started says where it ran;
+	     * cd's own result says it already. */
+	    .show_cwd = !x->cd && c->launch && c->cwd && strcmp(c->cwd, c->launch) != 0,
+	    .exit_code = failed ? x->code : exit_code_of(x->st.exit_status),
+	    .exit_status = x->st.exit_status,
+	    .timed_out = x->st.timed_out,
+	    .stopped = x->st.stopped,
+	    .duration = x->st.duration,
+	    .notes = x->notes,
+	    .n_notes = x->n_notes,
+	    .hints = x->hint_lines,
+	    .n_hints = x->n_hints,
+	    .bound = c->o.bound,
+	    .json = c->o.json,
+	    .store = x->store,
+	    .network = x->outside || failed ? NULL : pdk_sandbox_network(&x->sb),
+	    .domains = (const char *const *)x->sb.domains,
+	    .n_domains = pdk_sandbox_network(&x->sb) &&
+			     !strcmp(pdk_sandbox_network(&x->sb), "domains")
+			 ? x->sb.n_domains
+			 : 0,
+	    .refused_domains = (const char *const *)x->sb.refused,
+	    .n_refused_domains = x->sb.n_refused,
 	};
+	int r;
+
+	if (failed && (x->failure == PDK_FAIL_REFUSED || x->failure == PDK_FAIL_NOT_APPROVED)) {
+		in.risk = pdk_risk_name(c->d.risk);
+		in.rule = c->d.rule ? c->d.rule : "";
+	}
+	if (failed && !c->o.json) {
+		pdk_cli_error("%s%s", x->error_prefix ? x->error_prefix : "", x->error);
+		return x->code;
+	}
 	r = pdk_render(&in, &res);
 	if (r < 0) {
 		pdk_cli_error("run: rendering the result: %s", strerror(-r));
-		goto out;
+		return PDK_EXIT_FAILURE;
 	}
 	if (fwrite(res.text, 1, res.len, stdout) != res.len) {
 		pdk_cli_error("run: writing the result: %s", strerror(errno));
-		goto out;
+		pdk_render_out_release(&res);
+		return PDK_EXIT_FAILURE;
 	}
 	/* The MCP server wants both renderings of one run, naming one kept copy. */
 	if (in.json && pdk_cli_run_text_too) {
@@ -449,23 +546,53 @@ int pdk_cli_run_main(int argc, char **argv)
 		r = pdk_render(&in, &text);
 		if (r < 0) {
 			pdk_cli_error("run: rendering the result: %s", strerror(-r));
-			goto out;
+			pdk_render_out_release(&res);
+			return PDK_EXIT_FAILURE;
 		}
 		fwrite(text.text, 1, text.len, stdout);
 		pdk_render_out_release(&text);
 	}
+	pdk_render_out_release(&res);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		pdk_cli_error("run: writing the result: %s", strerror(errno));
-		goto out;
+		return PDK_EXIT_FAILURE;
 	}
-	code = exit_code_of(st.exit_status);
-out:
-	pdk_render_out_release(&res);
-	pdk_capture_release(&out);
-	pdk_capture_release(&err);
-	pdk_store_entry_free(store);
-	pdk_rmshim_release(&shim);
-	pdk_sandbox_release(&sb);
-	pdk_cli_call_release(&c);
+	return in.exit_code;
+}
+
+static void run_release(struct run *x)
+{
+	pdk_capture_release(&x->out);
+	pdk_capture_release(&x->err);
+	pdk_store_entry_free(x->store);
+	pdk_rmshim_release(&x->shim);
+	pdk_sandbox_release(&x->sb);
+	pdk_cli_call_release(&x->c);
+	free(x->path);
+	free(x->store_dir);
+	free(x->shim_dir);
+	free(x->shim_note);
+	free(x->sweep_note);
+	free(x->made_note);
+	free(x->killed_note);
+}
+
+int pdk_cli_run_main(int argc, char **argv)
+{
+	struct run x = {0};
+	int code, at;
+
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		fputs(run_usage, stdout);
+		return 0;
+	}
+	if ((at = pdk_cli_request_find(argc, argv)) > 0)
+		return pdk_cli_request_main(argc, argv, at);
+	if (run_parse(&x, argc, argv) == 0 && run_decide(&x) == 0 && run_locate(&x) == 0 &&
+	    run_shim(&x) == 0 && run_confine(&x) == 0 && !x.done && run_open_store(&x) == 0 &&
+	    run_execute(&x) == 0)
+		run_notes(&x);
+	code = x.done ? 0 : run_report(&x);
+	run_release(&x);
 	return code;
 }

@@ -1,8 +1,10 @@
 /* session.c - per-session state under $XDG_STATE_HOME/paddock/sessions/SESSION/:
- * "approvals" (one program per line) and "cwd" (the directory `cd` set). */
+ * "approvals" (one program per line) and "cwd-HASH" (the directory `cd` set,
+ * one file per launch directory). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,35 +204,71 @@ int pdk_session_approve(const char *session, const char *program)
 	return write_state(dir, "approvals", out, strlen(out));
 }
 
-int pdk_session_cwd_get(const char *session, char **ret)
+/* The state file of the directory cd left calls launched in launch:
+ * "cwd-" and a hash of launch; the file holds launch too, so that two
+ * launch directories whose hashes meet never share one. */
+static int cwd_file(const char *launch, char name[32])
 {
-	_cleanup_free_ char *dir = NULL, *text = NULL;
-	size_t len;
-	int r;
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
 
-	r = session_dir(session, false, &dir);
-	if (r < 0)
-		return r;
-	r = read_state(dir, "cwd", &text, &len);
-	if (r < 0)
-		return r;
-	/* Stored without a newline, so any directory name survives; a file that
-	 * is not one absolute path was not written here. */
-	if (len == 0 || text[0] != '/' || strlen(text) != len)
+	if (!launch || launch[0] != '/')
 		return -EINVAL;
-	*ret = steal_pointer(&text);
+	for (const unsigned char *p = (const unsigned char *)launch; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	snprintf(name, 32, "cwd-%016llx", (unsigned long long)h);
 	return 0;
 }
 
-int pdk_session_cwd_set(const char *session, const char *abs_dir)
+int pdk_session_cwd_get(const char *session, const char *launch, char **ret)
 {
-	_cleanup_free_ char *dir = NULL;
+	_cleanup_free_ char *dir = NULL, *text = NULL;
+	char name[32];
+	size_t len, llen;
 	int r;
 
-	if (!abs_dir || abs_dir[0] != '/')
+	if ((r = cwd_file(launch, name)) < 0)
+		return r;
+	r = session_dir(session, false, &dir);
+	if (r < 0)
+		return r;
+	r = read_state(dir, name, &text, &len);
+	if (r < 0)
+		return r;
+	/* "LAUNCH\0DIR", without a newline, so that any directory name
+	 * survives; another launch directory's file is none of ours. */
+	llen = strlen(launch);
+	if (len <= llen + 1 || memcmp(text, launch, llen + 1) != 0)
+		return -ENOENT;
+	if (text[llen + 1] != '/' || strlen(text + llen + 1) != len - llen - 1)
+		return -EINVAL;
+	*ret = strdup(text + llen + 1);
+	return *ret ? 0 : -ENOMEM;
+}
+
+int pdk_session_cwd_set(const char *session, const char *launch, const char *abs_dir)
+{
+	_cleanup_free_ char *dir = NULL, *data = NULL, *path = NULL;
+	char name[32];
+	size_t llen;
+	int r;
+
+	if ((r = cwd_file(launch, name)) < 0)
+		return r;
+	if (abs_dir && abs_dir[0] != '/')
 		return -EINVAL;
 	r = pdk_session_dir(session, &dir);
 	if (r < 0)
 		return r;
-	return write_state(dir, "cwd", abs_dir, strlen(abs_dir));
+	/* Back where it was launched: nothing to remember. */
+	if (!abs_dir || strcmp(abs_dir, launch) == 0) {
+		if (!(path = pdk_path_join(dir, name)))
+			return -ENOMEM;
+		return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+	}
+	llen = strlen(launch);
+	if (!(data = malloc(llen + 1 + strlen(abs_dir) + 1)))
+		return -ENOMEM;
+	memcpy(data, launch, llen + 1);
+	strcpy(data + llen + 1, abs_dir);
+	return write_state(dir, name, data, llen + 1 + strlen(abs_dir));
 }

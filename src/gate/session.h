@@ -32,12 +32,18 @@ int pdk_session_approved(const char *session, const char *program);
  * refuses, or -errno. Concurrent calls do not lose each other's names. */
 int pdk_session_approve(const char *session, const char *program);
 
-/* The session's working directory (set by `cd`): 0 and a new string in ret,
- * -ENOENT when none was set, or -errno. */
-int pdk_session_cwd_get(const char *session, char **ret);
+/*
+ * The session's working directory for calls launched in launch (the
+ * absolute directory paddock was started in), as `cd` set it: each launch
+ * directory has its own, so one project's cd never moves another's calls.
+ * 0 and a new string in ret; -ENOENT when none was set (the calls run in
+ * launch), -EINVAL for a launch that is not absolute, or -errno.
+ */
+int pdk_session_cwd_get(const char *session, const char *launch, char **ret);
 
 /* Set it: abs_dir must be absolute (-EINVAL otherwise); it is stored as
- * given, not checked here (the cd command verifies it first). */
-int pdk_session_cwd_set(const char *session, const char *abs_dir);
+ * given, not checked here (the cd command verifies it first). NULL, or
+ * launch itself, forgets it: calls run in launch again. */
+int pdk_session_cwd_set(const char *session, const char *launch, const char *abs_dir);
 
 #endif

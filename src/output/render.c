@@ -422,8 +422,9 @@ static void held_note(const struct pdk_render_out *r, const struct view *views,
 		pdk_buf_printf(b, "; the whole output is kept as output %s (%s lines)", id,
 			       pdk_fmt_num(r->stored_as.lines, n1));
 	pdk_buf_printf(b, "; \"paddock recall %s --from %llu\" pages it, \"paddock recall %s "
-			  "--match PATTERN\" filters it; do not run the command again to see it",
-		       id, (unsigned long long)from, id);
+			  "--match PATTERN\" filters it, \"paddock recall %s --summary\" shows its "
+			  "errors, warnings and test counts; do not run the command again to see it",
+		       id, (unsigned long long)from, id, id);
 }
 
 static int commit(const struct pdk_render_in *in, struct view *v, struct pdk_render_out *r)
@@ -464,6 +465,8 @@ static void compose_text(const struct pdk_render_in *in, struct view *v, struct 
 			 const struct pdk_buf *note, struct pdk_buf *out)
 {
 	pdk_buf_printf(out, "exit status: %d\n", in->exit_status);
+	if (in->show_cwd && in->cwd)
+		pdk_buf_printf(out, "cwd: %s\n", in->cwd);
 	for (int i = 0; i < 2; i++) {
 		if (v[i].total == 0)
 			continue;
@@ -489,18 +492,32 @@ static int compose_json(const struct pdk_render_in *in, struct view *v, struct p
 			struct pdk_buf *out)
 {
 	cJSON *o = cJSON_CreateObject(), *held = NULL, *hints = NULL, *notes = NULL;
+	bool ran = in->failure == PDK_FAIL_NONE;
 	bool ok; /* every field made it: a result missing one is no result */
 	char *s;
 
 	if (!o)
 		return -ENOMEM;
-	ok = cJSON_AddNumberToObject(o, "exit_status", in->exit_status) &&
-	     (in->exit_status < 0 ? cJSON_AddNumberToObject(o, "signal", -in->exit_status)
-				  : cJSON_AddNullToObject(o, "signal")) &&
+	/* Every member is there whatever the outcome, in this order; see
+	 * data/result.schema.json. */
+	ok = cJSON_AddBoolToObject(o, "ran", ran) &&
+	     (ran ? cJSON_AddNumberToObject(o, "exit_status", in->exit_status)
+		  : cJSON_AddNullToObject(o, "exit_status")) &&
+	     (ran && in->exit_status < 0 ? cJSON_AddNumberToObject(o, "signal", -in->exit_status)
+					 : cJSON_AddNullToObject(o, "signal")) &&
+	     cJSON_AddNumberToObject(o, "exit_code", in->exit_code) &&
 	     cJSON_AddBoolToObject(o, "timed_out", in->timed_out) &&
 	     cJSON_AddBoolToObject(o, "stopped", in->stopped) &&
 	     cJSON_AddNumberToObject(o, "duration",
 				     (double)(long long)(in->duration * 1000) / 1000) &&
+	     (in->cwd ? cJSON_AddStringToObject(o, "cwd", in->cwd)
+		      : cJSON_AddNullToObject(o, "cwd")) &&
+	     (ran ? cJSON_AddNullToObject(o, "error")
+		  : cJSON_AddStringToObject(o, "error", in->error ? in->error : "")) &&
+	     (ran ? cJSON_AddNullToObject(o, "error_kind")
+		  : cJSON_AddStringToObject(o, "error_kind", pdk_failure_name(in->failure))) &&
+	     (!in->risk || cJSON_AddStringToObject(o, "risk", in->risk)) &&
+	     (!in->rule || cJSON_AddStringToObject(o, "rule", in->rule)) &&
 	     cJSON_AddStringToObject(o, "stdout", streams[0].data ? streams[0].data : "") &&
 	     cJSON_AddStringToObject(o, "stderr", streams[1].data ? streams[1].data : "") &&
 	     (held = cJSON_AddArrayToObject(o, "held_back"));
@@ -572,6 +589,43 @@ static char **clean_lines(const char *const *lines, size_t n)
 		v[i][pdk_text_clean_line(lines[i], len, v[i])] = '\0';
 	}
 	return v;
+}
+
+const char *pdk_failure_name(enum pdk_failure f)
+{
+	static const char *const names[] = {
+	    [PDK_FAIL_NONE] = "none",		    [PDK_FAIL_BAD_REQUEST] = "bad_request",
+	    [PDK_FAIL_REFUSED] = "refused",	    [PDK_FAIL_NOT_APPROVED] = "not_approved",
+	    [PDK_FAIL_NOT_FOUND] = "not_found",	    [PDK_FAIL_NOT_EXECUTABLE] = "not_executable",
+	    [PDK_FAIL_INTERNAL] = "failed",
+	};
+
+	return (unsigned)f < PDK_ARRAY_SIZE(names) ? names[f] : "failed";
+}
+
+/* Nothing ran: no streams to bound, only why. */
+static int render_failure(const struct pdk_render_in *in, struct pdk_render_out *ret)
+{
+	struct pdk_render_out r = {0};
+	struct pdk_buf out = {0}, none[2] = {{0}, {0}}, note = {0};
+	int rc = 0;
+
+	if (in->json)
+		rc = compose_json(in, NULL, none, &note, &r, &out);
+	else
+		pdk_buf_printf(&out, "error: %s\n", in->error ? in->error : "");
+	if (rc == 0 && out.oom)
+		rc = -ENOMEM;
+	if (rc < 0) {
+		pdk_buf_free(&out);
+		return rc;
+	}
+	r.text = out.data ? out.data : strdup("");
+	r.len = out.len;
+	if (!r.text)
+		return -ENOMEM;
+	*ret = r;
+	return 0;
 }
 
 static int render(const struct pdk_render_in *in, struct pdk_render_out *ret)
@@ -661,6 +715,8 @@ int pdk_render(const struct pdk_render_in *in, struct pdk_render_out *ret)
 		return -ENOMEM;
 	cleaned.notes = (const char *const *)notes;
 	cleaned.hints = (const char *const *)hints;
+	if (in->failure != PDK_FAIL_NONE)
+		return render_failure(&cleaned, ret);
 	return render(&cleaned, ret);
 }
 

@@ -11,8 +11,35 @@
 #include "core/defaults.h"
 #include "store.h"
 
+/* Why a call did not run, or paddock failed around it. */
+enum pdk_failure {
+	PDK_FAIL_NONE = 0,	 /* the command ran (or `cd`, `rm`) */
+	PDK_FAIL_BAD_REQUEST,	 /* bad option, bad -C, bad configuration */
+	PDK_FAIL_REFUSED,	 /* the policy refused it */
+	PDK_FAIL_NOT_APPROVED,	 /* the confirm gate got no yes */
+	PDK_FAIL_NOT_FOUND,	 /* no such program */
+	PDK_FAIL_NOT_EXECUTABLE, /* found, but it cannot be executed */
+	PDK_FAIL_INTERNAL,	 /* paddock itself could not do it */
+};
+
+/* "bad_request", "refused", ...: the JSON result's error_kind. */
+const char *pdk_failure_name(enum pdk_failure f);
+
+/*
+ * One result, whatever the outcome: the command's streams when it ran,
+ * else the failure and why. The JSON form is described by
+ * data/result.schema.json, the contract for every caller that reads it.
+ */
 struct pdk_render_in {
+	/* The streams; NULL (both) when failure is set. */
 	const struct pdk_capture *out, *err;
+	enum pdk_failure failure;
+	const char *error;	/* failure: one line saying why and what to do */
+	const char *risk, *rule; /* refusals: the decision's class and rule; else NULL */
+	/* Where the command ran (absolute), or would have; NULL: unknown. */
+	const char *cwd;
+	bool show_cwd;	/* text: a "cwd:" line (it is not the launch directory) */
+	int exit_code;	/* what paddock exits with */
 	int exit_status;  /* the code, or the signal negated */
 	bool timed_out, stopped;
 	double duration;  /* seconds */
@@ -54,6 +81,8 @@ struct pdk_render_out {
 	struct pdk_store_result stored_as;
 };
 
+/* The result as text or one JSON object (in->json), within in->bound. A
+ * failure renders as "error: ..." in text, as the whole object in JSON. */
 int pdk_render(const struct pdk_render_in *in, struct pdk_render_out *ret);
 void pdk_render_out_release(struct pdk_render_out *out);
 

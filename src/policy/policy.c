@@ -681,7 +681,7 @@ cJSON *pdk_decision_json(const struct pdk_decision *d)
 		return NULL;
 	ok &= cJSON_AddStringToObject(o, "verdict", pdk_verdict_name(d->verdict)) != NULL;
 	ok &= cJSON_AddStringToObject(o, "risk", pdk_risk_name(d->risk)) != NULL;
-	ok &= cJSON_AddBoolToObject(o, "readOnly", d->read_only) != NULL;
+	ok &= cJSON_AddBoolToObject(o, "read_only", d->read_only) != NULL;
 	ok &= cJSON_AddBoolToObject(o, "shell", d->shell) != NULL;
 	ok &= cJSON_AddStringToObject(o, "rule", d->rule ? d->rule : "default") != NULL;
 	if (d->message)
@@ -710,7 +710,7 @@ cJSON *pdk_decision_json(const struct pdk_decision *d)
 		ok &= cJSON_AddNumberToObject(s, "line", st->line) != NULL;
 		ok &= cJSON_AddNumberToObject(s, "column", st->column) != NULL;
 		ok &= cJSON_AddNumberToObject(s, "depth", st->depth) != NULL;
-		ok &= cJSON_AddBoolToObject(s, "readOnly", st->read_only) != NULL;
+		ok &= cJSON_AddBoolToObject(s, "read_only", st->read_only) != NULL;
 		ok &= cJSON_AddBoolToObject(s, "refused", step_refused(d, i)) != NULL;
 		ok &= cJSON_AddStringToObject(s, "risk", pdk_risk_name(st->risk)) != NULL;
 		ok &= cJSON_AddStringToObject(s, "rule", st->rule ? st->rule : "default") != NULL;

@@ -897,9 +897,11 @@ static bool rm_one(const char *op, const struct rm_opts *o, const struct stat *r
 		return false;
 	}
 	if (o->verbose) {
-		printf("removed %s'%s' (%s: %s)\n", S_ISDIR(st.st_mode) ? "directory " : "", op,
-		       mover->done, as ? as : "?");
-		fflush(stdout);
+		FILE *vout = mover->out ? mover->out : stdout;
+
+		fprintf(vout, "removed %s'%s' (%s: %s)\n", S_ISDIR(st.st_mode) ? "directory " : "",
+			op, mover->done, as ? as : "?");
+		fflush(vout);
 	}
 	return true;
 }
@@ -998,11 +1000,18 @@ static int move_to_trash(void *ctx, const char *path, char **ret_where, struct p
 	return pdk_trash_put(path, t->roots, t->n_roots, ret_where, err);
 }
 
+int pdk_rm_main_out(int argc, char *const *argv, const char *const *roots, size_t n_roots,
+		    FILE *out, FILE *err_out)
+{
+	struct trash_mover t = { roots, n_roots };
+	struct pdk_rm_mover m = {
+	    .move = move_to_trash, .ctx = &t, .done = "moved to the trash", .out = out};
+
+	return pdk_rm_main_with(argc, argv, &m, err_out);
+}
+
 int pdk_rm_main(int argc, char *const *argv, const char *const *roots, size_t n_roots,
 		FILE *err_out)
 {
-	struct trash_mover t = { roots, n_roots };
-	struct pdk_rm_mover m = { .move = move_to_trash, .ctx = &t, .done = "moved to the trash" };
-
-	return pdk_rm_main_with(argc, argv, &m, err_out);
+	return pdk_rm_main_out(argc, argv, roots, n_roots, NULL, err_out);
 }

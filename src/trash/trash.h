@@ -41,6 +41,9 @@ int pdk_trash_put(const char *path, const char *const *roots, size_t n_roots,
  */
 int pdk_rm_main(int argc, char *const *argv, const char *const *roots, size_t n_roots,
 		FILE *err_out);
+/* The same, with -v's reports going to OUT instead of stdout. */
+int pdk_rm_main_out(int argc, char *const *argv, const char *const *roots, size_t n_roots,
+		    FILE *out, FILE *err_out);
 
 /*
  * Move DIRFD/NAME (never following a final symlink) to the trash as if it had been removed from
@@ -70,6 +73,7 @@ struct pdk_rm_mover {
 	int (*move)(void *ctx, const char *path, char **ret_where, struct pdk_error *err);
 	void *ctx;
 	const char *done;
+	FILE *out; /* where -v reports; NULL: stdout */
 };
 
 /* pdk_rm_main() with MOVER in place of the trash: same options, messages and exit codes. */

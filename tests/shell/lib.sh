@@ -104,3 +104,24 @@ wait_for_file() {
 }
 # Built with AddressSanitizer: memory figures include its shadow memory.
 sanitized() { grep -q __asan_init "$PADDOCK"; }
+
+# json_valid DEF [FILE]: FILE (default $T/out) is exactly one JSON object on one line, valid
+# against data/result.schema.json's $defs/DEF (run, check or recall), checked by a real
+# validator (Debian: python3-jsonschema, which scripts/setup.sh installs).
+json_py=
+for p in python3 /usr/bin/python3; do
+	if "$p" -c 'import jsonschema' 2>/dev/null; then json_py=$p; break; fi
+done
+json_valid() {
+	if [ -z "$json_py" ]; then
+		echo "# no python3 with jsonschema: install python3-jsonschema (scripts/setup.sh)"
+		return 1
+	fi
+	"$json_py" "${srcdir:-.}/tests/shell/json-valid.py" "${srcdir:-.}/data/result.schema.json" \
+		"$1" "${2:-$T/out}"
+}
+# jq_ok PYTHON-EXPRESSION [FILE]: true when the expression holds over the object d in FILE.
+jq_ok() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" \
+		"${2:-$T/out}" 2>/dev/null
+}

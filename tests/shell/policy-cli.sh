@@ -95,7 +95,8 @@ fi
 pcall run --json -- sh -c 'sudo id'
 check "a --json refusal exits 125" test "$rc" -eq 125
 check "a --json refusal is one object with ran:false and the error" \
-	grep -q '^{"ran":false,"error":"command denied by policy: .*sudo' "$T/out"
+	jq_ok "d['ran'] is False and d['error'].startswith('command denied by policy: ') and
+	'sudo' in d['error'] and d['error_kind'] == 'refused'"
 
 # --- check -------------------------------------------------------------------------
 pcall check -- ls -l
@@ -195,6 +196,35 @@ PADDOCK_SESSION=other pcall run -- pwd
 check "another session is not moved" grep -qx "$T/proj" "$T/out"
 pcall run -C "$T/proj/sub" -- pwd
 check "-C wins over the session's directory" grep -qx "$T/proj/sub" "$T/out"
+check "-C elsewhere: the result says where it ran" sed -n 2p "$T/out" | grep -qx "cwd: $T/proj/sub"
+pcall run -C "$T/proj" -- pwd
+check "a call run where paddock started has no cwd: line" sh -c "! grep -q '^cwd:' '$T/out'"
+
+# Sessions are kept per launch directory: one project's cd never moves another's calls.
+mkdir -p "$T/projB/lib" "$T/proj/sub/deep"
+pcall run -- cd sub
+(cd "$T/projB" && pcall run -- pwd)
+check "a call launched in another project runs there, not in the first one's cd" \
+	grep -qx "$T/projB" "$T/out"
+(cd "$T/projB" && pcall run -- cd lib)
+pcall run -- pwd
+check "that project's cd does not move this one's calls" grep -qx "$T/proj/sub" "$T/out"
+check "a result away from the launch directory says where it ran" \
+	sed -n 2p "$T/out" | grep -qx "cwd: $T/proj/sub"
+pcall run --json -- pwd
+check "--json: cwd says where it ran" jq_ok "d['cwd'] == '$T/proj/sub'"
+pcall run -C deep -- pwd
+check "a relative -C is taken from the session's directory, as cd is" \
+	grep -qx "$T/proj/sub/deep" "$T/out"
+pcall run -- cd
+check "a bare cd goes back to the launch directory (rc $rc)" grep -q "now in $T/proj\$" "$T/out"
+pcall run -- pwd
+check "the next call runs in the launch directory" grep -qx "$T/proj" "$T/out"
+check "and says no cwd: line" sh -c "! grep -q '^cwd:' '$T/out'"
+(cd "$T/projB" && pcall run -- pwd)
+check "the other project is still in its own lib" grep -qx "$T/projB/lib" "$T/out"
+pcall run -- cd a b
+check "cd with two directories fails (rc $rc)" test "$rc" -eq 1
 unset PADDOCK_SESSION
 
 # --- argv rm goes to the trash ------------------------------------------------------------------

@@ -682,24 +682,37 @@ START_TEST(test_session_cwd)
 {
 	char *got = NULL;
 
-	ck_assert_int_eq(pdk_session_cwd_get("s1", &got), -ENOENT);
+	ck_assert_int_eq(pdk_session_cwd_get("s1", "/p1", &got), -ENOENT);
 	ck_assert_ptr_null(got);
-	ck_assert_int_eq(pdk_session_cwd_set("s1", "relative/dir"), -EINVAL);
-	ck_assert_int_eq(pdk_session_cwd_set("s1", "/tmp/a b\nc"), 0);
-	ck_assert_int_eq(pdk_session_cwd_get("s1", &got), 0);
+	ck_assert_int_eq(pdk_session_cwd_set("s1", "/p1", "relative/dir"), -EINVAL);
+	ck_assert_int_eq(pdk_session_cwd_set("s1", "relative", "/srv"), -EINVAL);
+	ck_assert_int_eq(pdk_session_cwd_set("s1", "/p1", "/tmp/a b\nc"), 0);
+	ck_assert_int_eq(pdk_session_cwd_get("s1", "/p1", &got), 0);
 	ck_assert_str_eq(got, "/tmp/a b\nc");
 	free(got);
-	ck_assert_int_eq(pdk_session_cwd_set("s1", "/srv"), 0);
-	ck_assert_int_eq(pdk_session_cwd_get("s1", &got), 0);
+	ck_assert_int_eq(pdk_session_cwd_set("s1", "/p1", "/srv"), 0);
+	ck_assert_int_eq(pdk_session_cwd_get("s1", "/p1", &got), 0);
 	ck_assert_str_eq(got, "/srv");
 	free(got);
-	ck_assert_int_eq(pdk_session_cwd_get("s2", &got), -ENOENT);
+	/* Each launch directory has its own: one project's cd moves no other's calls. */
+	ck_assert_int_eq(pdk_session_cwd_get("s1", "/p2", &got), -ENOENT);
+	ck_assert_int_eq(pdk_session_cwd_get("s1", "/p1/sub", &got), -ENOENT);
+	ck_assert_int_eq(pdk_session_cwd_set("s1", "/p2", "/opt"), 0);
+	ck_assert_int_eq(pdk_session_cwd_get("s1", "/p1", &got), 0);
+	ck_assert_str_eq(got, "/srv");
+	free(got);
+	ck_assert_int_eq(pdk_session_cwd_get("s2", "/p1", &got), -ENOENT);
 	setenv("PADDOCK_SESSION", "s1", 1);
-	ck_assert_int_eq(pdk_session_cwd_get(NULL, &got), 0);
+	ck_assert_int_eq(pdk_session_cwd_get(NULL, "/p1", &got), 0);
 	ck_assert_str_eq(got, "/srv");
 	free(got);
+	/* Back to the launch directory: forgotten. */
+	ck_assert_int_eq(pdk_session_cwd_set("s1", "/p1", "/p1"), 0);
+	ck_assert_int_eq(pdk_session_cwd_get("s1", "/p1", &got), -ENOENT);
+	ck_assert_int_eq(pdk_session_cwd_set("s1", "/p2", NULL), 0);
+	ck_assert_int_eq(pdk_session_cwd_get("s1", "/p2", &got), -ENOENT);
 	setenv("PADDOCK_SESSION", "bad/name", 1);
-	ck_assert_int_eq(pdk_session_cwd_get(NULL, &got), -EINVAL);
+	ck_assert_int_eq(pdk_session_cwd_get(NULL, "/p1", &got), -EINVAL);
 }
 END_TEST
 

@@ -835,7 +835,7 @@ START_TEST(test_print_json)
 	ck_assert_str_eq(cJSON_GetObjectItem(j, "verdict")->valuestring, "ask");
 	cmds = cJSON_GetObjectItem(j, "commands");
 	ck_assert_int_eq(cJSON_GetArraySize(cmds), 2);
-	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(cmds, 0), "readOnly")));
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(cmds, 0), "read_only")));
 	js = cJSON_PrintUnformatted(j);
 	ck_assert_ptr_nonnull(strstr(js, "\"rule\":\"risk: rm-recursive\""));
 	free(js);
