@@ -356,7 +356,8 @@ static cJSON *call_result(struct server *s, struct call *c, int code)
 		return tool_error(e ? e : "the command did not start");
 	}
 	const cJSON *error = cJSON_GetObjectItemCaseSensitive(json, "error");
-	bool ran = cJSON_GetObjectItemCaseSensitive(json, "exit_status") && !error;
+	/* data/result.schema.json: "ran" says it; "error" is null when it ran. */
+	bool ran = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(json, "ran"));
 	result = cJSON_CreateObject();
 	if (ran) {
 		add_text(result, nl + 1, len - (size_t)(nl + 1 - out));

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "core/fmt.h"
 #include "core/util.h"
+#include "output/render.h"
 
 #define REQUEST_MAX (4u << 20)
 
@@ -44,25 +45,30 @@ int pdk_cli_request_find(int argc, char **argv)
 	return -1;
 }
 
-/* The error object, alone on stdout, and 125. */
+/* The error object, alone on stdout, and 125: the result of a bad request,
+ * as every --json outcome is (data/result.schema.json). */
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
 	char why[1024];
 	va_list ap;
-	cJSON *o = cJSON_CreateObject();
-	char *text;
+	struct pdk_render_out res = {0};
+	struct pdk_render_in in = {
+	    .failure = PDK_FAIL_BAD_REQUEST,
+	    .error = why,
+	    .exit_code = PDK_EXIT_FAILURE,
+	    .json = true,
+	};
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	cJSON_AddBoolToObject(o, "ran", false);
-	cJSON_AddStringToObject(o, "error", why);
-	text = o ? cJSON_PrintUnformatted(o) : NULL;
-	cJSON_Delete(o);
-	if (text)
-		puts(text);
-	cJSON_free(text);
+	if (pdk_render(&in, &res) < 0) {
+		pdk_cli_error("run: %s", why);
+		return PDK_EXIT_FAILURE;
+	}
+	fwrite(res.text, 1, res.len, stdout);
+	pdk_render_out_release(&res);
 	fflush(stdout);
 	return PDK_EXIT_FAILURE;
 }

@@ -33,6 +33,7 @@ check "options before --request still apply" jq_ 'len(open("'"$T"'/out").read())
 req '{"argv": ["ls"'
 check "bad JSON: exit 125" [ "$rc" -eq 125 ]
 check "... and a JSON error object saying so" jq_ 'o["ran"] is False and "not JSON" in o["error"]'
+check "... which is a run result like any other (data/result.schema.json)" json_valid run
 req '{"argv": "ls"}'
 check "argv not an array: exit 125, the error names it" sh -c "[ $rc -eq 125 ] && grep -q \"'argv' must be an array\" '$T/out'"
 req '{"argv": ["ls"], "timeoutSeconds": "10"}'
