@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cli_call.h"
 #include "core/path.h"
+#include "confine/nobody.h"
 #include "confine/refusal.h"
 #include "output/render.h"
 #include "trash/rmshim.h"
@@ -422,7 +423,14 @@ static int run_execute(struct run *x)
 		if (r == 0)
 			r = x->st.exit_status = rm_main(sb, x->c.o.argv, &x->out, &x->err);
 	} else {
-		r = 0;
+		_cleanup_strv_ char **nobody = NULL;
+
+		/* No terminal, stdin /dev/null: an editor or a prompt would wait
+		 * until the timeout for a person who cannot answer. */
+		if ((r = pdk_nobody_env(&nobody)) < 0 ||
+		    (r = pdk_sandbox_setenv(sb, (const char *const *)nobody)) < 0)
+			return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE,
+				    "run: the command's environment: %s", strerror(-r));
 		if (x->shim_dir)
 			r = sb->backend ? pdk_rmshim_prepare(sb, &x->shim)
 					: unconfined_rm(sb, x->shim_dir);
