@@ -13,7 +13,6 @@
 
 #include "cli/cli.h"
 #include "net/proxy.h"
-#include "run/reap.h"
 #include "trash/rmshim.h"
 
 static const char usage[] =
@@ -54,15 +53,6 @@ int main(int argc, char **argv)
 		_exit(r == -ENOENT ? 127 : 126);
 	}
 #endif
-	/* Inside a wrapper's sandbox, as the command's reaper: nothing of
-	 * paddock's own set-up applies. */
-	if (argc >= 2 && strcmp(argv[1], PDK_REAP_VERB) == 0) {
-		/* Out through _exit, as the rm shim: inside the sandbox ptrace is
-		 * denied, which a leak checker's exit handler may need. */
-		int code = pdk_reap_main(argc - 1, argv + 1);
-		fflush(NULL);
-		_exit(code);
-	}
 	/* A reader that went away must not kill paddock mid-cleanup. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Started with stdin, stdout or stderr closed: /dev/null there, so that

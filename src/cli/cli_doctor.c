@@ -349,8 +349,11 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 			     "missing .git/hooks) can be made by the command, and is in the tree "
 			     "until the run ends, when it goes to the trash; a git configuration's "
 			     "new settings that run a program likewise last until then");
-	if (!strcmp(b->name, "bwrap"))
+	if (!strcmp(b->name, "bwrap")) {
+		add_str(arr, "a command killed by a signal is reported as exit status 128+N (bwrap "
+			     "passes the death on as a status)");
 		return;
+	}
 	if (strcmp(b->name, "landlock"))
 		return;
 	add_str(arr, "protected paths that exist inside the writable roots (.git/hooks, shell "
