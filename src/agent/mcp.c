@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #endif
 
 #include "agent.h"
@@ -246,7 +246,7 @@ static void call_child(struct server *s, int out, int err, int ask, char **argv,
 		pdk_cli_remote_fd = 3;
 	}
 	int first = ask >= 0 ? 4 : 3;
-#ifdef SYS_close_range
+#if defined(__linux__) && defined(SYS_close_range)
 	if (syscall(SYS_close_range, (unsigned)first, ~0U, 0U) < 0)
 #endif
 		for (int fd = first; fd < 1024; fd++)
@@ -266,7 +266,7 @@ static int call_start(struct server *s, struct call *c, struct pdk_strv *argv)
 	if ((r = pdk_pipe_cloexec(o)) < 0 || (r = pdk_pipe_cloexec(e)) < 0)
 		goto fail;
 	/* The approver asks the client only when it can show a form. */
-	if (!c->recall && s->elicitation && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, a) < 0) {
+	if (!c->recall && s->elicitation && pdk_socketpair_cloexec(a) < 0) {
 		r = -errno;
 		goto fail;
 	}

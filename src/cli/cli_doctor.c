@@ -41,6 +41,7 @@ static const char usage[] = "usage: paddock doctor [--json]\n"
 			    "here, and which one a run would use.\n"
 			    "Exit status: 0 when some backend works, 1 when none does.\n";
 
+#ifdef __linux__
 /* First line of a small file, trailing newline dropped; NULL when absent. */
 static char *first_line_of(const char *path, char *buf, size_t len)
 {
@@ -66,6 +67,7 @@ static void add_num_file(cJSON *o, const char *key, const char *path)
 	else
 		cJSON_AddNullToObject(o, key);
 }
+#endif
 
 /* `bwrap --version`, first line. */
 static bool bwrap_version(const char *bwrap, char *out, size_t len)
@@ -245,7 +247,7 @@ static void add_str(cJSON *arr, const char *s)
 static cJSON *host_facts(void)
 {
 	cJSON *d = cJSON_CreateObject(), *o;
-	char buf[PATH_MAX], ver[256];
+	char ver[256];
 	/* Where the bwrap backend looks: the configured path, /usr/bin, then PATH. */
 	const char *bwrap = pdk_backend_helper("bwrap");
 
@@ -283,8 +285,8 @@ static cJSON *host_facts(void)
 
 	o = cJSON_AddObjectToObject(d, "seccomp");
 	cJSON_AddBoolToObject(o, "available", prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0);
-	if (first_line_of("/proc/sys/kernel/seccomp/actions_avail", buf, sizeof(buf)))
-		cJSON_AddStringToObject(o, "actions", buf);
+	if (first_line_of("/proc/sys/kernel/seccomp/actions_avail", ver, sizeof(ver)))
+		cJSON_AddStringToObject(o, "actions", ver);
 
 	int version = 0;
 	const char *base = NULL, *why = "";

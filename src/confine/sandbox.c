@@ -495,7 +495,7 @@ static int make_missing(const char *path, char **ret_real)
 			free(out);
 			return -e;
 		}
-		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		next = openat(fd, name, PDK_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0) {
 			int e = errno;
 			fclose(f);
@@ -755,8 +755,8 @@ static int setup_domains(struct pdk_sandbox *sb, const struct pdk_request *req,
 	sb->n_domains = n;
 	if (!n)
 		return 0;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
+	if ((r = pdk_socketpair_cloexec(sv)) < 0)
+		return r;
 	/* Above 2: the runner's dup2 onto stdio must not clobber the
 	 * sandbox's end. */
 	for (int i = 0; i < 2; i++)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -301,4 +302,45 @@ int pdk_pipe_cloexec(int fds[2])
 	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
 	return 0;
 #endif
+}
+
+int pdk_socketpair_cloexec(int fds[2])
+{
+#ifdef SOCK_CLOEXEC
+	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0 ? -errno : 0;
+#else
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0)
+		return -errno;
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+#endif
+}
+
+int pdk_socket_cloexec(int domain, int type, int protocol)
+{
+	int fd;
+
+#ifdef SOCK_CLOEXEC
+	fd = socket(domain, type | SOCK_CLOEXEC, protocol);
+#else
+	fd = socket(domain, type, protocol);
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+#endif
+	return fd < 0 ? -errno : fd;
+}
+
+int pdk_accept_cloexec(int listen_fd)
+{
+	int fd;
+
+#ifdef SOCK_CLOEXEC
+	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+#else
+	fd = accept(listen_fd, NULL, NULL);
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+#endif
+	return fd < 0 ? -errno : fd;
 }

@@ -53,5 +53,16 @@ int pdk_open_parent_nofollow_at(int root, const char *path, const char **ret_nam
 int pdk_open_nofollow_at(int root, const char *path);
 /* pipe(2) with both ends close-on-exec. 0 or -errno. */
 int pdk_pipe_cloexec(int fds[2]);
+/* A stream socketpair(2) of AF_UNIX with both ends close-on-exec. 0 or -errno. */
+int pdk_socketpair_cloexec(int fds[2]);
+/* socket(2) and accept(2) whose descriptor is close-on-exec: the fd or -errno. */
+int pdk_socket_cloexec(int domain, int type, int protocol);
+int pdk_accept_cloexec(int listen_fd);
+/* O_PATH where the system has it; elsewhere a read-only open serves for *at() calls. */
+#ifdef O_PATH
+#define PDK_O_PATH O_PATH
+#else
+#define PDK_O_PATH O_RDONLY
+#endif
 
 #endif

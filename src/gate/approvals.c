@@ -122,7 +122,7 @@ int pdk_approval_publish(const struct pdk_gate_request *rq, struct pdk_approval 
 
 	if ((r = approvals_dir(true, &a.dir)) < 0)
 		return r;
-	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+	if (getentropy(raw, sizeof(raw)) < 0) {
 		free(a.dir);
 		return -EIO;
 	}

@@ -20,7 +20,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/path.h"
 #include "core/util.h"
+
+#ifdef MSG_CMSG_CLOEXEC
+#define PDK_MSG_CMSG_CLOEXEC MSG_CMSG_CLOEXEC
+#else
+#define PDK_MSG_CMSG_CLOEXEC 0
+#endif
 
 #define MAX_REFUSED 8
 #define HEAD_MAX 16384
@@ -190,10 +197,12 @@ static int dial(const struct pdk_proxy *p, const char *host, const char *port)
 	for (ai = res; ai; ai = ai->ai_next) {
 		socklen_t len = sizeof(e);
 
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			    ai->ai_protocol);
-		if (fd < 0) {
-			e = errno;
+		fd = pdk_socket_cloexec(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+		if (fd < 0 || fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+			e = fd < 0 ? -fd : errno;
+			if (fd >= 0)
+				close(fd);
+			fd = -1;
 			continue;
 		}
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
@@ -602,8 +611,9 @@ static void *accept_loop(void *arg)
 
 		if (wait_fd(p, p->listen_fd, POLLIN, -1) <= 0)
 			break;
-		fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		fd = pdk_accept_cloexec(p->listen_fd);
 		if (fd < 0) {
+			errno = -fd;
 			if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED)
 				continue;
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
@@ -652,13 +662,15 @@ static void *start_thread(void *arg)
 	if (wait_fd(p, p->ctl, POLLIN, -1) <= 0)
 		return NULL;
 	do
-		n = recvmsg(p->ctl, &msg, MSG_CMSG_CLOEXEC);
+		n = recvmsg(p->ctl, &msg, PDK_MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
 	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
 	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
 		return NULL;
 	memcpy(&p->listen_fd, CMSG_DATA(cm), sizeof(int));
+	if (!PDK_MSG_CMSG_CLOEXEC)
+		fcntl(p->listen_fd, F_SETFD, FD_CLOEXEC);
 	return accept_loop(p);
 }
 
@@ -683,10 +695,8 @@ int pdk_proxy_start(const char *const *domains, size_t n_domains, int ctl,
 	for (size_t i = 0; i < n_domains; i++, p->n_domains++)
 		if (!(p->domains[i] = strdup(domains[i])))
 			goto nomem;
-	if (pipe2(p->stop, O_CLOEXEC) < 0) {
-		r = -errno;
+	if ((r = pdk_pipe_cloexec(p->stop)) < 0)
 		goto fail;
-	}
 	/* Signals are the runner's: no proxy thread takes one (they inherit
 	 * this mask), so the thread that waits on the command sees them. */
 	sigset_t all, old;
@@ -763,9 +773,9 @@ int pdk_proxy_listen_exec(int ctl, char *const *argv)
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
 	int fd;
 
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = pdk_socket_cloexec(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 128) < 0 ||
 	    getsockname(fd, (struct sockaddr *)&a, &alen) < 0)
 		return -errno;
