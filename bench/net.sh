@@ -34,7 +34,9 @@ if ! $CC -O2 -std=gnu11 -o "$tmp/timeit" "$bench/timeit.c"; then
 	exit 1
 fi
 head -c 100000000 /dev/zero > "$tmp/www/100M"
-cat > "$tmp/http.py" <<'PY'
+# Not http.py: the script's directory comes first on sys.path, and that name would hide
+# the standard `http` package from the import below.
+cat > "$tmp/serve.py" <<'PY'
 import http.server, socketserver, sys, os
 os.chdir(sys.argv[1])
 class H(http.server.SimpleHTTPRequestHandler):
@@ -44,11 +46,15 @@ s = socketserver.ThreadingTCPServer(("127.0.0.1", 0), H)
 open(sys.argv[2], "w").write(str(s.server_address[1]))
 s.serve_forever()
 PY
-"$PY" "$tmp/http.py" "$tmp/www" "$tmp/port" &
+"$PY" "$tmp/serve.py" "$tmp/www" "$tmp/port" &
 server=$!
 i=0
 while [ ! -s "$tmp/port" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-port=$(cat "$tmp/port")
+port=$(cat "$tmp/port" 2>/dev/null)
+if [ -z "$port" ]; then
+	echo "bench net: the local HTTP server did not start" >&2
+	exit 1
+fi
 url="http://127.0.0.1:$port/100M"
 
 cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')
