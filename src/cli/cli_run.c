@@ -193,15 +193,10 @@ static bool runs_rm(const struct pdk_decision *d)
 	return false;
 }
 
-/* Unconfined, rm still goes to the trash: the shim first on PATH, told to
- * trash at once. */
-static int unconfined_rm(struct pdk_sandbox *sb, const char *shim_dir)
+/* Unconfined, rm still goes to the trash: the shim is told to trash at once. */
+static int unconfined_rm(struct pdk_sandbox *sb)
 {
-	_cleanup_free_ char *p = pdk_rmshim_path_env(shim_dir, getenv("PATH"));
-
-	if (!p)
-		return -ENOMEM;
-	return pdk_sandbox_setenv(sb, (const char *const[]){p, PDK_RMSHIM_ENV_DIRECT "=1", NULL});
+	return pdk_sandbox_setenv(sb, (const char *const[]){PDK_RMSHIM_ENV_DIRECT "=1", NULL});
 }
 
 /* Result lines about the decision: who approved what, and the session's
@@ -248,6 +243,8 @@ struct run {
 	char *path;		/* the program, resolved */
 	char *shim_dir, *shim_note, *sweep_note, *made_note, *killed_note;
 	struct pdk_rmshim shim;
+	/* The argv with the rm it names pointed at the shim, and the one given. */
+	char **rm_argv, **argv_given;
 	struct pdk_sandbox sb;
 	char *store_dir;
 	struct pdk_store_entry *store;
@@ -339,14 +336,39 @@ static int run_locate(struct run *x)
 	return 0;
 }
 
+/* The rm the call names itself runs the shim by its path; rm run by the
+ * programs it starts stays theirs. */
+static int point_rm(struct run *x)
+{
+	_cleanup_free_ char *rm_path = pdk_path_join(x->shim_dir, "rm");
+	char why[600];
+	int r;
+
+	if (!rm_path)
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: out of memory");
+	r = pdk_policy_rm_rewrite(x->c.o.argv, rm_path, &x->rm_argv, why, sizeof(why));
+	if (r == -EINVAL)
+		return fail(x, PDK_FAIL_BAD_REQUEST, PDK_EXIT_FAILURE, "run: %s", why);
+	if (r < 0)
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE,
+			    "run: pointing rm at the trash: %s", strerror(-r));
+	if (x->rm_argv) {
+		x->argv_given = x->c.o.argv;
+		x->c.o.argv = x->rm_argv;
+	}
+	return 0;
+}
+
 /* The shim must exist before the sandbox is set up, or a state directory
  * made later would be hidden from the command. */
 static int run_shim(struct run *x)
 {
 	int r;
 
-	if (x->special || x->c.o.print_profile || (r = pdk_rmshim_install(&x->shim_dir)) >= 0)
+	if (x->special || x->c.o.print_profile)
 		return 0;
+	if ((r = pdk_rmshim_install(&x->shim_dir)) >= 0)
+		return point_rm(x);
 	if (runs_rm(&x->c.d))
 		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE,
 			    "run: rm cannot reach the trash here: its shim in paddock's state "
@@ -433,7 +455,7 @@ static int run_execute(struct run *x)
 				    "run: the command's environment: %s", strerror(-r));
 		if (x->shim_dir)
 			r = sb->backend ? pdk_rmshim_prepare(sb, &x->shim)
-					: unconfined_rm(sb, x->shim_dir);
+					: unconfined_rm(sb);
 		if (r < 0)
 			return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: setting up rm: %s",
 				    strerror(-r));
@@ -570,6 +592,10 @@ static int run_report(struct run *x)
 
 static void run_release(struct run *x)
 {
+	if (x->rm_argv) {
+		x->c.o.argv = x->argv_given;
+		pdk_strvfreep(&x->rm_argv);
+	}
 	pdk_capture_release(&x->out);
 	pdk_capture_release(&x->err);
 	pdk_store_entry_free(x->store);

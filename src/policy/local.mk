@@ -2,7 +2,8 @@
 # read-only list compiled into tables at build time.
 libpaddock_a_SOURCES += src/policy/policy.c src/policy/policy.h src/policy/policy_int.h \
 	src/policy/policy_argv.c src/policy/policy_cmd.c src/policy/policy_wrap.c \
-	src/policy/policy_data.c src/policy/policy_lists.h src/policy/watch.c
+	src/policy/policy_data.c src/policy/policy_lists.h src/policy/watch.c \
+	src/policy/policy_rm.c
 
 # data/read_only_command.json is installed as written and compiled into the
 # binary as a sorted table (no JSON is parsed at run time): the header is

@@ -89,4 +89,15 @@ const char *pdk_verdict_name(enum pdk_verdict v);
 int pdk_decision_print(const struct pdk_decision *d, FILE *out);
 struct cJSON *pdk_decision_json(const struct pdk_decision *d);
 
+/*
+ * The rm the call names itself (its argv, or a simple command of its sh -c script, through
+ * wrappers such as xargs, env, find -exec and nested scripts) replaced by rm_path, quoted as
+ * needed, so that only that rm goes to the trash: rm run by the programs the call starts is
+ * their own. An argv whose program is rm is left alone (paddock carries it out). Returns 1
+ * with *ret_argv a new owned argv (pdk_strvfreep), 0 when the call names no rm, -ENOMEM, or
+ * -EINVAL with why when an rm could not be rewritten.
+ */
+int pdk_policy_rm_rewrite(char *const *argv, const char *rm_path, char ***ret_argv, char *why,
+			  size_t why_len);
+
 #endif

@@ -294,26 +294,21 @@ char *pdk_rmshim_path_env(const char *dir, const char *path)
 
 int pdk_rmshim_env(struct pdk_rmshim *shim, char *const *envp, char ***ret_envp)
 {
-	const char *path = NULL;
 	size_t n = 0, k = 0;
 	char **v;
 
 	if (!shim->prepared)
 		return -EINVAL;
+	/* PATH is left alone: only the rm the call names runs the shim, by its path. */
 	for (; envp && envp[n]; n++)
-		if (env_is(envp[n], "PATH"))
-			path = envp[n] + 5;
-	free(shim->path_env);
-	if (!(shim->path_env = pdk_rmshim_path_env(shim->dir, path)))
-		return -ENOMEM;
+		;
 	v = calloc(n + 4, sizeof(char *));
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		if (!env_is(envp[i], "PATH") && !env_is(envp[i], PDK_RMSHIM_ENV_STAGE) &&
-		    !env_is(envp[i], PDK_RMSHIM_ENV_ROOTS) && !env_is(envp[i], PDK_RMSHIM_ENV_DIRECT))
+		if (!env_is(envp[i], PDK_RMSHIM_ENV_STAGE) && !env_is(envp[i], PDK_RMSHIM_ENV_ROOTS) &&
+		    !env_is(envp[i], PDK_RMSHIM_ENV_DIRECT))
 			v[k++] = envp[i];
-	v[k++] = shim->path_env;
 	v[k++] = shim->env[0];
 	v[k++] = shim->env[1];
 	free(shim->envp);

@@ -36,3 +36,6 @@ clean-local-mcp-sdk:
 # The network modes.
 EXTRA_DIST += tests/shell/net.sh
 EXTRA_DIST += tests/shell/net-domains.sh
+# Only the rm a call names goes to the trash.
+SHELL_TESTS += tests/shell/rm-named.sh
+EXTRA_DIST += tests/shell/rm-named.sh
