@@ -92,20 +92,6 @@ static int push3(struct bwrap_state *s, const char *a, const char *b, const char
 	return r < 0 ? r : push2(s, b, c);
 }
 
-static int strv_add(char ***v, size_t *n, const char *str)
-{
-	char **nv = realloc(*v, (*n + 2) * sizeof(*nv));
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	nv[*n] = strdup(str);
-	if (!nv[*n])
-		return -ENOMEM;
-	nv[++*n] = NULL;
-	return 0;
-}
-
 static bool inside_a_root(const struct pdk_confine *policy, const char *path)
 {
 	for (size_t i = 0; i < policy->n_roots; i++)
@@ -186,16 +172,16 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 	if (!inside_a_root(policy, p))
 		return 0; /* read-only already through --ro-bind / / */
 	if (lstat(p, &st) < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : strv_add(&s->unheld, &s->n_unheld, p);
+		return errno == ENOENT || errno == ENOTDIR ? 0 : pdk_strv_append(&s->unheld, &s->n_unheld, strdup(p));
 	/* A symlink the command could point elsewhere cannot be held. */
 	if (S_ISLNK(st.st_mode))
-		return strv_add(&s->unheld, &s->n_unheld, p);
+		return pdk_strv_append(&s->unheld, &s->n_unheld, strdup(p));
 	fd = pdk_open_nofollow_at(AT_FDCWD, p);
 	if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
 		return bind_fd(s, fd, p, true);
 	if (fd >= 0)
 		close(fd);
-	return fd == -ENOENT ? 0 : strv_add(&s->unheld, &s->n_unheld, p);
+	return fd == -ENOENT ? 0 : pdk_strv_append(&s->unheld, &s->n_unheld, strdup(p));
 }
 
 /* Runs of earlier versions held missing protected paths with placeholder files, listed
@@ -263,8 +249,8 @@ static void bwrap_release(void *state)
 
 	if (!s)
 		return;
-	pdk_strvfreep(&s->unheld);
-	pdk_strvfreep(&s->prefix);
+	pdk_strv_freep(&s->unheld);
+	pdk_strv_freep(&s->prefix);
 	for (size_t i = 0; i < s->n_binds; i++) {
 		if (s->binds[i].fd >= 0)
 			close(s->binds[i].fd);
@@ -315,7 +301,7 @@ static int add_pins(const struct pdk_confine *policy, const char *path, char ***
 				break;
 			}
 			if (!pdk_strv_contains((char *const *)policy->roots, policy->n_roots, a) &&
-			    !pdk_strv_contains(*pins, *n, a) && (r = strv_add(pins, n, a)) < 0)
+			    !pdk_strv_contains(*pins, *n, a) && (r = pdk_strv_append(pins, n, strdup(a))) < 0)
 				return r;
 		}
 	}

@@ -206,48 +206,6 @@ static int canonical_copy(const char *path, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
-/* A growing NULL-terminated vector of owned strings. */
-struct strv {
-	char **v;
-	size_t n;
-	size_t cap;
-};
-
-static int strv_push(struct strv *s, char *str)
-{
-	if (!str)
-		return -ENOMEM;
-	if (s->n + 2 > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		char **v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v) {
-			free(str);
-			return -ENOMEM;
-		}
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n++] = str;
-	s->v[s->n] = NULL;
-	return 0;
-}
-
-static bool strv_contains(const struct strv *s, const char *str)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], str) == 0)
-			return true;
-	return false;
-}
-
-static void strv_clear(struct strv *s)
-{
-	pdk_strvfreep(&s->v);
-	s->v = NULL;
-	s->n = s->cap = 0;
-}
-
 /* "NAME_i=VALUE", the argument of one -D */
 static char *param(const char *name, size_t i, const char *value)
 {
@@ -266,7 +224,7 @@ static char *param(const char *name, size_t i, const char *value)
  * renaming one would carry the protected path away (mv .git .g, edit
  * .g/hooks, mv .g .git), and Seatbelt checks a rename as an unlink of the
  * source. Creating a missing ancestor stays allowed, so `git init` works. */
-static int collect_parents(struct strv *protect, struct strv *parents)
+static int collect_parents(struct pdk_strv *protect, struct pdk_strv *parents)
 {
 	for (size_t i = 0; i < protect->n; i++) {
 		char *dup = strdup(protect->v[i]);
@@ -277,9 +235,9 @@ static int collect_parents(struct strv *protect, struct strv *parents)
 			return -ENOMEM;
 		while ((slash = strrchr(dup, '/')) && slash != dup) {
 			*slash = '\0';
-			if (strv_contains(parents, dup))
+			if (pdk_strv_contains(parents->v, parents->n, dup))
 				continue;
-			r = strv_push(parents, strdup(dup));
+			r = pdk_strv_take(parents, strdup(dup));
 			if (r < 0) {
 				free(dup);
 				return r;
@@ -334,7 +292,7 @@ static void put_ci_regex(FILE *f, const char *path)
 
 /* The protected paths again, matched in any letter case. A rule without a
  * filter would match every write, so none is written when no path can be. */
-static void emit_ci_rule(FILE *f, const struct strv *protect)
+static void emit_ci_rule(FILE *f, const struct pdk_strv *protect)
 {
 	size_t n = 0;
 
@@ -363,8 +321,8 @@ static void emit_rule(FILE *f, const char *rule, const char *name, size_t n, boo
 	fputs(")\n", f);
 }
 
-static void write_profile(FILE *f, const struct pdk_confine *policy, const struct strv *roots,
-			 const struct strv *protect, const struct strv *parents)
+static void write_profile(FILE *f, const struct pdk_confine *policy, const struct pdk_strv *roots,
+			 const struct pdk_strv *protect, const struct pdk_strv *parents)
 {
 	fputs(profile_head, f);
 	fputs(profile_sysctl, f);
@@ -402,7 +360,7 @@ static void write_profile(FILE *f, const struct pdk_confine *policy, const struc
 int pdk_seatbelt_profile(const struct pdk_confine *policy, char **ret_profile,
 			 char ***ret_params)
 {
-	struct strv roots = { 0 }, protect = { 0 }, parents = { 0 }, params = { 0 };
+	struct pdk_strv roots = { 0 }, protect = { 0 }, parents = { 0 }, params = { 0 };
 	char *text = NULL;
 	size_t text_len = 0;
 	FILE *f;
@@ -417,21 +375,21 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, char **ret_profile,
 
 		r = canonical_copy(policy->roots[i], &c);
 		if (r >= 0)
-			r = strv_push(&roots, c);
+			r = pdk_strv_take(&roots, c);
 	}
 	for (size_t i = 0; i < policy->n_protect && r >= 0; i++) {
 		char *c, *real;
 
 		r = canonical_copy(policy->protect[i], &c);
 		if (r >= 0)
-			r = strv_push(&protect, c);
+			r = pdk_strv_take(&protect, c);
 		/* A protected path that is a symlink (.git/hooks -> tools/hooks)
 		 * is protected where it leads too: Seatbelt matches the path a
 		 * write reaches, and a write through the link reaches that. */
 		real = r >= 0 ? realpath(policy->protect[i], NULL) : NULL;
 		if (real && strcmp(real, protect.v[protect.n - 1]) != 0 &&
-		    !strv_contains(&protect, real))
-			r = strv_push(&protect, real);
+		    !pdk_strv_contains(protect.v, protect.n, real))
+			r = pdk_strv_take(&protect, real);
 		else
 			free(real);
 	}
@@ -439,11 +397,11 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, char **ret_profile,
 		r = collect_parents(&protect, &parents);
 
 	for (size_t i = 0; i < roots.n && r >= 0; i++)
-		r = strv_push(&params, param("WRITABLE_ROOT", i, roots.v[i]));
+		r = pdk_strv_take(&params, param("WRITABLE_ROOT", i, roots.v[i]));
 	for (size_t i = 0; i < protect.n && r >= 0; i++)
-		r = strv_push(&params, param("PROTECTED", i, protect.v[i]));
+		r = pdk_strv_take(&params, param("PROTECTED", i, protect.v[i]));
 	for (size_t i = 0; i < parents.n && r >= 0; i++)
-		r = strv_push(&params, param("PROTECTED_PARENT", i, parents.v[i]));
+		r = pdk_strv_take(&params, param("PROTECTED_PARENT", i, parents.v[i]));
 	if (r >= 0 && !params.v) {
 		params.v = calloc(1, sizeof(*params.v)); /* no roots, nothing protected */
 		if (!params.v)
@@ -470,10 +428,10 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, char **ret_profile,
 	*ret_profile = text;
 	*ret_params = steal_pointer(&params.v);
 out:
-	strv_clear(&roots);
-	strv_clear(&protect);
-	strv_clear(&parents);
-	strv_clear(&params);
+	pdk_strv_release(&roots);
+	pdk_strv_release(&protect);
+	pdk_strv_release(&parents);
+	pdk_strv_release(&params);
 	return r;
 }
 
@@ -491,7 +449,7 @@ static void seatbelt_release(void *state)
 	if (!s)
 		return;
 	free(s->profile);
-	pdk_strvfreep(&s->params);
+	pdk_strv_freep(&s->params);
 	free(s);
 }
 
@@ -515,27 +473,27 @@ static int seatbelt_prepare(const struct pdk_confine *policy, void **ret_state)
 static int seatbelt_wrap_argv(void *state, char *const *argv, char ***ret_argv)
 {
 	struct seatbelt_state *s = state;
-	struct strv out = { 0 };
+	struct pdk_strv out = { 0 };
 	int r;
 
 	if (!s || !argv || !argv[0])
 		return -EINVAL;
-	r = strv_push(&out, strdup(PDK_SEATBELT_EXEC));
+	r = pdk_strv_take(&out, strdup(PDK_SEATBELT_EXEC));
 	for (char **p = s->params; r >= 0 && *p; p++) {
-		r = strv_push(&out, strdup("-D"));
+		r = pdk_strv_take(&out, strdup("-D"));
 		if (r >= 0)
-			r = strv_push(&out, strdup(*p));
+			r = pdk_strv_take(&out, strdup(*p));
 	}
 	if (r >= 0)
-		r = strv_push(&out, strdup("-p"));
+		r = pdk_strv_take(&out, strdup("-p"));
 	if (r >= 0)
-		r = strv_push(&out, strdup(s->profile));
+		r = pdk_strv_take(&out, strdup(s->profile));
 	if (r >= 0)
-		r = strv_push(&out, strdup("--"));
+		r = pdk_strv_take(&out, strdup("--"));
 	for (char *const *p = argv; r >= 0 && *p; p++)
-		r = strv_push(&out, strdup(*p));
+		r = pdk_strv_take(&out, strdup(*p));
 	if (r < 0) {
-		strv_clear(&out);
+		pdk_strv_release(&out);
 		return r;
 	}
 	*ret_argv = out.v;

@@ -23,34 +23,6 @@
 
 /* ---- small public helpers ---- */
 
-int pdk_strv_push(struct pdk_strv *sv, const char *s)
-{
-	char *d = strdup(s);
-	char **v;
-
-	if (!d)
-		return -ENOMEM;
-	/* Kept NULL-terminated so a list can serve as an argv. */
-	v = realloc(sv->v, (sv->n + 2) * sizeof(*v));
-	if (!v) {
-		free(d);
-		return -ENOMEM;
-	}
-	v[sv->n++] = d;
-	v[sv->n] = NULL;
-	sv->v = v;
-	return 0;
-}
-
-void pdk_strv_release(struct pdk_strv *sv)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		free(sv->v[i]);
-	free(sv->v);
-	sv->v = NULL;
-	sv->n = 0;
-}
-
 const char *const pdk_config_risk_names[PDK_RISK_DANGEROUS + 1] = {
     [PDK_RISK_SAFE] = "safe",
     [PDK_RISK_MODERATE] = "moderate",

@@ -12,6 +12,8 @@
 #endif
 #include <pcre2.h>
 
+#include "core/strv.h"
+
 enum pdk_risk { PDK_RISK_SAFE, PDK_RISK_MODERATE, PDK_RISK_DANGEROUS };
 
 enum pdk_approval_mode {
@@ -22,11 +24,6 @@ enum pdk_approval_mode {
 	PDK_APPROVAL_COMMAND, /* approval.command gets the request as JSON */
 };
 
-/* A growable list of owned strings. */
-struct pdk_strv {
-	char **v;
-	size_t n;
-};
 
 /* A PCRE2 pattern from the configuration (or a shipped default). */
 struct pdk_pattern {
@@ -120,7 +117,5 @@ bool pdk_pattern_match(const struct pdk_pattern *p, const char *text, size_t len
 const char *pdk_risk_name(enum pdk_risk r); /* "safe", "moderate", "dangerous" */
 int pdk_risk_parse(const char *s, enum pdk_risk *ret); /* -EINVAL if none of those */
 
-int pdk_strv_push(struct pdk_strv *sv, const char *s);
-void pdk_strv_release(struct pdk_strv *sv);
 
 #endif

@@ -86,7 +86,7 @@ int pdk_nobody_env(char ***ret)
 			continue;
 		if (asprintf(&v[k], "%s=%s", vars[i].name, vars[i].value) < 0) {
 			v[k] = NULL;
-			pdk_strvfreep(&v);
+			pdk_strv_freep(&v);
 			return -ENOMEM;
 		}
 		k++;

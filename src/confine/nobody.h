@@ -8,7 +8,7 @@
 
 /*
  * "NAME=VALUE" entries (a new NULL-terminated vector; free with
- * pdk_strvfreep) to add to a command's environment: GIT_EDITOR, EDITOR,
+ * pdk_strv_freep) to add to a command's environment: GIT_EDITOR, EDITOR,
  * VISUAL and GIT_SEQUENCE_EDITOR fail with a line saying what to pass
  * instead; GIT_PAGER, PAGER, MANPAGER and SYSTEMD_PAGER are cat; prompts are
  * off (GIT_TERMINAL_PROMPT=0, GCM_INTERACTIVE=never,

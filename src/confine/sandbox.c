@@ -70,23 +70,6 @@ static const char *const protected_names[] = {
 	".profile", ".mcp.json", ".vscode", ".idea", NULL,
 };
 
-int pdk_sandbox_strv_push(char ***v, size_t *n, char *s)
-{
-	char **nv;
-
-	if (!s)
-		return -ENOMEM;
-	nv = realloc(*v, (*n + 2) * sizeof(**v));
-	if (!nv) {
-		free(s);
-		return -ENOMEM;
-	}
-	nv[(*n)++] = s;
-	nv[*n] = NULL;
-	*v = nv;
-	return 0;
-}
-
 __attribute__((format(printf, 2, 3))) static void add_note(struct pdk_sandbox *sb,
 							    const char *fmt, ...)
 {
@@ -140,7 +123,7 @@ static int add_named_root(struct pdk_sandbox *sb, size_t *n, const char *opt, co
 		free(real);
 		return 0;
 	}
-	return pdk_sandbox_strv_push(&sb->roots, n, real);
+	return pdk_strv_append(&sb->roots, n, real);
 }
 
 /* A default root is granted only if it exists. */
@@ -158,7 +141,7 @@ static int add_default_root(struct pdk_sandbox *sb, size_t *n, const char *p)
 		free(real);
 		return 0;
 	}
-	return pdk_sandbox_strv_push(&sb->roots, n, real);
+	return pdk_strv_append(&sb->roots, n, real);
 }
 
 /* name in ASCII lower case, into buf (size > strlen(name)). */
@@ -361,7 +344,7 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 	if (name[0] == '/') {
 		char *real = pdk_path_resolve(name);
 
-		return real ? pdk_sandbox_strv_push(&sb->protect, np, real) : -ENOMEM;
+		return real ? pdk_strv_append(&sb->protect, np, real) : -ENOMEM;
 	}
 	for (size_t i = 0; i < named; i++) {
 		char *pp;
@@ -374,7 +357,7 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 			free(pp);
 			continue;
 		}
-		if ((r = pdk_sandbox_strv_push(&sb->protect, np, pp)) < 0)
+		if ((r = pdk_strv_append(&sb->protect, np, pp)) < 0)
 			return r;
 	}
 	return 0;
@@ -592,7 +575,7 @@ static int add_writable(struct pdk_sandbox *sb, size_t *n, bool configured, cons
 	}
 	if (pdk_strv_contains(sb->roots, *n, real))
 		return 0;
-	return pdk_sandbox_strv_push(&sb->roots, n, steal_pointer(&real));
+	return pdk_strv_append(&sb->roots, n, steal_pointer(&real));
 }
 
 /*
@@ -641,7 +624,7 @@ static int add_own_dirs(struct pdk_sandbox *sb, const struct pdk_config *cfg, si
 				r = -EPERM;
 			}
 		if (r == 0)
-			r = pdk_sandbox_strv_push(&sb->protect, np, real);
+			r = pdk_strv_append(&sb->protect, np, real);
 		else
 			free(real);
 	}
@@ -747,10 +730,10 @@ static int setup_domains(struct pdk_sandbox *sb, const struct pdk_request *req,
 	if (req->network)
 		return 0;
 	for (size_t i = 0; cfg && i < cfg->allowed_domains.n; i++)
-		if ((r = pdk_sandbox_strv_push(&sb->domains, &n, strdup(cfg->allowed_domains.v[i]))) < 0)
+		if ((r = pdk_strv_append(&sb->domains, &n, strdup(cfg->allowed_domains.v[i]))) < 0)
 			return r;
 	for (size_t i = 0; i < req->n_domains; i++)
-		if ((r = pdk_sandbox_strv_push(&sb->domains, &n, strdup(req->domains[i]))) < 0)
+		if ((r = pdk_strv_append(&sb->domains, &n, strdup(req->domains[i]))) < 0)
 			return r;
 	sb->n_domains = n;
 	if (!n)
@@ -845,7 +828,7 @@ static int run_proxied(struct pdk_sandbox *sb, struct pdk_capture *out, struct p
 	pdk_proxy_stop(sb->proxy);
 	n = pdk_proxy_refused(sb->proxy, &refused);
 	for (size_t i = 0; i < n; i++)
-		if (pdk_sandbox_strv_push(&sb->refused, &sb->n_refused, strdup(refused[i])) < 0)
+		if (pdk_strv_append(&sb->refused, &sb->n_refused, strdup(refused[i])) < 0)
 			break;
 	if (n) {
 		char list[400] = "";
@@ -868,8 +851,7 @@ static void disarm(struct pdk_sandbox *sb)
 	if (sb->backend && sb->backend->release)
 		sb->backend->release(sb->state);
 	sb->state = NULL;
-	pdk_strvfreep(&sb->wrapped);
-	sb->wrapped = NULL; /* pdk_strvfreep frees, and leaves the pointer */
+	pdk_strv_freep(&sb->wrapped);
 	sb->spec.backend = NULL;
 	sb->spec.backend_state = NULL;
 	sb->spec.tree_dies_with_parent = false;
@@ -900,7 +882,7 @@ static int add_missing(struct pdk_sandbox *sb)
 		if (!parent)
 			return -ENOMEM;
 		if (lstat(parent, &st) == 0 && S_ISDIR(st.st_mode))
-			r = pdk_sandbox_strv_push(&sb->missing, &sb->n_missing, strdup(p));
+			r = pdk_strv_append(&sb->missing, &sb->n_missing, strdup(p));
 	}
 	/* And those that runs going on now found missing in these roots. */
 	return r < 0 ? r : pdk_vet_adopt(sb->roots, sb->policy.n_roots, &sb->missing, &sb->n_missing);
@@ -1215,15 +1197,15 @@ int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note, char **ret_sw
 void pdk_sandbox_release(struct pdk_sandbox *sb)
 {
 	disarm(sb);
-	pdk_strvfreep(&sb->roots);
-	pdk_strvfreep(&sb->protect);
-	pdk_strvfreep(&sb->missing);
-	pdk_strvfreep(&sb->configs);
+	pdk_strv_freep(&sb->roots);
+	pdk_strv_freep(&sb->protect);
+	pdk_strv_freep(&sb->missing);
+	pdk_strv_freep(&sb->configs);
 	pdk_vet_release(&sb->vet);
 	free(sb->sweep_note);
-	pdk_strvfreep(&sb->env_added);
-	pdk_strvfreep(&sb->domains);
-	pdk_strvfreep(&sb->refused);
+	pdk_strv_freep(&sb->env_added);
+	pdk_strv_freep(&sb->domains);
+	pdk_strv_freep(&sb->refused);
 	pdk_proxy_free(sb->proxy);
 	if (sb->domains_mode) {
 		close(sb->proxy_ctl);

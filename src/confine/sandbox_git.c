@@ -36,10 +36,10 @@ static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, si
 		 * is vetted after the run (vet.h); hooks and a commondir are held. */
 		if (p && lstat(p, &st) == 0)
 			r = !strncmp(gitdir_names[i], "config", 6)
-				? pdk_sandbox_strv_push(&sb->configs, &sb->n_configs, p)
-				: pdk_sandbox_strv_push(&sb->protect, np, p);
+				? pdk_strv_append(&sb->configs, &sb->n_configs, p)
+				: pdk_strv_append(&sb->protect, np, p);
 		else
-			r = pdk_sandbox_strv_push(&sb->missing, &sb->n_missing, p);
+			r = pdk_strv_append(&sb->missing, &sb->n_missing, p);
 	}
 	return r;
 }
@@ -137,9 +137,9 @@ int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root
 	if (S_ISREG(st.st_mode))
 		return (r = add_named_gitdir(sb, np, git, root, 0)) < 0
 			   ? r
-			   : pdk_sandbox_strv_push(&sb->protect, np, steal_pointer(&git));
+			   : pdk_strv_append(&sb->protect, np, steal_pointer(&git));
 	if (S_ISLNK(st.st_mode))
-		return pdk_sandbox_strv_push(&sb->protect, np, steal_pointer(&git));
+		return pdk_strv_append(&sb->protect, np, steal_pointer(&git));
 	if (!S_ISDIR(st.st_mode))
 		return 0;
 	if ((r = add_git_names(sb, np, git, 1)) < 0 || (r = add_gitdirs(sb, np, git)) < 0)

@@ -6,9 +6,6 @@
 
 #include "sandbox.h"
 
-/* Append s (taken; NULL: -ENOMEM) to the NULL-terminated *v of *n strings. 0 or -ENOMEM. */
-int pdk_sandbox_strv_push(char ***v, size_t *n, char *s);
-
 /*
  * root/.git and what git runs code from through it, onto sb->protect (*np of them): a gitdir:
  * file and the repository it names when a root holds it, a symlink (refused by a backend

@@ -562,8 +562,8 @@ int pdk_vet_end(struct pdk_vet *v, char **ret_note)
 
 void pdk_vet_release(struct pdk_vet *v)
 {
-	pdk_strvfreep(&v->roots);
-	pdk_strvfreep(&v->missing);
+	pdk_strv_freep(&v->roots);
+	pdk_strv_freep(&v->missing);
 	for (size_t i = 0; i < v->n_configs; i++) {
 		free(v->configs[i].path);
 		free(v->configs[i].before);

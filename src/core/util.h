@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/strv.h"
+
 #define PDK_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static inline void *pdk_steal_ptr(void *pp)
@@ -32,26 +34,8 @@ static inline void pdk_closep(int *fd)
 		errno = saved;
 	}
 }
-static inline void pdk_strvfreep(char ***v)
-{
-	if (*v) {
-		for (char **p = *v; *p; p++)
-			free(*p);
-		free(*v);
-	}
-}
 #define _cleanup_free_ __attribute__((cleanup(pdk_freep)))
 #define _cleanup_close_ __attribute__((cleanup(pdk_closep)))
-#define _cleanup_strv_ __attribute__((cleanup(pdk_strvfreep)))
-
-/* Is s one of the first n strings of v? */
-static inline bool pdk_strv_contains(char *const *v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i], s) == 0)
-			return true;
-	return false;
-}
 
 static inline int steal_fd(int *fd)
 {

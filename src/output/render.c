@@ -583,7 +583,7 @@ static char **clean_lines(const char *const *lines, size_t n)
 		size_t len = strlen(lines[i]);
 
 		if (!(v[i] = malloc(PDK_CLEAN_ROOM(len) + 1))) {
-			pdk_strvfreep(&v);
+			pdk_strv_freep(&v);
 			return NULL;
 		}
 		v[i][pdk_text_clean_line(lines[i], len, v[i])] = '\0';

@@ -347,10 +347,10 @@ void pdk_rmshim_release(struct pdk_rmshim *shim)
 	free(shim->dir);
 	free(shim->run_id);
 	free(shim->stage_name);
-	pdk_strvfreep(&shim->env);
+	pdk_strv_freep(&shim->env);
 	free(shim->path_env);
 	free(shim->envp);
-	pdk_strvfreep(&shim->roots);
+	pdk_strv_freep(&shim->roots);
 	free(shim->registry);
 	memset(shim, 0, sizeof(*shim));
 	shim->lock_fd = -1;

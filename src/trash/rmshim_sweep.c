@@ -382,8 +382,7 @@ static bool sweep_area(struct sweep *s, const char *base, const char *top)
 	if (others)
 		return true;
 	/* Empty but for the .gitignore: remove it; a shim racing us makes it again. */
-	pdk_strvfreep(&names);
-	names = NULL;
+	pdk_strv_freep(&names);
 	if (list_dir(sfd, &names, &n) < 0)
 		return true;
 	if (n == 0 || (n == 1 && !strcmp(names[0], ".gitignore"))) {

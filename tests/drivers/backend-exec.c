@@ -246,7 +246,7 @@ int main(int argc, char **argv)
 		if (errno != EINTR)
 			return 125;
 	be->release(state);
-	pdk_strvfreep(&wrapped);
+	pdk_strv_freep(&wrapped);
 	if (n == sizeof(ce)) {
 		static const char *const stage[] = { "chdir", "enter", "exec" };
 

@@ -167,7 +167,7 @@ static void check_golden(const char *name, const struct pdk_confine *policy)
 	free(path);
 	free(dir);
 	free(profile);
-	pdk_strvfreep(&params);
+	pdk_strv_freep(&params);
 }
 
 START_TEST(golden_one_root)
@@ -241,8 +241,8 @@ START_TEST(network_rules)
 	ck_assert_ptr_null(strstr(on, "(deny network*)"));
 	free(off);
 	free(on);
-	pdk_strvfreep(&p1);
-	pdk_strvfreep(&p2);
+	pdk_strv_freep(&p1);
+	pdk_strv_freep(&p2);
 }
 END_TEST
 
@@ -275,7 +275,7 @@ START_TEST(protected_after_allows)
 	ck_assert_str_eq(params[3], "PROTECTED_PARENT_1=/r");
 	ck_assert_ptr_null(params[4]);
 	free(profile);
-	pdk_strvfreep(&params);
+	pdk_strv_freep(&params);
 }
 END_TEST
 
@@ -297,7 +297,7 @@ START_TEST(protected_at_top)
 	ck_assert_str_eq(params[1], "PROTECTED_0=/.mcp.json");
 	ck_assert_ptr_null(params[2]);
 	free(profile);
-	pdk_strvfreep(&params);
+	pdk_strv_freep(&params);
 }
 END_TEST
 
@@ -349,8 +349,8 @@ START_TEST(injection_root_and_protect)
 	free(evil_child);
 	free(plain);
 	free(bad);
-	pdk_strvfreep(&pp);
-	pdk_strvfreep(&bp);
+	pdk_strv_freep(&pp);
+	pdk_strv_freep(&bp);
 }
 END_TEST
 
@@ -368,7 +368,7 @@ START_TEST(nul_cuts_path)
 	ck_assert_ptr_null(params[1]);
 	ck_assert_ptr_null(strstr(profile, "(subpath \"/\")"));
 	free(profile);
-	pdk_strvfreep(&params);
+	pdk_strv_freep(&params);
 }
 END_TEST
 
@@ -423,7 +423,7 @@ START_TEST(trailing_slash_dropped)
 	ck_assert_str_eq(params[0], "WRITABLE_ROOT_0=/private/var/folders/q1/xyz/T");
 	ck_assert_str_eq(params[1], "WRITABLE_ROOT_1=/");
 	free(profile);
-	pdk_strvfreep(&params);
+	pdk_strv_freep(&params);
 }
 END_TEST
 
@@ -458,11 +458,11 @@ START_TEST(wrap_argv_shape)
 	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, empty, &a2), -EINVAL);
 	ck_assert_ptr_eq(a2, (char **)"untouched");
 
-	pdk_strvfreep(&argv);
+	pdk_strv_freep(&argv);
 	pdk_backend_seatbelt.release(state);
 	pdk_backend_seatbelt.release(NULL);
 	free(profile);
-	pdk_strvfreep(&params);
+	pdk_strv_freep(&params);
 }
 END_TEST
 
@@ -538,7 +538,7 @@ START_TEST(describe_round_trips)
 	free(out);
 	free(script);
 	free(text);
-	pdk_strvfreep(&argv);
+	pdk_strv_freep(&argv);
 	pdk_backend_seatbelt.release(state);
 }
 END_TEST
@@ -702,7 +702,7 @@ START_TEST(protected_any_case)
 	free(beside);
 	free(dotless);
 	free(profile);
-	pdk_strvfreep(&params);
+	pdk_strv_freep(&params);
 }
 END_TEST
 
@@ -746,7 +746,7 @@ START_TEST(protected_symlink_and_link)
 	free(hooks);
 	free(target);
 	free(profile);
-	pdk_strvfreep(&params);
+	pdk_strv_freep(&params);
 }
 END_TEST
 
