@@ -594,7 +594,7 @@ static void run_release(struct run *x)
 {
 	if (x->rm_argv) {
 		x->c.o.argv = x->argv_given;
-		pdk_strvfreep(&x->rm_argv);
+		pdk_strv_freep(&x->rm_argv);
 	}
 	pdk_capture_release(&x->out);
 	pdk_capture_release(&x->err);

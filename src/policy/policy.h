@@ -94,7 +94,7 @@ struct cJSON *pdk_decision_json(const struct pdk_decision *d);
  * wrappers such as xargs, env, find -exec and nested scripts) replaced by rm_path, quoted as
  * needed, so that only that rm goes to the trash: rm run by the programs the call starts is
  * their own. An argv whose program is rm is left alone (paddock carries it out). Returns 1
- * with *ret_argv a new owned argv (pdk_strvfreep), 0 when the call names no rm, -ENOMEM, or
+ * with *ret_argv a new owned argv (pdk_strv_freep), 0 when the call names no rm, -ENOMEM, or
  * -EINVAL with why when an rm could not be rewritten.
  */
 int pdk_policy_rm_rewrite(char *const *argv, const char *rm_path, char ***ret_argv, char *why,

@@ -337,7 +337,7 @@ int pdk_policy_rm_rewrite(char *const *argv, const char *rm_path, char ***ret_ar
 				if (!out[i] && !(out[i] = strdup(argv[i])))
 					r = -ENOMEM;
 			if (r < 0)
-				pdk_strvfreep(&out);
+				pdk_strv_freep(&out);
 			else
 				*ret_argv = out, r = 1;
 		}
