@@ -683,6 +683,12 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 				      why_len)) < 0)
 			return r;
 	named = n; /* protected names matter in the project, not in temp dirs */
+	/* A linked worktree's own git directory and its repository's, wherever they lie. */
+	for (size_t i = 0; i < named; i++)
+		if ((r = pdk_sandbox_worktree_roots(sb, &n, sb->roots[i])) < 0)
+			return r;
+	sb->wt_first = named;
+	sb->n_wt = n - named;
 	r = add_default_root(sb, &n, tmp && tmp[0] == '/' ? tmp : "/tmp");
 	if (r == 0)
 		r = add_default_root(sb, &n, sb->cache);
@@ -702,6 +708,11 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	 * session's approvals, the rm shim), its configuration, its output
 	 * store, and the trash it moves files into. */
 	if ((r = add_own_dirs(sb, cfg, n, &np, why, why_len)) < 0)
+		return r;
+	sb->own_end = np;
+	/* After them: paddock makes those missing in a root, and the home's are watched from
+	 * below them, so that what paddock made is never taken for the command's. */
+	if ((r = pdk_sandbox_add_home(sb, &np, n, sb->cache)) < 0)
 		return r;
 	sb->policy.roots = (const char *const *)sb->roots;
 	sb->policy.n_roots = n;
@@ -915,12 +926,22 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
 			return -EPERM;
 		}
 	}
+	/* A linked worktree's repository is writable only where its hooks can be held: a backend
+	 * that cannot keeps it read-only, as it lies outside the roots (git commit there fails). */
+	if (!sb->backend->enforces_protect && sb->n_wt) {
+		for (size_t i = sb->wt_first; i < sb->wt_first + sb->n_wt; i++)
+			free(sb->roots[i]);
+		memmove(sb->roots + sb->wt_first, sb->roots + sb->wt_first + sb->n_wt,
+			(sb->policy.n_roots - sb->wt_first - sb->n_wt + 1) * sizeof(*sb->roots));
+		sb->policy.n_roots -= sb->n_wt;
+		sb->n_wt = 0;
+	}
 	/* A backend that cannot keep paths read-only inside a root must not
 	 * get a root that holds what paddock trusts after the run: the
 	 * command could approve itself, plant a program on paddock's PATH, or
 	 * point the trash or the store at a directory outside the roots. One
 	 * that can must find them there: a missing one the command could make. */
-	for (size_t i = sb->own_first; i < sb->policy.n_protect; i++)
+	for (size_t i = sb->own_first; i < sb->own_end; i++)
 		for (size_t k = 0; k < sb->policy.n_roots; k++) {
 			if (!pdk_path_under(sb->protect[i], sb->policy.roots[k]))
 				continue;

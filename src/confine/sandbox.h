@@ -36,7 +36,7 @@ struct pdk_sandbox {
 	char note_buf[PDK_SANDBOX_NOTES - 1][600];
 	size_t n_note_buf;
 	char why[600];                 /* why pdk_sandbox_run failed, when it did */
-	size_t own_first;              /* protect[own_first...]: paddock's own directories */
+	size_t own_first, own_end;     /* protect[own_first..own_end): paddock's own directories */
 	char *cache;		       /* owned: the per-user cache directory's real path, or NULL */
 	/* Domains mode: the configured and asked-for domains (owned), the
 	 * proxy while the command runs, and paddock's end of its control
@@ -48,6 +48,7 @@ struct pdk_sandbox {
 	struct pdk_proxy *proxy;
 	char **refused;                /* owned: the names the proxy refused */
 	size_t n_refused;
+	size_t wt_first, n_wt;	       /* roots[wt_first...]: a linked worktree's git directories */
 	/* owned: protected paths inside a root missing at the start (their parent there):
 	 * what the command makes at them goes to the trash after the run (vet.h) */
 	char **missing;

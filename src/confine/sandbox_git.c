@@ -49,31 +49,49 @@ static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, si
  * commondir), relative to base, resolved: when it lies inside a root, its hooks and
  * configuration are protected too (depth bounds a chain of them). NULL target: nothing.
  */
-static int add_named_gitdir(struct pdk_sandbox *sb, size_t *np, const char *file, const char *base,
-			    int depth)
+static int add_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir);
+
+/* The directory a one-line file of git's names ("gitdir: PATH", or PATH), relative to base,
+ * resolved; NULL when it names no directory (or is not such a file). */
+static char *named_dir(const char *file, const char *base)
 {
-	_cleanup_free_ char *text = NULL, *joined = NULL, *real = NULL;
+	_cleanup_free_ char *text = NULL, *joined = NULL;
 	_cleanup_close_ int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
-	char *t;
-	int r;
+	char *t, *real;
 
-	if (depth > 3 || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    pdk_read_size(fd, 4096, &text, NULL) < 0)
-		return 0;
+		return NULL;
 	t = text + (strncmp(text, "gitdir:", 7) ? 0 : 7);
 	t += strspn(t, " \t");
 	t[strcspn(t, "\r\n")] = '\0';
 	if (!t[0] || !(joined = t[0] == '/' ? strdup(t) : pdk_path_join(base, t)))
-		return 0;
-	if (!(real = realpath(joined, NULL)) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	if (!(real = realpath(joined, NULL)))
+		return NULL;
+	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		free(real);
+		return NULL;
+	}
+	return real;
+}
+
+static int add_named_gitdir(struct pdk_sandbox *sb, size_t *np, const char *file, const char *base,
+			    int depth)
+{
+	_cleanup_free_ char *real = depth > 3 ? NULL : named_dir(file, base);
+	int r;
+
+	if (!real)
 		return 0;
 	bool inside = false;
 	for (char **root = sb->roots; root && *root; root++)
 		inside |= pdk_path_under(real, *root);
 	if (!inside)
 		return 0; /* read-only already */
-	if ((r = add_git_names(sb, np, real, 0)) < 0)
+	/* Its hooks and configuration, and those of its submodules and other worktrees. */
+	if ((r = add_git_names(sb, np, real, 0)) < 0 || (r = add_gitdirs(sb, np, real)) < 0)
 		return r;
 	_cleanup_free_ char *common = pdk_path_join(real, "commondir");
 	return common ? add_named_gitdir(sb, np, common, real, depth + 1) : -ENOMEM;
@@ -118,6 +136,27 @@ static int add_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir)
 		_cleanup_free_ char *sub = pdk_path_join(dir, kinds[k]);
 
 		r = sub ? scan_gitdirs(sb, np, sub, 1) : -ENOMEM;
+	}
+	return r;
+}
+
+int pdk_sandbox_worktree_roots(struct pdk_sandbox *sb, size_t *n, const char *root)
+{
+	_cleanup_free_ char *git = pdk_path_join(root, ".git"), *gdir = NULL, *common = NULL;
+	_cleanup_free_ char *cfile = NULL;
+	int r = 0;
+
+	if (!git || !(gdir = named_dir(git, root)) || !(cfile = pdk_path_join(gdir, "commondir")) ||
+	    !(common = named_dir(cfile, gdir)))
+		return git ? 0 : -ENOMEM;
+	char *dirs[] = {gdir, common};
+	for (size_t i = 0; r == 0 && i < 2; i++) {
+		bool inside = false;
+
+		for (size_t k = 0; k < *n && !inside; k++)
+			inside = pdk_path_under(dirs[i], sb->roots[k]);
+		if (!inside)
+			r = pdk_sandbox_strv_push(&sb->roots, n, strdup(dirs[i]));
 	}
 	return r;
 }

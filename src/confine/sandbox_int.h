@@ -1,4 +1,4 @@
-/* sandbox_int.h - what sandbox.c shares with sandbox_git.c. */
+/* sandbox_int.h - what sandbox.c shares with sandbox_git.c and sandbox_home.c. */
 #ifndef PDK_SANDBOX_INT_H
 #define PDK_SANDBOX_INT_H
 
@@ -14,5 +14,21 @@
  * missing that git would read go to sb->missing. 0 or -ENOMEM.
  */
 int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root);
+
+/*
+ * When root/.git is a gitdir: file naming a linked worktree's git directory (one with a
+ * commondir) outside the n roots, that directory and the common one onto sb->roots: git there
+ * writes the worktree's index and HEAD, and objects and refs in the common directory. Their
+ * hooks and configuration are then protected as any repository's in a root. 0 or -ENOMEM.
+ */
+int pdk_sandbox_worktree_roots(struct pdk_sandbox *sb, size_t *n, const char *root);
+
+/*
+ * The start-up files of the home directory when one of the first n roots holds it (held onto
+ * sb->protect, *np of them; a git configuration onto sb->configs; a missing one watched from
+ * its first missing directory down, onto sb->missing), and the shell prompt's files zsh
+ * sources from the cache directory cache (a root, or NULL). 0 or -ENOMEM.
+ */
+int pdk_sandbox_add_home(struct pdk_sandbox *sb, size_t *np, size_t n, const char *cache);
 
 #endif

@@ -10,7 +10,7 @@ fresh_state
 # The default roots apart from the projects: a private temp and cache directory, and a trash
 # of the test's own.
 mkdir -p "$T/tmp" "$T/cache" "$T/data"
-export TMPDIR="$T/tmp" XDG_CACHE_HOME="$T/cache" XDG_DATA_HOME="$T/data"
+export TMPDIR="$T/tmp" XDG_CACHE_HOME="$T/cache" XDG_DATA_HOME="$T/data" XDG_CONFIG_HOME="$T/config"
 absent() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
 # A project: a git repository with one commit, .git/hooks as git makes it.
 mkrepo() {
@@ -157,6 +157,77 @@ for b in $backends; do
 	while [ "$(journals)" != 0 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 	check "$b: ... and leaves no journal" test "$(journals)" = 0
 done
+
+# The home directory as the root: the start-up files of shells, git, ssh and the desktop, and
+# the prompt's cache, each checked by running the host's shell and git after the run, and
+# after paddock's SIGKILL. paddock's own directories lie outside it here, so that Landlock
+# takes such a root too.
+home_attack='mkdir -p .ssh .local/bin .config/systemd/user .config/autostart .config/git
+	for f in .zshenv .zlogin .bash_login .bashrc .profile; do echo "touch $PW.$f" >> $f; done
+	printf "[core]\n\tfsmonitor = touch $PW.gitconfig\n" >> .gitconfig
+	printf "[core]\n\tfsmonitor = touch $PW.xdggit\n" > .config/git/config
+	echo "ssh-ed25519 AAAA evil" >> .ssh/authorized_keys
+	printf "#!/bin/sh\ntouch $PW.bin\n" > .local/bin/git; chmod +x .local/bin/git
+	echo "[Service]" > .config/systemd/user/evil.service
+	echo "[Desktop Entry]" > .config/autostart/evil.desktop
+	echo "touch $PW.p10k" > "$XDG_CACHE_HOME/p10k-instant-prompt-$USER.zsh"
+	echo "touch $PW.legit" > legit.sh'
+home_check() { # home_check B WHEN: the host's shell and git run nothing of the command's
+	H=$1
+	env -i HOME="$H" PATH="$H/.local/bin:/usr/bin:/bin" USER="$USER" bash -l -c true </dev/null >/dev/null 2>&1
+	env -i HOME="$H" PATH="$H/.local/bin:/usr/bin:/bin" bash -i -c true </dev/null >/dev/null 2>&1
+	env -i HOME="$H" PATH="$H/.local/bin:/usr/bin:/bin" sh -c "cd '$T/hrepo' && git status" >/dev/null 2>&1
+	[ ! -e "$T/pw.$2.gitconfig" ] && [ ! -e "$T/pw.$2.xdggit" ] && [ ! -e "$T/pw.$2.bin" ] &&
+		! ls "$T"/pw."$2".* >/dev/null 2>&1 &&
+		[ ! -e "$H/.ssh/authorized_keys" ] && [ ! -e "$H/.config/systemd" ] &&
+		[ ! -e "$H/.config/autostart" ] && [ ! -e "$H/.local/bin/git" ] &&
+		[ ! -e "$XDG_CACHE_HOME/p10k-instant-prompt-$USER.zsh" ]
+}
+mkrepo "$T/hrepo"
+export USER="${USER:-$(id -un)}"
+for b in $backends; do
+	fresh_state
+	H=$T/home-$b
+	mkdir -p "$H/.config" "$H/.local"
+	(cd "$H" && HOME=$H PW=$T/pw.run-$b exec "$P" run --yes --backend "$b" -- sh -c "$home_attack") \
+		>"$T/out" 2>"$T/err" </dev/null
+	check "$b: HOME as the root: the command's start-up files are undone, the host's shell and git run none" \
+		home_check "$H" "run-$b"
+	check "$b: ... while its other files stay" test -s "$H/legit.sh"
+	check "$b: ... and the result says so" grep -q "^sandbox: the command made .*$H/.zshenv" "$T/out"
+	rm -rf "$H"
+	mkdir -p "$H/.config" "$H/.local"
+	(cd "$H" && HOME=$H PW=$T/pw.kill-$b exec "$P" run --yes --backend "$b" -- sh -c "$home_attack; echo > '$T/made-$b'; exec sleep 29.7713") \
+		>/dev/null 2>&1 </dev/null &
+	pk=$!
+	wait_for_file "$T/made-$b"
+	kill -9 $pk
+	wait $pk 2>/dev/null
+	i=0
+	while [ "$(journals)" != 0 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+	check "$b: ... and after paddock's SIGKILL too" home_check "$H" "kill-$b"
+done
+
+# The home directory as the root with paddock's own directories in it, still to be made (bwrap;
+# Landlock refuses such a root): what paddock makes for itself is not taken for the command's,
+# while the command's own start-up files below them are still undone.
+case " $backends " in *" bwrap "*)
+	H=$T/home-own
+	mkdir -p "$H"
+	(cd "$H" && exec env -u XDG_STATE_HOME -u XDG_CONFIG_HOME -u XDG_DATA_HOME HOME="$H" \
+		"$P" run --yes --backend bwrap -- sh -c \
+		'echo x > legit; mkdir -p .local/bin; echo evil > .local/bin/git; echo ran') \
+		>"$T/out" 2>"$T/err" </dev/null
+	check "bwrap: HOME as the root, paddock's directories made in it: the run works" grep -qx ran "$T/out"
+	check "bwrap: ... its configuration and state directories stay" \
+		test -d "$H/.config/paddock" -a -d "$H/.local/state/paddock"
+	check "bwrap: ... the command's .local/bin is undone, its other file stays" \
+		sh -c "test ! -e '$H/.local/bin' && grep -qx x '$H/legit'"
+	check "bwrap: ... and the result names only what the command made" sh -c \
+		"grep '^sandbox: the command made' '$T/out' | grep -q '$H/.local/bin' &&
+		! grep '^sandbox: the command made' '$T/out' | grep -q -e '$H/.config' -e '$H/.local,'"
+	;;
+esac
 
 # Parallel runs over four roots: every one succeeds, nothing is left behind.
 for b in $backends; do
