@@ -156,7 +156,7 @@ int pdk_sandbox_worktree_roots(struct pdk_sandbox *sb, size_t *n, const char *ro
 		for (size_t k = 0; k < *n && !inside; k++)
 			inside = pdk_path_under(dirs[i], sb->roots[k]);
 		if (!inside)
-			r = pdk_sandbox_strv_push(&sb->roots, n, strdup(dirs[i]));
+			r = pdk_strv_append(&sb->roots, n, strdup(dirs[i]));
 	}
 	return r;
 }

@@ -59,8 +59,8 @@ static int protect_or_watch(struct pdk_sandbox *sb, size_t *np, const char *root
 		    pdk_strv_contains(sb->configs, sb->n_configs, p))
 			return 0;
 		return config && S_ISREG(st.st_mode)
-			   ? pdk_sandbox_strv_push(&sb->configs, &sb->n_configs, strdup(p))
-			   : pdk_sandbox_strv_push(&sb->protect, np, strdup(p));
+			   ? pdk_strv_append(&sb->configs, &sb->n_configs, strdup(p))
+			   : pdk_strv_append(&sb->protect, np, strdup(p));
 	}
 	for (;;) {
 		char *slash = strrchr(q, '/');
@@ -77,7 +77,7 @@ static int protect_or_watch(struct pdk_sandbox *sb, size_t *np, const char *root
 	}
 	if (!S_ISDIR(st.st_mode) || pdk_strv_contains(sb->missing, sb->n_missing, q))
 		return 0;
-	return pdk_sandbox_strv_push(&sb->missing, &sb->n_missing, steal_pointer(&q));
+	return pdk_strv_append(&sb->missing, &sb->n_missing, steal_pointer(&q));
 }
 
 /* The user's name as zsh's prompt writes it into file names: $USER, else the password file's. */
