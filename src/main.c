@@ -23,6 +23,7 @@ static const char usage[] =
 	"  doctor                              say which confinement works here\n"
 	"  mcp [OPTIONS]                       serve the Model Context Protocol on stdio\n"
 	"  approvals [approve|deny ID]         list or answer calls waiting for a person\n"
+	"  pkg ACTION [PACKAGE]                the system's package manager, outside the sandbox\n"
 	"See paddock(1).\n";
 
 int main(int argc, char **argv)
@@ -77,6 +78,8 @@ int main(int argc, char **argv)
 		return pdk_cli_approvals_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "mcp") == 0)
 		return pdk_cli_mcp_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "pkg") == 0)
+		return pdk_cli_pkg_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "doctor") == 0)
 		return pdk_cli_doctor_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
@@ -88,6 +91,6 @@ int main(int argc, char **argv)
 		puts(PACKAGE_STRING);
 		return 0;
 	}
-	pdk_cli_error("unknown verb '%s'; the verbs are run, check, recall, doctor, mcp and approvals", argv[1]);
+	pdk_cli_error("unknown verb '%s'; the verbs are run, check, recall, doctor, mcp, approvals and pkg", argv[1]);
 	return PDK_EXIT_FAILURE;
 }

@@ -25,6 +25,21 @@ int pdk_cli_parse_seconds(const char *s, double *ret);
  * guardian does when paddock died; prints nothing. */
 int pdk_cli_finish_main(int argc, char **argv);
 int pdk_cli_run_main(int argc, char **argv);
+/* A call paddock composed itself (`paddock pkg`): it runs unconfined, outside
+ * the sandbox, decided by its maker instead of the policy, and otherwise goes
+ * the way of every run (gate, store, bounded result). */
+struct pdk_cli_preset {
+	bool ask;	  /* pass the confirm gate, with what as the question */
+	const char *what; /* one line: what the call does, as the person should see it */
+	const char *note; /* the result's sandbox: line */
+	/* After the gate said yes, before the command starts: non-zero stops the
+	 * call with the one line it wrote to why (exit 125, error_kind failed). */
+	int (*before)(void *ctx, char *why, size_t why_len);
+	void *ctx;
+};
+/* `run` over argv (run's own options, then -- and the command), as preset says. */
+int pdk_cli_run_preset(int argc, char **argv, const struct pdk_cli_preset *preset);
+int pdk_cli_pkg_main(int argc, char **argv);
 /* Set in the process of one MCP call: with --json, run writes the text
  * rendering of the same run after the JSON line (both name one kept copy). */
 extern bool pdk_cli_run_text_too;

@@ -404,6 +404,20 @@ int pdk_cli_call_decide(struct pdk_cli_call *c)
 	return password_paths(c);
 }
 
+int pdk_cli_call_decide_preset(struct pdk_cli_call *c, bool ask, const char *what)
+{
+	c->line = call_line(c->o.argv);
+	c->d.verdict = ask ? PDK_VERDICT_ASK : PDK_VERDICT_RUN;
+	/* What changes the system as root is as far from the sandbox as it gets. */
+	c->d.risk = ask ? PDK_RISK_DANGEROUS : PDK_RISK_SAFE;
+	c->d.read_only = !ask;
+	c->d.rule = strdup("pkg");
+	c->d.ask = ask ? strdup(what) : NULL;
+	if (!c->line || !c->d.rule || (ask && !c->d.ask))
+		return -ENOMEM;
+	return 0;
+}
+
 bool pdk_cli_call_needs_gate(const struct pdk_cli_call *c)
 {
 	return c->d.verdict == PDK_VERDICT_ASK || c->password.n || c->o.outside_sandbox;

@@ -37,6 +37,9 @@ struct pdk_cli_call {
 int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char **argv);
 /* The decision; a refusal lands in c->refusal. -errno only when out of memory. */
 int pdk_cli_call_decide(struct pdk_cli_call *c);
+/* A call paddock composed (paddock pkg): no policy, the decision says ask
+ * (with what as the question) or run. -ENOMEM only. */
+int pdk_cli_call_decide_preset(struct pdk_cli_call *c, bool ask, const char *what);
 /* Does the call need a person's yes: the decision asks, a write path outside
  * $HOME needs a password, or the call asks to run outside the sandbox? */
 bool pdk_cli_call_needs_gate(const struct pdk_cli_call *c);

@@ -236,6 +236,7 @@ int pdk_cli_finish_main(int argc, char **argv)
  */
 struct run {
 	struct pdk_cli_call c;
+	const struct pdk_cli_preset *preset; /* paddock pkg's call; NULL for run */
 	bool parsed;		/* c holds a parsed call */
 	bool special;		/* cd or rm: paddock does it itself, no sandbox */
 	bool cd;
@@ -293,6 +294,29 @@ static int run_parse(struct run *x, int argc, char **argv)
 	return 0;
 }
 
+/* A call paddock composed: its maker's decision, the gate when it asks, then
+ * whatever must hold before it starts; unconfined, outside the sandbox. */
+static int run_decide_preset(struct run *x)
+{
+	const struct pdk_cli_preset *p = x->preset;
+	struct pdk_cli_call *c = &x->c;
+	char why[1024];
+	int r;
+
+	if ((r = pdk_cli_call_decide_preset(c, p->ask, p->what)) < 0 ||
+	    (!c->refusal && (r = pdk_cli_call_gate(c)) < 0))
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "pkg: deciding: %s",
+			    strerror(-r));
+	if (c->refusal) {
+		x->error_prefix = "error: ";
+		return fail(x, PDK_FAIL_NOT_APPROVED, PDK_EXIT_FAILURE, "%s", c->refusal);
+	}
+	if (p->before && p->before(p->ctx, why, sizeof(why)) != 0)
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "%s", why);
+	x->outside = c->o.no_sandbox = true;
+	return 0;
+}
+
 /* The decision and, when it needs one, a person's yes. */
 static int run_decide(struct run *x)
 {
@@ -301,6 +325,8 @@ static int run_decide(struct run *x)
 
 	if (x->cd || c->o.print_profile)
 		return 0;
+	if (x->preset)
+		return run_decide_preset(x);
 	if ((r = pdk_cli_call_decide(c)) < 0 || (!c->refusal && (r = pdk_cli_call_gate(c)) < 0))
 		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: deciding: %s",
 			    strerror(-r));
@@ -365,7 +391,8 @@ static int run_shim(struct run *x)
 {
 	int r;
 
-	if (x->special || x->c.o.print_profile)
+	/* A package manager's own scripts delete what they mean to. */
+	if (x->special || x->c.o.print_profile || x->preset)
 		return 0;
 	if ((r = pdk_rmshim_install(&x->shim_dir)) >= 0)
 		return point_rm(x);
@@ -507,7 +534,9 @@ static void run_notes(struct run *x)
 	for (size_t i = 0; i < x->n_hints; i++)
 		x->hint_lines[i] = x->hints[i];
 	if (x->outside)
-		add_note(x, "sandbox: ran outside the sandbox, as the person approved, this once");
+		add_note(x, x->preset ? x->preset->note
+				      : "sandbox: ran outside the sandbox, as the person approved, "
+					"this once");
 }
 
 /* The one result on standard output: the command's, or, with --json, the
@@ -613,8 +642,7 @@ static void run_release(struct run *x)
 
 int pdk_cli_run_main(int argc, char **argv)
 {
-	struct run x = {0};
-	int code, at;
+	int at;
 
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		fputs(run_usage, stdout);
@@ -622,6 +650,14 @@ int pdk_cli_run_main(int argc, char **argv)
 	}
 	if ((at = pdk_cli_request_find(argc, argv)) > 0)
 		return pdk_cli_request_main(argc, argv, at);
+	return pdk_cli_run_preset(argc, argv, NULL);
+}
+
+int pdk_cli_run_preset(int argc, char **argv, const struct pdk_cli_preset *preset)
+{
+	struct run x = {.preset = preset};
+	int code;
+
 	if (run_parse(&x, argc, argv) == 0 && run_decide(&x) == 0 && run_locate(&x) == 0 &&
 	    run_shim(&x) == 0 && run_confine(&x) == 0 && !x.done && run_open_store(&x) == 0 &&
 	    run_execute(&x) == 0)

@@ -158,6 +158,7 @@ void pdk_config_release(struct pdk_config *cfg)
 	pdk_strv_release(&cfg->writable_paths);
 	pdk_strv_release(&cfg->allowed_domains);
 	free(cfg->backend);
+	free(cfg->pkg_manager);
 	free(cfg->bwrap);
 	pdk_strv_release(&cfg->read_only_command);
 	pdk_strv_release(&cfg->denied_command);

@@ -73,6 +73,8 @@ struct pdk_config {
 	enum pdk_risk threshold;       /* moderate */
 	char *approval_command;        /* argv[0]-style program path; run with no shell */
 	bool approval_out_of_band;     /* `paddock approvals` may answer a waiting call */
+	/* pkg */
+	char *pkg_manager;             /* pkg.manager: NULL = detected */
 	/* risk: rules from the configuration; the shipped ones come after. */
 	struct pdk_risk_rule *risk_rules;
 	size_t n_risk_rules;

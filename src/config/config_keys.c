@@ -30,6 +30,7 @@ enum key_type {
 	T_MODE,	     /* enum pdk_approval_mode, by name */
 	T_RISK,	     /* enum pdk_risk, by name */
 	T_BACKEND,   /* char *: one of backends[] */
+	T_PKG_MANAGER, /* char *: one of pkg_managers[] */
 	T_PATH,	     /* char *: an absolute path */
 	T_HOME_PATH, /* char *: an absolute path, or one starting with ~/ */
 	T_TEXT,	     /* char *: one line of text */
@@ -111,6 +112,9 @@ static const struct key approval_keys[] = {
     CFG("command", T_HOME_PATH, approval_command),
     CFG("outOfBand", T_BOOL, approval_out_of_band),
 };
+static const struct key pkg_keys[] = {
+    CFG("manager", T_PKG_MANAGER, pkg_manager),
+};
 static const struct key top_keys[] = {
     {.name = "$schema", .type = T_SCHEMA},
     OBJ("commandPolicy", policy_keys),
@@ -122,6 +126,7 @@ static const struct key top_keys[] = {
     OBJ("timeouts", timeout_keys),
     OBJ("output", output_keys),
     OBJ("approval", approval_keys),
+    OBJ("pkg", pkg_keys),
     CFG("risk", T_RULES, risk_rules),
 };
 static const struct key rule_keys[] = {
@@ -132,6 +137,7 @@ static const struct key rule_keys[] = {
 };
 
 static const char *const backends[] = {"bwrap", "landlock", "seatbelt"};
+static const char *const pkg_managers[] = {"apt", "dnf", "yum", "pacman", "apk"};
 static const char *const modes[] = {"ask", "deny", "allow", "command"};
 static const enum pdk_approval_mode mode_values[] = {
     PDK_APPROVAL_ASK,
@@ -169,6 +175,7 @@ static void reset_key(struct pdk_config *cfg, const struct key *k)
 		memcpy(at, (char *)&d + k->off, k->size);
 		break;
 	case T_BACKEND:
+	case T_PKG_MANAGER:
 	case T_PATH:
 	case T_HOME_PATH:
 	case T_TEXT:
@@ -407,6 +414,15 @@ static int set_value(struct pdk_config_loader *ld, void *target, const struct ke
 		if (r < 0)
 			return r;
 		if (!(s = strdup(backends[i])))
+			return -ENOMEM;
+		set_str((char **)at, s);
+		break;
+	case T_PKG_MANAGER:
+		r = pdk_config_get_enum(ld, v, path, pkg_managers, PDK_ARRAY_SIZE(pkg_managers),
+					", or null to detect it", &i);
+		if (r < 0)
+			return r;
+		if (!(s = strdup(pkg_managers[i])))
 			return -ENOMEM;
 		set_str((char **)at, s);
 		break;

@@ -13,6 +13,7 @@ SHELL_TESTS += tests/shell/confine.sh tests/shell/limits.sh tests/shell/protect.
 	tests/shell/git-workflow.sh
 SHELL_TESTS += tests/shell/caches.sh tests/shell/writable-new.sh
 SHELL_TESTS += tests/shell/net.sh
+SHELL_TESTS += tests/shell/pkg.sh
 endif
 if BACKEND_LANDLOCK
 SHELL_TESTS += tests/shell/landlock-attack.sh
@@ -41,3 +42,4 @@ EXTRA_DIST += tests/shell/net-domains.sh
 # Only the rm a call names goes to the trash.
 SHELL_TESTS += tests/shell/rm-named.sh
 EXTRA_DIST += tests/shell/rm-named.sh
+EXTRA_DIST += tests/shell/pkg.sh

@@ -169,6 +169,9 @@ static const struct err_case errors[] = {
      "approval.command: 'approve.sh' is not an absolute path"},
     {"{\"commandPolicy\": {\"sandbox\": {\"backend\": \"docker\"}}}", "1:43",
      "commandPolicy.sandbox.backend: 'docker' is not one of bwrap, landlock or seatbelt"},
+    {"{\"pkg\": {\"manager\": \"zypper\"}}", "1:21",
+     "pkg.manager: 'zypper' is not one of apt, dnf, yum, pacman or apk"},
+    {"{\"pkg\": {\"manager\": 1}}", "1:21", "pkg.manager"},
     {"{\"commandPolicy\": {\"sandbox\": {\"bwrap\": \"bwrap\"}}}", "1:41",
      "commandPolicy.sandbox.bwrap: 'bwrap' is not an absolute path"},
     {"{\"commandPolicy\": {\"sandbox\": {\"maxProcesses\": 0}}}", "1:48",
@@ -266,7 +269,7 @@ struct warn_case {
 static const struct warn_case warns[] = {
     {"{\n  \"comment\": \"x\"\n}",
      "2:3: unknown key 'comment' ignored; the keys here are: commandPolicy, read_only_command, "
-     "denied_command, sensitive_paths, protected_paths, env, timeouts, output, approval, risk"},
+     "denied_command, sensitive_paths, protected_paths, env, timeouts, output, approval, pkg, risk"},
     {"{\"commandPolicy\": {\"sandbox\": {\n\t\"writeablePaths\": [\"/x\"]}}}",
      "2:2: unknown key 'commandPolicy.sandbox.writeablePaths' ignored (did you mean "
      "'writablePaths'?); the keys here are: enabled, allowNetwork, writablePaths, allowedDomains, "
@@ -279,7 +282,7 @@ static const struct warn_case warns[] = {
     /* a UTF-8 byte order mark is skipped, and columns count its bytes */
     {"\xef\xbb\xbf{\"x\": 1}",
      "1:5: unknown key 'x' ignored; the keys here are: commandPolicy, read_only_command, "
-     "denied_command, sensitive_paths, protected_paths, env, timeouts, output, approval, risk"},
+     "denied_command, sensitive_paths, protected_paths, env, timeouts, output, approval, pkg, risk"},
     {"{\"env\": [\"A\"],\n \"env\": [\"B\"]}",
      "1:2: duplicate key 'env' ignored; the later one at FILE:2:2 wins"},
 };
@@ -344,6 +347,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(cfg.approval_mode, PDK_APPROVAL_AUTO);
 	ck_assert_int_eq(cfg.threshold, PDK_RISK_MODERATE);
 	ck_assert_ptr_null(cfg.backend);
+	ck_assert_ptr_null(cfg.pkg_manager);
 	ck_assert_ptr_null(cfg.store_dir);
 	ck_assert_uint_eq(cfg.n_deny + cfg.n_risk_rules + cfg.env.n + cfg.files.n, 0);
 	pdk_config_release(&cfg);
@@ -369,6 +373,7 @@ START_TEST(test_every_key)
 	    " \"output\": {\"bound\": 2048, \"storeCap\": 1000000, \"storeDir\": \"/var/out\"},\n"
 	    " \"approval\": {\"mode\": \"command\", \"threshold\": \"dangerous\", \"command\": "
 	    "\"/bin/ok\"},\n"
+	    " \"pkg\": {\"manager\": \"pacman\"},\n"
 	    " \"risk\": [{\"name\": \"tf\", \"match\": \"^terraform apply\", \"class\": "
 	    "\"dangerous\"}]}");
 
@@ -383,6 +388,7 @@ START_TEST(test_every_key)
 	ck_assert_str_eq(cfg.writable_paths.v[0], "/srv");
 	ck_assert_str_eq(cfg.backend, "landlock");
 	ck_assert_str_eq(cfg.bwrap, "/opt/bwrap");
+	ck_assert_str_eq(cfg.pkg_manager, "pacman");
 	ck_assert_uint_eq(cfg.max_procs, 64);
 	ck_assert_str_eq(cfg.read_only_command.v[1], "ls");
 	ck_assert_ptr_null(cfg.read_only_command.v[2]); /* NULL-terminated */
