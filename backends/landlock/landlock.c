@@ -20,6 +20,7 @@
 #include "confine/confine.h"
 #include "backends/seccomp/seccomp.h"
 #include "core/util.h"
+#include "net/supervise.h"
 
 /* Older uapi headers (Debian 12 ships 6.1) lack the later ABIs. */
 #ifndef __NR_landlock_create_ruleset
@@ -90,6 +91,11 @@ struct ll_state {
 	struct pdk_bpf bpf;
 	bool network;
 	unsigned long max_procs;
+	/* Network off: paddock's connect supervisor gives loopback among the
+	 * run's own processes; NULL where this kernel cannot carry it. */
+	bool supervised;
+	char unsupervised_why[128];
+	struct pdk_netsup *sup;
 };
 
 static int ll_abi(void)
@@ -200,7 +206,15 @@ static void landlock_release(void *p)
 		free(st->rules[i].path);
 	free(st->rules);
 	pdk_bpf_release(&st->bpf);
+	pdk_netsup_free(st->sup);
 	free(st);
+}
+
+static enum pdk_seccomp_net seccomp_net(const struct ll_state *st)
+{
+	if (st->network)
+		return PDK_SECCOMP_NET_FULL;
+	return st->supervised ? PDK_SECCOMP_NET_SUPERVISED : PDK_SECCOMP_NET_OFF;
 }
 
 static void statep_release(struct ll_state **st)
@@ -256,8 +270,10 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 			return r;
 	}
 
-	r = pdk_seccomp_compile(policy->network ? PDK_SECCOMP_NET_FULL : PDK_SECCOMP_NET_OFF,
-				&st->bpf);
+	if (!policy->network)
+		st->supervised = pdk_netsup_probe(st->unsupervised_why,
+						  sizeof(st->unsupervised_why)) == 0;
+	r = pdk_seccomp_compile(seccomp_net(st), &st->bpf);
 	if (r < 0)
 		return r;
 	*ret_state = steal_pointer(&st);
@@ -316,7 +332,31 @@ static int landlock_enter(void *p)
 	if (syscall(__NR_landlock_restrict_self, st->ruleset_fd, 0) < 0)
 		return -errno;
 	close(st->ruleset_fd);
+	if (st->sup)
+		return pdk_netsup_child(st->sup, st->bpf.filter, st->bpf.len);
 	return pdk_seccomp_load(&st->bpf);
+}
+
+/* Parent side: one supervisor a run, made before the fork. */
+static int landlock_before_fork(void *p)
+{
+	struct ll_state *st = p;
+	int r;
+
+	if (!st->supervised)
+		return 0;
+	pdk_netsup_free(st->sup);
+	st->sup = NULL;
+	if ((r = pdk_netsup_new(&st->sup)) < 0)
+		return r;
+	return 1;
+}
+
+static int landlock_forked(void *p, pid_t pid)
+{
+	struct ll_state *st = p;
+
+	return st->sup ? pdk_netsup_start(st->sup, pid) : 0;
 }
 
 static void print_access(FILE *out, uint64_t a)
@@ -356,15 +396,21 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 			     "and Seatbelt do enforce them); missing ones and git's configuration "
 			     "are vetted after the run\n");
 	if (st->attr.handled_access_net)
-		fprintf(out, "landlock: TCP bind and connect denied (no rule)\n");
+		fprintf(out, "landlock: TCP bind and connect denied (no rule)%s\n",
+			st->supervised ? " to the command itself: the supervisor makes them" : "");
 	else if (st->network)
 		fprintf(out, "landlock: network on: TCP not restricted\n");
 	else
 		fprintf(out, "landlock: ABI %d has no TCP control: seccomp alone denies sockets\n",
 			st->abi);
-	if (!st->network)
-		fprintf(out, "landlock: network off: no loopback either (no network namespace of "
-			     "the run's own: the bwrap backend gives one)\n");
+	if (!st->network && st->supervised)
+		fprintf(out, "landlock: network off: loopback among the run's own processes, "
+			     "through paddock's connect supervisor (a bind is narrowed to the "
+			     "loopback, a connection or addressed send reaches only a loopback "
+			     "address the run bound; SO_REUSEPORT is not honoured)\n");
+	else if (!st->network)
+		fprintf(out, "landlock: network off: no loopback either (no connect supervisor "
+			     "here: %s)\n", st->unsupervised_why);
 	if (st->attr.scoped & LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET)
 		fprintf(out, "landlock: scoped: abstract unix sockets outside the sandbox\n");
 	if (st->attr.scoped & LANDLOCK_SCOPE_SIGNAL)
@@ -381,8 +427,7 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 	if (st->max_procs)
 		fprintf(out, "process: at most %lu processes at once (set by paddock's runner)\n",
 			st->max_procs);
-	if (pdk_seccomp_describe(st->network ? PDK_SECCOMP_NET_FULL : PDK_SECCOMP_NET_OFF, out) <
-	    0)
+	if (pdk_seccomp_describe(seccomp_net(st), out) < 0)
 		return -EIO;
 	if (argv) {
 		fprintf(out, "exec:");
@@ -399,6 +444,8 @@ const struct pdk_backend pdk_backend_landlock = {
 	.prepare = landlock_prepare,
 	.wrap_argv = NULL,
 	.enter = landlock_enter,
+	.before_fork = landlock_before_fork,
+	.forked = landlock_forked,
 	.release = landlock_release,
 	.describe = landlock_describe,
 };

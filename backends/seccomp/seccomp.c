@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdbool.h>
@@ -36,9 +37,10 @@
 
 /* Which programs a rule belongs to; PERSONA is always, built by persona().
  * NET_OFF: no network namespace of the run's own, so no inet socket at all;
- * NET_PRIVATE: bwrap's private namespace, where inet reaches only the run's
- * own loopback. */
-enum when { ALWAYS = 0, NET_OFF, NET_PRIVATE, PERSONA };
+ * INET_ONLY: bwrap's private namespace, where inet reaches only the run's
+ * own loopback, and the supervised mode; SUPERVISED: the calls paddock's
+ * connect supervisor performs itself (src/net/supervise.c). */
+enum when { ALWAYS = 0, NET_OFF, INET_ONLY, SUPERVISED, PERSONA };
 
 struct rule {
 	const char *syscall;
@@ -48,6 +50,7 @@ struct rule {
 	struct scmp_arg_cmp arg[2];
 	const char *why;          /* for describe */
 	int nr;                   /* number where libseccomp may not know it */
+	bool notify;              /* to the supervisor (err unused) */
 };
 
 #define ARG(i, o, a, b) { .arg = (i), .op = (o), .datum_a = (a), .datum_b = (b) }
@@ -58,6 +61,11 @@ struct rule {
 /* The same for a socket's domain, an int too: 0x100000001 is AF_UNIX. */
 #define DOMAIN_IS(d) ARG(0, SCMP_CMP_MASKED_EQ, 0xffffffffULL, (d))
 /* clone with a namespace flag: the rule names the flag (# does not expand it). */
+/* A call paddock's connect supervisor performs itself. */
+#define SUPERVISE(name, why_)                                                                      \
+	{                                                                                          \
+		.syscall = name, .when = SUPERVISED, .notify = true, .why = why_                   \
+	}
 #define CLONE_NS(f)                                                                                \
 	{                                                                                          \
 		.syscall = "clone", .err = EPERM, .n_args = 1, .arg = {FLAG_SET(f)},               \
@@ -65,10 +73,10 @@ struct rule {
 	}
 
 /* socket() of a family (low 32 bits under mask equal to value) that is not
- * AF_UNIX, AF_INET or AF_INET6, in a private network namespace. */
+ * AF_UNIX, AF_INET or AF_INET6, in a private network namespace or supervised. */
 #define NOT_INET(mask, value, names)                                                               \
 	{                                                                                          \
-		.syscall = "socket", .err = EAFNOSUPPORT, .when = NET_PRIVATE, .n_args = 1,        \
+		.syscall = "socket", .err = EAFNOSUPPORT, .when = INET_ONLY, .n_args = 1,        \
 		.arg = {ARG(0, SCMP_CMP_MASKED_EQ, (mask), (value))},                              \
 		.why = "socket() of families " names " (only IPv4, IPv6 and unix exist)"          \
 	}
@@ -204,6 +212,39 @@ static const struct rule rules[] = {
     NOT_INET(0xfffffffcULL, 12, "12-15"),
     NOT_INET(0xfffffff0ULL, 16, "16-31"),
     NOT_INET(0xffffffe0ULL, 32, "32-63"),
+    /* Supervised (Landlock, network off): loopback among the run's own
+     * processes. paddock reads the address once, into memory of its own,
+     * takes the socket with pidfd_getfd and makes the call itself, so a
+     * thread of the command that rewrites the address after the check
+     * changes nothing. A send without an address goes to the peer that a
+     * supervised connect chose. */
+    SUPERVISE("connect", "only to a loopback address the run bound"),
+    SUPERVISE("bind", "loopback only, every address narrowed to it"),
+    SUPERVISE("listen", "an unbound socket is bound to the loopback first"),
+    {.syscall = "sendto",
+     .when = SUPERVISED,
+     .notify = true,
+     .n_args = 1,
+     .arg = {ARG(4, SCMP_CMP_NE, 0, 0)},
+     .why = "with an address: only to a loopback address the run bound"},
+    SUPERVISE("sendmsg", "its address is in memory: checked as sendto()"),
+    SUPERVISE("sendmmsg", "each message as sendmsg()"),
+    /* A filter of the command's own with a listener would take the
+     * notifications first and could let the calls through unchecked. */
+    {.syscall = "seccomp",
+     .err = EPERM,
+     .when = SUPERVISED,
+     .n_args = 1,
+     .arg = {ARG(1, SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+		 SECCOMP_FILTER_FLAG_NEW_LISTENER)},
+     .why = "seccomp filters with a listener of their own (they would answer first)"},
+    /* SCTP connects through setsockopt(), out of the supervisor's sight. */
+    {.syscall = "socket",
+     .err = EPROTONOSUPPORT,
+     .when = SUPERVISED,
+     .n_args = 1,
+     .arg = {ARG(2, SCMP_CMP_MASKED_EQ, 0xffffffffULL, IPPROTO_SCTP)},
+     .why = "SCTP sockets (they connect through setsockopt)"},
 };
 
 /* Syscalls from 424 on share one number on every architecture but alpha. */
@@ -226,8 +267,10 @@ static bool applies(const struct rule *r, enum pdk_seccomp_net net)
 {
 	if (r->when == NET_OFF)
 		return net == PDK_SECCOMP_NET_OFF;
-	if (r->when == NET_PRIVATE)
-		return net == PDK_SECCOMP_NET_PRIVATE;
+	if (r->when == INET_ONLY)
+		return net == PDK_SECCOMP_NET_PRIVATE || net == PDK_SECCOMP_NET_SUPERVISED;
+	if (r->when == SUPERVISED)
+		return net == PDK_SECCOMP_NET_SUPERVISED;
 	return true;
 }
 
@@ -288,8 +331,10 @@ static int build(enum pdk_seccomp_net net, scmp_filter_ctx *ret_ctx)
 		if (rl->when == PERSONA)
 			r = persona(ctx, nr, rl->err);
 		else
-			r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(rl->err), nr, rl->n_args,
-						   rl->arg);
+			r = seccomp_rule_add_array(ctx,
+						   rl->notify ? SCMP_ACT_NOTIFY
+							      : SCMP_ACT_ERRNO(rl->err),
+						   nr, rl->n_args, rl->arg);
 		if (r < 0)
 			return r;
 	}
@@ -460,6 +505,7 @@ static const char *errname(int e)
 	case ENOSYS: return "ENOSYS";
 	case EAFNOSUPPORT: return "EAFNOSUPPORT";
 	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
 	default: return "an error";
 	}
 }
@@ -479,14 +525,21 @@ int pdk_seccomp_describe(enum pdk_seccomp_net net, FILE *out)
 			continue;
 		if (resolve(rl) < 0)
 			continue;
-		fprintf(out, "seccomp: deny %s with %s: %s\n", rl->syscall, errname(rl->err),
-			rl->why);
+		if (rl->notify)
+			fprintf(out, "seccomp: supervise %s: %s\n", rl->syscall, rl->why);
+		else
+			fprintf(out, "seccomp: deny %s with %s: %s\n", rl->syscall,
+				errname(rl->err), rl->why);
 	}
 	if (net == PDK_SECCOMP_NET_FULL)
 		fprintf(out, "seccomp: network on: inet sockets and connect() are not filtered\n");
 	else if (net == PDK_SECCOMP_NET_PRIVATE)
 		fprintf(out, "seccomp: network off in a private network namespace: IPv4 and IPv6 "
 			     "sockets reach its loopback only\n");
+	else if (net == PDK_SECCOMP_NET_SUPERVISED)
+		fprintf(out, "seccomp: network off, supervised: paddock performs the calls above "
+			     "on the command's socket with its own copy of the address; loopback "
+			     "reaches the run's own servers only\n");
 #ifndef PDK_SECCOMP_GEN
 	{
 		struct pdk_bpf bpf;

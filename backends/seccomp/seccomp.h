@@ -13,6 +13,9 @@ enum pdk_seccomp_net {
 	PDK_SECCOMP_NET_OFF = 0,     /* no inet socket, nothing to connect */
 	PDK_SECCOMP_NET_FULL = 1,    /* inet sockets as the host has them */
 	PDK_SECCOMP_NET_PRIVATE = 2, /* inet in a network namespace of the run's own */
+	/* inet with paddock's connect supervisor: connect, bind, listen and
+	 * addressed sends go to seccomp user notification (src/net/supervise.c) */
+	PDK_SECCOMP_NET_SUPERVISED = 3,
 	PDK_SECCOMP_NET_MODES
 };
 

@@ -367,7 +367,7 @@ static int child_main(void *p)
  * Under AddressSanitizer, whose shadow memory would keep the child's stack
  * frames poisoned, a plain fork.
  */
-static pid_t __attribute__((noinline)) spawn(struct child_args *a)
+static pid_t __attribute__((noinline)) spawn(struct child_args *a, bool must_fork)
 {
 #if defined(__linux__) && !defined(PDK_SPAWN_FORK)
 	char stack[64 * 1024] __attribute__((aligned(16)));
@@ -375,6 +375,15 @@ static pid_t __attribute__((noinline)) spawn(struct child_args *a)
 	pid_t pid;
 	int e;
 
+	/* A child that waits for paddock before it execs needs paddock running. */
+	if (must_fork) {
+		pid = fork();
+		if (pid < 0)
+			return -errno;
+		if (pid == 0)
+			child_main(a);
+		return pid;
+	}
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = clone(child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, a);
@@ -384,6 +393,7 @@ static pid_t __attribute__((noinline)) spawn(struct child_args *a)
 #else
 	pid_t pid = fork();
 
+	(void)must_fork;
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
@@ -534,9 +544,26 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 #endif
 	start = now();
 	struct child_args ca = {spec, &plan, devnull, opipe[1], epipe[1], rpipe[1], getpid()};
-	pid = spawn(&ca);
+	bool handover = false;
+	if (spec->backend && spec->backend->before_fork) {
+		r = spec->backend->before_fork(spec->backend_state);
+		if (r < 0)
+			goto restore;
+		handover = r > 0;
+	}
+	pid = spawn(&ca, handover);
 	if (pid < 0) {
 		r = pid;
+		goto restore;
+	}
+	if (handover && spec->backend->forked &&
+	    (r = spec->backend->forked(spec->backend_state, pid)) < 0) {
+		if (spec->why)
+			snprintf(spec->why, spec->why_len, "backend %s could not start: %s",
+				 spec->backend->name, strerror(-r));
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+			;
 		goto restore;
 	}
 

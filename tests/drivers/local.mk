@@ -1,6 +1,11 @@
 # tests/drivers/local.mk - small programs the shell suites drive: the library's
 # gate, trash and backends, each without the CLI around it.
 check_PROGRAMS += tests/drivers/gate-drive tests/drivers/trash-driver
+if OS_LINUX
+# netprobe: what a command tries on the network (loopback only), for net.sh.
+check_PROGRAMS += tests/drivers/netprobe
+tests_drivers_netprobe_LDADD = -lpthread
+endif
 tests_drivers_gate_drive_LDADD = $(LIBS_ALL)
 tests_drivers_trash_driver_LDADD = $(LIBS_ALL)
 if BACKEND_LANDLOCK

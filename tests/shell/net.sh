@@ -3,13 +3,16 @@
 # that works here: the host's unix sockets (by path in /tmp and /run, and
 # abstract) stay out of reach with the network off and on; a host loopback
 # service stays out of reach with it off; the command's own loopback server
-# works with it off where the backend gives the run a network of its own.
-# Only loopback and the namespaces bwrap makes are ever addressed.
+# works with it off (bwrap: a namespace of the run's own; Landlock: paddock's
+# connect supervisor), also when a thread of the command rewrites the address
+# while paddock checks it. Run as root, the Landlock part runs once more as
+# nobody. Only loopback and the namespaces bwrap makes are ever addressed.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 77; }
 # The interpreter itself, not a version manager's shim script.
-PY=$(python3 -c 'import sys; print(sys.executable)')
+PY=${PDK_NET_PY:-$(python3 -c 'import sys; print(sys.executable)')}
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 # Home, state and project outside /tmp, a writable root of every run (the
 # landlock backend refuses a root holding paddock's own state).
 S=$(mktemp -d /var/tmp/pdk-net.XXXXXX)
@@ -23,6 +26,12 @@ cd "$S/proj" || exit 99
 cat > "$T/listen.py" <<'PY'
 import socket, sys
 kind, addr, log = sys.argv[1], sys.argv[2], sys.argv[3]
+if kind == "udp":
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0))
+    with open(log + ".port", "w") as f: f.write(str(s.getsockname()[1]))
+    while True:
+        d = s.recv(100)
+        with open(log, "a") as f: f.write(d.decode(errors="replace") + "\n")
 if kind == "tcp":
     s = socket.socket(); s.bind(("127.0.0.1", 0))
 else:
@@ -77,6 +86,27 @@ ABS="@pdk-net-$$-$MARK"
 listen unix "$ABS" "$T/log-abs"
 listen tcp - "$T/log-tcp"
 TCP_PORT=$PORT
+listen udp - "$T/log-udp"
+UDP_PORT=$PORT
+NP=${top_builddir:-.}/tests/drivers/netprobe
+[ -x "$NP" ] || { echo "Bail out! $NP not built"; exit 99; }
+# settled KIND LOG: after an attack, one marker from outside, and its line
+# in LOG once the listener has taken all that came before it (connections
+# are accepted, datagrams read, in order): then LOG holds the marker alone
+# unless the attack got through.
+settled() {
+	if [ "$1" = tcp ]; then
+		"$PY" -c "import socket; socket.create_connection(('127.0.0.1', $TCP_PORT), 3)"
+	else
+		"$PY" -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'marker', ('127.0.0.1', $UDP_PORT))"
+	fi
+	i=0
+	while [ "$(wc -l < "$2")" -lt 1 ] && [ $i -lt 400 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ "$(wc -l < "$2")" -eq 1 ]
+}
 
 # Each listener answers a direct connection: the attack below is a fair one.
 "$PY" -c "$(connect_unix "$T/tmpsock/s")" >/dev/null &&
@@ -87,12 +117,69 @@ sleep 0.2
 : > "$T/log-abs"
 [ -n "$RUN_SOCK" ] && : > "$T/log-run"
 
+# net_off_attacks BACKEND: with the network off, what a test suite does on
+# the loopback works, and nothing of the host's loopback is reached.
+net_off_attacks() {
+	b=$1
+	for a in "127.0.0.1" "0.0.0.0 127.0.0.1" ":: 127.0.0.1" "::1" "127.0.0.5"; do
+		# shellcheck disable=SC2086
+		pcall run --backend "$b" -- "$NP" own $a
+		check "$b, network off: a server of its own on $a, and a client of it" has_line "own-ok own"
+	done
+	pcall run --backend "$b" -- "$NP" udp-own
+	check "$b, network off: a datagram server of its own, by sendto and sendmsg" \
+		has_line "udp-own-ok onetwo"
+	pcall run --backend "$b" -- "$NP" rights
+	check "$b, network off: a descriptor passed over a socket pair arrives as itself" \
+		has_line rights-ok
+	: > "$T/log-tcp"
+	for a in 127.0.0.1 0.0.0.0 ::ffff:127.0.0.1; do
+		pcall run --backend "$b" -- "$NP" connect "$a" "$TCP_PORT"
+		check "$b, network off: the host's loopback service by $a is out of reach" \
+			sh -c "grep -q '^refused' '$T/out' && ! grep -q connected-here '$T/out'"
+	done
+	check "$b, network off: ... and it saw none of them" settled tcp "$T/log-tcp"
+	: > "$T/log-udp"
+	for how in udp udp-msg; do
+		pcall run --backend "$b" -- "$NP" "$how" 127.0.0.1 "$UDP_PORT"
+		# bwrap: sent, into its own namespace's loopback where nobody listens.
+		[ "$b" = landlock ] &&
+			check "$b, network off: a datagram to the host's loopback service ($how) fails" \
+				has_text "refused Connection refused"
+	done
+	check "$b, network off: ... and it received none" settled udp "$T/log-udp"
+	# A thread rewrites the port between the run's own and the host's
+	# while the main thread connects or sends: paddock checks and uses one
+	# copy. Outside the sandbox the same race reaches the host (the twin).
+	: > "$T/log-tcp"
+	pcall run --backend "$b" -- "$NP" race "$TCP_PORT" 1000
+	check "$b, network off: racing the address, connections reach its own server only" \
+		sh -c "grep -q '^race own=[1-9][0-9]* host=0 ' '$T/out'"
+	check "$b, network off: ... and the host's service saw none" settled tcp "$T/log-tcp"
+	: > "$T/log-udp"
+	pcall run --backend "$b" -- "$NP" race-udp "$UDP_PORT" 1000
+	check "$b, network off: racing a datagram's address, sends reach its own only" \
+		sh -c "grep -q '^race own=[1-9]' '$T/out'"
+	check "$b, network off: ... and the host's service received none" settled udp "$T/log-udp"
+	if [ "$b" = landlock ]; then
+		pcall run --backend "$b" -- "$NP" listen4
+		check "$b, network off: listen() without bind() takes the loopback, not every address" \
+			has_line "listening 127.0.0.1"
+	fi
+}
+if [ -z "${PDK_NET_AS_NOBODY:-}" ]; then
+	: > "$T/log-tcp"
+	"$NP" race "$TCP_PORT" 300 > "$T/out"
+	check "outside any sandbox the address race reaches the host's service (the attack is real)" \
+		sh -c "grep -q '^race own=[0-9]* host=[1-9]' '$T/out'"
+fi
+
 backends=
-for b in bwrap landlock; do
-	if "$PADDOCK" run --backend "$b" -- /bin/true >/dev/null 2>&1; then
+for b in ${PDK_NET_BACKENDS:-bwrap landlock}; do
+	if "$PADDOCK" run --backend "$b" -- /bin/true >"$T/out" 2>&1; then
 		backends="$backends $b"
 	else
-		echo "# backend $b does not work here: skipped"
+		echo "# backend $b does not work here: skipped: $(tail -1 "$T/out")"
 	fi
 done
 [ -n "$backends" ] || { echo "1..0 # SKIP no Linux backend works here"; exit 77; }
@@ -133,15 +220,9 @@ for b in $backends; do
 	check "$b, network on: the same host loopback service is reached" has_line connected-here
 
 	pcall run --backend "$b" -- "$PY" "$T/own.py"
-	if [ "$b" = bwrap ]; then
-		check "bwrap, network off: the command's own loopback server answers it" \
-			has_line own-server-answered
-	else
-		# Without a network namespace of its own, loopback is the host's:
-		# off keeps it closed, as paddock(1) says.
-		check "$b, network off: no loopback at all (no namespace of its own)" \
-			sh -c "! grep -q own-server-answered '$T/out'"
-	fi
+	check "$b, network off: the command's own loopback server answers it" \
+		has_line own-server-answered
+	net_off_attacks "$b"
 	for mode in off on; do
 		net=
 		[ "$mode" = on ] && net="--yes -n"
@@ -157,9 +238,34 @@ assert n["mode"] == sys.argv[2] and n["allowed_domains"] == [], n' "$T/out" "$mo
 		check "bwrap: the profile says the network is a namespace of the run's own" \
 			has_text "nothing but its loopback"
 	else
-		check "$b: the profile says there is no loopback with the network off" \
-			has_text "no loopback either"
+		check "$b: the profile says the run's own loopback goes through the supervisor" \
+			has_text "loopback among the run's own processes, through paddock's connect supervisor"
+		check "$b: the profile lists the supervised calls" \
+			has_text "seccomp: supervise connect: only to a loopback address the run bound"
 	fi
 	check "$b: the profile says unix sockets are denied" has_text "deny socket with EPERM: unix sockets"
 done
+
+# Run as root: the Landlock part once more as an unprivileged user (nobody),
+# where that user can reach the built binary, the driver and this script.
+if [ "$(id -u)" -eq 0 ] && [ -z "${PDK_NET_AS_NOBODY:-}" ] && command -v setpriv >/dev/null &&
+	case " $backends " in *" landlock "*) true ;; *) false ;; esac; then
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		--bounding-set=-all "$@"; }
+	# A version manager's interpreter may live in root's home.
+	NPY=$PY
+	as_nobody test -x "$NPY" || NPY=/usr/bin/python3
+	if as_nobody test -x "$PADDOCK" -a -r "$self" -a -x "$NP" -a -x "$NPY"; then
+		out=$(cd / && PDK_NET_AS_NOBODY=1 PDK_NET_BACKENDS=landlock PDK_NET_PY="$NPY" \
+			PADDOCK="$(cd "$(dirname "$PADDOCK")" && pwd)/$(basename "$PADDOCK")" \
+			top_builddir="$(cd "${top_builddir:-.}" && pwd)" TMPDIR=/tmp \
+			as_nobody sh "$self" 2>&1)
+		rc=$?
+		printf '%s\n' "$out" | sed 's/^/# as nobody: /'
+		check "landlock, as an unprivileged user (uid 65534): the same, all pass ($(printf \
+			'%s\n' "$out" | grep -c '^ok') checks)" test "$rc" -eq 0
+	else
+		echo "ok $((n = n + 1)) - # SKIP unprivileged run: uid 65534 cannot reach $PADDOCK, $NP or $self"
+	fi
+fi
 finish

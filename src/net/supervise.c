@@ -1,0 +1,1011 @@
+/* supervise.c - the connect supervisor (Linux): paddock performs the run's connect, bind,
+ * listen and addressed sends on the run's own socket, with its own copy of every argument. */
+#include "supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/path.h"
+#include "core/util.h"
+
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#ifndef SO_PROTOCOL
+#define SO_PROTOCOL 38
+#endif
+#ifndef SO_DOMAIN
+#define SO_DOMAIN 39
+#endif
+
+/* Copies are bounded: a datagram is at most 64 KiB, and a stream send may be
+ * short (the caller sends the rest). */
+#define MAX_DATA (256 * 1024)
+#define MAX_IOV 1024
+#define MAX_CONTROL 4096
+#define MAX_FDS 64
+#define MAX_BOUND 65536
+/* Calls handled at once, each in a thread of its own, so that a send that
+ * blocks holds up no other; past this the loop handles them itself. */
+#define MAX_JOBS 64
+
+/* An address the run bound: protocol, family (4 or 6, v4-mapped ones as 4),
+ * address and port. */
+struct key {
+	int proto;
+	int fam;
+	unsigned char addr[16];
+	uint16_t port;
+};
+
+struct pdk_netsup {
+	int to_parent[2]; /* the child writes its listener's number */
+	int to_child[2];  /* the parent's word that it holds it */
+	int listener;
+	int stop[2];
+	pthread_t thread;
+	bool running;
+	struct seccomp_notif_sizes sizes;
+	pthread_mutex_t lock; /* what follows */
+	pthread_cond_t idle;
+	unsigned jobs;
+	struct key *bound;
+	size_t n_bound;
+	unsigned long performed, refused;
+};
+
+struct job {
+	struct pdk_netsup *ns;
+	struct seccomp_notif *req;
+};
+
+static long sys_pidfd_open(pid_t pid, unsigned flags)
+{
+	return syscall(__NR_pidfd_open, pid, flags);
+}
+
+static long sys_pidfd_getfd(int pidfd, int fd)
+{
+	return syscall(__NR_pidfd_getfd, pidfd, fd, 0);
+}
+
+int pdk_netsup_probe(char *why, size_t why_len)
+{
+	struct seccomp_notif_sizes sizes;
+	_cleanup_close_ int pidfd = -1, fd = -1;
+
+	if (syscall(__NR_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0) {
+		snprintf(why, why_len, "this kernel has no seccomp user notification (5.0)");
+		return -EOPNOTSUPP;
+	}
+	pidfd = sys_pidfd_open(getpid(), 0);
+	if (pidfd < 0) {
+		snprintf(why, why_len, "this kernel has no pidfd_open (5.3)");
+		return -EOPNOTSUPP;
+	}
+	fd = sys_pidfd_getfd(pidfd, pidfd);
+	if (fd < 0) {
+		snprintf(why, why_len, "pidfd_getfd fails here (5.6): %s", strerror(errno));
+		return -EOPNOTSUPP;
+	}
+	snprintf(why, why_len, "seccomp user notification and pidfd_getfd");
+	return 0;
+}
+
+int pdk_netsup_new(struct pdk_netsup **ret)
+{
+	struct pdk_netsup *ns = calloc(1, sizeof(*ns));
+	int r;
+
+	if (!ns)
+		return -ENOMEM;
+	ns->to_parent[0] = ns->to_parent[1] = ns->to_child[0] = ns->to_child[1] = -1;
+	ns->stop[0] = ns->stop[1] = ns->listener = -1;
+	pthread_mutex_init(&ns->lock, NULL);
+	pthread_cond_init(&ns->idle, NULL);
+	if (syscall(__NR_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &ns->sizes) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if ((r = pdk_pipe_cloexec(ns->to_parent)) < 0 || (r = pdk_pipe_cloexec(ns->to_child)) < 0 ||
+	    (r = pdk_pipe_cloexec(ns->stop)) < 0)
+		goto fail;
+	*ret = ns;
+	return 0;
+fail:
+	pdk_netsup_free(ns);
+	return r;
+}
+
+/* Child side: async-signal-safe calls only. */
+int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short len)
+{
+	struct sock_fprog prog = {.len = len, .filter = (struct sock_filter *)filter};
+	char ack;
+	int fd;
+	ssize_t n;
+
+	close(ns->to_parent[0]);
+	close(ns->to_child[1]);
+	fd = syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+		     &prog);
+	if (fd < 0)
+		return -errno;
+	do
+		n = write(ns->to_parent[1], &fd, sizeof(fd));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(fd))
+		return -EPIPE;
+	do
+		n = read(ns->to_child[0], &ack, 1);
+	while (n < 0 && errno == EINTR);
+	/* The command must never hold the listener: with it, it could answer
+	 * its own calls. */
+	close(fd);
+	return n == 1 ? 0 : -EPIPE;
+}
+
+/* ---- the bound set ---- */
+
+static bool key_eq(const struct key *a, const struct key *b)
+{
+	return a->proto == b->proto && a->fam == b->fam && a->port == b->port &&
+	       memcmp(a->addr, b->addr, a->fam == 4 ? 4 : 16) == 0;
+}
+
+static bool is_bound(struct pdk_netsup *ns, const struct key *k)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&ns->lock);
+	for (size_t i = 0; i < ns->n_bound && !found; i++)
+		found = key_eq(&ns->bound[i], k);
+	pthread_mutex_unlock(&ns->lock);
+	return found;
+}
+
+static void add_bound(struct pdk_netsup *ns, const struct key *k)
+{
+	pthread_mutex_lock(&ns->lock);
+	for (size_t i = 0; i < ns->n_bound; i++)
+		if (key_eq(&ns->bound[i], k))
+			goto out;
+	if (ns->n_bound < MAX_BOUND) {
+		struct key *b = realloc(ns->bound, (ns->n_bound + 1) * sizeof(*b));
+
+		if (b) {
+			ns->bound = b;
+			b[ns->n_bound++] = *k;
+		}
+	}
+out:
+	pthread_mutex_unlock(&ns->lock);
+}
+
+/* ---- addresses ---- */
+
+static const unsigned char v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+/* The key of an inet address (port and address; proto left to the caller);
+ * v4-mapped IPv6 addresses as IPv4. */
+static int key_of(const struct sockaddr_storage *ss, socklen_t len, struct key *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+
+		if (len < sizeof(*in))
+			return -EINVAL;
+		k->fam = 4;
+		memcpy(k->addr, &in->sin_addr, 4);
+		k->port = ntohs(in->sin_port);
+		return 0;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+
+		if (len < 24) /* SIN6_LEN_RFC2133, as the kernel takes it */
+			return -EINVAL;
+		k->port = ntohs(in6->sin6_port);
+		if (memcmp(in6->sin6_addr.s6_addr, v4mapped, 12) == 0) {
+			k->fam = 4;
+			memcpy(k->addr, in6->sin6_addr.s6_addr + 12, 4);
+		} else {
+			k->fam = 6;
+			memcpy(k->addr, in6->sin6_addr.s6_addr, 16);
+		}
+		return 0;
+	}
+	return -EAFNOSUPPORT;
+}
+
+static bool key_any(const struct key *k)
+{
+	static const unsigned char zero[16];
+
+	return memcmp(k->addr, zero, k->fam == 4 ? 4 : 16) == 0;
+}
+
+static bool key_loopback(const struct key *k)
+{
+	static const unsigned char one[16] = {[15] = 1};
+
+	return k->fam == 4 ? k->addr[0] == 127 : memcmp(k->addr, one, 16) == 0;
+}
+
+/* Write k's address into ss (of family ss->ss_family), keeping the port. */
+static void set_addr(struct sockaddr_storage *ss, const struct key *k)
+{
+	if (ss->ss_family == AF_INET) {
+		memcpy(&((struct sockaddr_in *)ss)->sin_addr, k->addr, 4);
+	} else {
+		unsigned char *a = ((struct sockaddr_in6 *)ss)->sin6_addr.s6_addr;
+
+		if (k->fam == 4) {
+			memcpy(a, v4mapped, 12);
+			memcpy(a + 12, k->addr, 4);
+		} else {
+			memcpy(a, k->addr, 16);
+		}
+	}
+}
+
+/* ---- the command's memory and descriptors ---- */
+
+static int peek(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return errno == EFAULT || errno == ESRCH ? -errno : -EFAULT;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+static int poke(pid_t pid, uint64_t addr, const void *buf, size_t len)
+{
+	struct iovec local = {(void *)buf, len}, remote = {(void *)(uintptr_t)addr, len};
+
+	return process_vm_writev(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/* A pidfd for the process whose descriptor table the thread pid uses. */
+static int open_pidfd(pid_t pid)
+{
+	char path[64], line[128];
+	FILE *f;
+	long fd = sys_pidfd_open(pid, PIDFD_THREAD);
+	pid_t tgid = 0;
+
+	if (fd >= 0 || errno != EINVAL)
+		return fd >= 0 ? (int)fd : -errno;
+	/* Before 6.9 only a thread group leader has a pidfd. */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	if (tgid <= 0)
+		return -ESRCH;
+	fd = sys_pidfd_open(tgid, 0);
+	return fd >= 0 ? (int)fd : -errno;
+}
+
+struct call {
+	struct pdk_netsup *ns;
+	const struct seccomp_notif *req;
+	int pidfd;
+	int fd; /* paddock's copy of the command's socket */
+	int domain, type, proto;
+	int fds[MAX_FDS]; /* descriptors an SCM_RIGHTS message carries */
+	size_t n_fds;
+};
+
+static int grab(struct call *c, int tfd, int *ret)
+{
+	long fd = sys_pidfd_getfd(c->pidfd, tfd);
+
+	if (fd < 0)
+		return errno == EBADF ? -EBADF : -errno;
+	*ret = (int)fd;
+	return 0;
+}
+
+/* The command's socket tfd, with what it is. */
+static int grab_socket(struct call *c, int tfd)
+{
+	socklen_t l = sizeof(int);
+	struct stat st;
+	int r;
+
+	if ((r = grab(c, tfd, &c->fd)) < 0)
+		return r;
+	if (fstat(c->fd, &st) < 0)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	if (getsockopt(c->fd, SOL_SOCKET, SO_DOMAIN, &c->domain, &l) < 0)
+		return -errno;
+	l = sizeof(int);
+	if (getsockopt(c->fd, SOL_SOCKET, SO_TYPE, &c->type, &l) < 0)
+		return -errno;
+	l = sizeof(int);
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PROTOCOL, &c->proto, &l) < 0)
+		return -errno;
+	return 0;
+}
+
+static bool inet(const struct call *c)
+{
+	return (c->domain == AF_INET || c->domain == AF_INET6) &&
+	       (c->proto == IPPROTO_TCP || c->proto == IPPROTO_UDP);
+}
+
+/* Still the call the notification was about: the thread did not die, so its
+ * number named the same process all along. */
+static int still_valid(const struct call *c)
+{
+	uint64_t id = c->req->id;
+
+	return ioctl(c->ns->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0 ? -ENOENT : 0;
+}
+
+/* Bind a socket that has no address yet to the loopback: a listen() or a
+ * send would bind it to every address of the host. */
+static int loopback_wildcard(const struct call *c, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct key k = {.fam = 4, .addr = {127, 0, 0, 1}};
+	int v6only = 0;
+	socklen_t l = sizeof(v6only);
+
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_family = (sa_family_t)c->domain;
+	if (c->domain == AF_INET6) {
+		/* One address only: a dual-stack socket keeps IPv4, which the
+		 * tools that say 127.0.0.1 use. */
+		if (getsockopt(c->fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &l) < 0)
+			return -errno;
+		if (v6only)
+			k = (struct key){.fam = 6, .addr = {[15] = 1}};
+		*len = sizeof(struct sockaddr_in6);
+	} else {
+		*len = sizeof(struct sockaddr_in);
+	}
+	set_addr(ss, &k);
+	return 0;
+}
+
+static void record(struct call *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct key k;
+
+	if (getsockname(c->fd, (struct sockaddr *)&ss, &len) == 0 && key_of(&ss, len, &k) == 0) {
+		k.proto = c->proto;
+		add_bound(c->ns, &k);
+	}
+}
+
+/* SO_REUSEPORT would let the run share a port a process of the host of the
+ * same user holds; it is not honoured. */
+static void no_reuseport(const struct call *c)
+{
+	int off = 0;
+
+	setsockopt(c->fd, SOL_SOCKET, SO_REUSEPORT, &off, sizeof(off));
+}
+
+/* A datagram socket that sends before it binds gets every address: bind it
+ * to the loopback first. */
+static int bind_if_unbound(struct call *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct key k;
+
+	if (getsockname(c->fd, (struct sockaddr *)&ss, &len) < 0)
+		return -errno;
+	if (key_of(&ss, len, &k) < 0 || k.port != 0)
+		return 0;
+	if (loopback_wildcard(c, &ss, &len) < 0)
+		return -EINVAL;
+	no_reuseport(c);
+	if (bind(c->fd, (struct sockaddr *)&ss, len) < 0)
+		return -errno;
+	record(c);
+	return 0;
+}
+
+/* May the run reach this address (rewritten in place from the unspecified
+ * address to the loopback, which is where the kernel takes it)? 0 or the
+ * errno the kernel gives in a network namespace holding only the run's own. */
+static int check_dest(struct call *c, struct sockaddr_storage *ss, socklen_t len)
+{
+	struct key k;
+	int r;
+
+	if (ss->ss_family == AF_UNSPEC && len >= sizeof(sa_family_t))
+		return 0; /* dissolves a datagram socket's association */
+	if ((r = key_of(ss, len, &k)) < 0)
+		return r;
+	if (key_any(&k)) {
+		struct key lo = k.fam == 4 ? (struct key){.fam = 4, .addr = {127, 0, 0, 1}}
+					   : (struct key){.fam = 6, .addr = {[15] = 1}};
+
+		lo.port = k.port;
+		k = lo;
+		set_addr(ss, &k);
+	}
+	k.proto = c->proto;
+	if (!key_loopback(&k))
+		return -ENETUNREACH;
+	if (!is_bound(c->ns, &k))
+		return -ECONNREFUSED;
+	return 0;
+}
+
+static int read_addr(struct call *c, uint64_t addr, uint64_t len, struct sockaddr_storage *ss,
+		     socklen_t *ret_len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (len > sizeof(*ss) || (int64_t)len < 0)
+		return -EINVAL;
+	*ret_len = (socklen_t)len;
+	return peek(c->req->pid, addr, ss, len);
+}
+
+/* ---- the calls ---- */
+
+static long do_connect(struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int r;
+
+	if ((r = read_addr(c, a[1], a[2], &ss, &len)) < 0)
+		return r;
+	if ((r = grab_socket(c, (int)a[0])) < 0)
+		return r;
+	if (!inet(c))
+		return -EPERM;
+	if ((r = check_dest(c, &ss, len)) < 0)
+		return r;
+	if (c->proto == IPPROTO_UDP && (r = bind_if_unbound(c)) < 0)
+		return r;
+	if ((r = still_valid(c)) < 0)
+		return r;
+	return connect(c->fd, (struct sockaddr *)&ss, len) < 0 ? -errno : 0;
+}
+
+static long do_bind(struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	struct key k;
+	int r;
+
+	if ((r = read_addr(c, a[1], a[2], &ss, &len)) < 0)
+		return r;
+	if ((r = grab_socket(c, (int)a[0])) < 0)
+		return r;
+	if (!inet(c))
+		return -EPERM;
+	if ((r = key_of(&ss, len, &k)) < 0)
+		return r;
+	if (key_any(&k)) {
+		/* Every address of the host would let the world in: the
+		 * loopback is where the run's own clients look. */
+		struct sockaddr_storage lo;
+		socklen_t lolen;
+
+		if (ss.ss_family != c->domain)
+			return -EINVAL;
+		if ((r = loopback_wildcard(c, &lo, &lolen)) < 0)
+			return r;
+		((struct sockaddr_in *)&lo)->sin_port = ((struct sockaddr_in *)&ss)->sin_port;
+		ss = lo;
+		len = lolen;
+	} else if (!key_loopback(&k)) {
+		return -EADDRNOTAVAIL;
+	}
+	no_reuseport(c);
+	if ((r = still_valid(c)) < 0)
+		return r;
+	if (bind(c->fd, (struct sockaddr *)&ss, len) < 0)
+		return -errno;
+	record(c);
+	return 0;
+}
+
+static long do_listen(struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	int r;
+
+	if ((r = grab_socket(c, (int)a[0])) < 0)
+		return r;
+	if (!inet(c))
+		return -EPERM;
+	if ((r = still_valid(c)) < 0)
+		return r;
+	if ((r = bind_if_unbound(c)) < 0)
+		return r;
+	no_reuseport(c);
+	record(c);
+	return listen(c->fd, (int)a[1]) < 0 ? -errno : 0;
+}
+
+/* SCM_RIGHTS carries the command's descriptor numbers: send paddock's copies
+ * of those, never paddock's own descriptors of the same numbers. */
+static int translate_rights(struct call *c, void *control, size_t len)
+{
+	struct msghdr m = {.msg_control = control, .msg_controllen = len};
+
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		size_t n;
+		int *fds;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		if (cm->cmsg_len < CMSG_LEN(0))
+			return -EINVAL;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		fds = (int *)CMSG_DATA(cm);
+		for (size_t i = 0; i < n; i++) {
+			int r, mine = -1;
+
+			if (c->n_fds >= MAX_FDS)
+				return -ETOOMANYREFS;
+			if ((r = grab(c, fds[i], &mine)) < 0)
+				return r;
+			c->fds[c->n_fds++] = mine;
+			fds[i] = mine;
+		}
+	}
+	return 0;
+}
+
+/* One struct msghdr of the command's, copied: name, data (bounded) and
+ * control. buf holds the data; the caller frees it. */
+static int copy_msg(struct call *c, const struct msghdr *theirs, struct msghdr *m,
+		    struct sockaddr_storage *name, struct iovec *iov, char **buf,
+		    char *control)
+{
+	struct iovec their_iov[MAX_IOV];
+	size_t total = 0, got = 0;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	*buf = NULL;
+	if (theirs->msg_iovlen > MAX_IOV)
+		return -EMSGSIZE;
+	if (theirs->msg_name && theirs->msg_namelen) {
+		socklen_t len;
+
+		if ((r = read_addr(c, (uintptr_t)theirs->msg_name, theirs->msg_namelen, name,
+				   &len)) < 0)
+			return r;
+		m->msg_name = name;
+		m->msg_namelen = len;
+	}
+	if ((r = peek(c->req->pid, (uintptr_t)theirs->msg_iov, their_iov,
+		      theirs->msg_iovlen * sizeof(struct iovec))) < 0)
+		return r;
+	for (size_t i = 0; i < theirs->msg_iovlen && total < MAX_DATA; i++)
+		total += their_iov[i].iov_len < MAX_DATA ? their_iov[i].iov_len : MAX_DATA;
+	if (total > MAX_DATA)
+		total = MAX_DATA;
+	*buf = malloc(total ? total : 1);
+	if (!*buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < theirs->msg_iovlen && got < total; i++) {
+		size_t n = their_iov[i].iov_len < total - got ? their_iov[i].iov_len : total - got;
+
+		if ((r = peek(c->req->pid, (uintptr_t)their_iov[i].iov_base, *buf + got, n)) < 0)
+			return r;
+		got += n;
+	}
+	iov->iov_base = *buf;
+	iov->iov_len = got;
+	m->msg_iov = iov;
+	m->msg_iovlen = 1;
+	if (theirs->msg_control && theirs->msg_controllen) {
+		if (theirs->msg_controllen > MAX_CONTROL)
+			return -ENOBUFS;
+		if ((r = peek(c->req->pid, (uintptr_t)theirs->msg_control, control,
+			      theirs->msg_controllen)) < 0)
+			return r;
+		m->msg_control = control;
+		m->msg_controllen = theirs->msg_controllen;
+		if ((r = translate_rights(c, control, m->msg_controllen)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A send with the command's message (already copied): the address checked
+ * where there is one, on a socket of a family that uses it. */
+static long send_copied(struct call *c, struct msghdr *m, int flags)
+{
+	int r;
+
+	if (m->msg_name) {
+		if (!inet(c)) {
+			/* A unix stream or sequenced-packet pair ignores the
+			 * name: no address reaches anything there. */
+			if (c->domain != AF_UNIX)
+				return -EPERM;
+			m->msg_name = NULL;
+			m->msg_namelen = 0;
+		} else if ((r = check_dest(c, m->msg_name, m->msg_namelen)) < 0) {
+			return r;
+		}
+	} else if (!inet(c) && c->domain != AF_UNIX) {
+		return -EPERM;
+	}
+	if (inet(c) && c->proto == IPPROTO_UDP && (r = bind_if_unbound(c)) < 0)
+		return r;
+	if ((r = still_valid(c)) < 0)
+		return r;
+	ssize_t n = sendmsg(c->fd, m, flags | MSG_NOSIGNAL);
+	if (n < 0) {
+		/* The command's own SIGPIPE, as if it had sent itself. */
+		if (errno == EPIPE && !(flags & MSG_NOSIGNAL))
+			kill(c->req->pid, SIGPIPE);
+		return -errno;
+	}
+	return n;
+}
+
+static long do_sendto(struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	struct sockaddr_storage ss;
+	struct msghdr m = {0};
+	struct iovec iov;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = a[2] < MAX_DATA ? a[2] : MAX_DATA;
+	socklen_t alen;
+	int r;
+
+	if ((r = read_addr(c, a[4], a[5], &ss, &alen)) < 0)
+		return r;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	if ((r = peek(c->req->pid, a[1], buf, len)) < 0)
+		return r;
+	if ((r = grab_socket(c, (int)a[0])) < 0)
+		return r;
+	iov = (struct iovec){buf, len};
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_name = &ss;
+	m.msg_namelen = alen;
+	return send_copied(c, &m, (int)a[3]);
+}
+
+static void close_fds(struct call *c)
+{
+	for (size_t i = 0; i < c->n_fds; i++)
+		close(c->fds[i]);
+	c->n_fds = 0;
+}
+
+static long do_sendmsg(struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	struct msghdr theirs, m;
+	struct sockaddr_storage name;
+	struct iovec iov;
+	_cleanup_free_ char *buf = NULL;
+	char control[MAX_CONTROL] __attribute__((aligned(8)));
+	long r;
+
+	if ((r = peek(c->req->pid, a[1], &theirs, sizeof(theirs))) < 0)
+		return r;
+	if ((r = grab_socket(c, (int)a[0])) < 0)
+		return r;
+	r = copy_msg(c, &theirs, &m, &name, &iov, &buf, control);
+	if (r == 0)
+		r = send_copied(c, &m, (int)a[2]);
+	close_fds(c);
+	return r;
+}
+
+static long do_sendmmsg(struct call *c)
+{
+	const __u64 *a = c->req->data.args;
+	unsigned vlen = a[2] < MAX_IOV ? (unsigned)a[2] : MAX_IOV;
+	char control[MAX_CONTROL] __attribute__((aligned(8)));
+	unsigned sent = 0;
+	long r = 0;
+
+	if ((r = grab_socket(c, (int)a[0])) < 0)
+		return r;
+	for (; sent < vlen; sent++) {
+		uint64_t at = a[1] + sent * sizeof(struct mmsghdr);
+		struct mmsghdr theirs;
+		struct msghdr m;
+		struct sockaddr_storage name;
+		struct iovec iov;
+		char *buf = NULL;
+		unsigned got;
+
+		if ((r = peek(c->req->pid, at, &theirs, sizeof(theirs))) < 0)
+			break;
+		r = copy_msg(c, &theirs.msg_hdr, &m, &name, &iov, &buf, control);
+		if (r == 0)
+			r = send_copied(c, &m, (int)a[3]);
+		free(buf);
+		close_fds(c);
+		if (r < 0)
+			break;
+		got = (unsigned)r;
+		if ((r = poke(c->req->pid, at + offsetof(struct mmsghdr, msg_len), &got,
+			      sizeof(got))) < 0)
+			break;
+	}
+	return sent ? (long)sent : r;
+}
+
+static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req)
+{
+	struct call c = {.ns = ns, .req = req, .pidfd = -1, .fd = -1};
+	long r;
+
+	r = open_pidfd(req->pid);
+	if (r < 0)
+		return r;
+	c.pidfd = (int)r;
+	switch (req->data.nr) {
+	case __NR_connect: r = do_connect(&c); break;
+	case __NR_bind: r = do_bind(&c); break;
+	case __NR_listen: r = do_listen(&c); break;
+	case __NR_sendto: r = do_sendto(&c); break;
+	case __NR_sendmsg: r = do_sendmsg(&c); break;
+	case __NR_sendmmsg: r = do_sendmmsg(&c); break;
+	default: r = -ENOSYS; break;
+	}
+	if (c.fd >= 0)
+		close(c.fd);
+	close(c.pidfd);
+	return r;
+}
+
+static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req)
+{
+	struct seccomp_notif_resp *resp;
+	size_t size = ns->sizes.seccomp_notif_resp > sizeof(*resp) ? ns->sizes.seccomp_notif_resp
+								    : sizeof(*resp);
+	long r = handle(ns, req);
+
+	resp = calloc(1, size);
+	if (!resp)
+		return; /* the call waits until the run ends; it is killed then */
+	resp->id = req->id;
+	if (r < 0)
+		resp->error = (int32_t)r;
+	else
+		resp->val = r;
+	pthread_mutex_lock(&ns->lock);
+	if (r < 0 && r != -EINPROGRESS && r != -EAGAIN)
+		ns->refused++;
+	else
+		ns->performed++;
+	pthread_mutex_unlock(&ns->lock);
+	/* ENOENT: the caller died meanwhile. */
+	(void)ioctl(ns->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+	free(resp);
+}
+
+static void *job_main(void *p)
+{
+	struct job *j = p;
+	struct pdk_netsup *ns = j->ns;
+
+	answer(ns, j->req);
+	free(j->req);
+	free(j);
+	pthread_mutex_lock(&ns->lock);
+	if (--ns->jobs == 0)
+		pthread_cond_broadcast(&ns->idle);
+	pthread_mutex_unlock(&ns->lock);
+	return NULL;
+}
+
+/* The thread performs what the command may do and no more: it keeps no
+ * capability, so that what it does on the command's behalf (a control
+ * message, a port under 1024) is judged as the command's own would be. */
+static void drop_capabilities(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	/* Only this thread: the raw call, not libc's broadcast to all. */
+	(void)syscall(SYS_capset, &hdr, data);
+}
+
+static void *sup_main(void *p)
+{
+	struct pdk_netsup *ns = p;
+	size_t size = ns->sizes.seccomp_notif > sizeof(struct seccomp_notif)
+			      ? ns->sizes.seccomp_notif
+			      : sizeof(struct seccomp_notif);
+
+	drop_capabilities();
+	for (;;) {
+		struct pollfd pfd[2] = {{ns->listener, POLLIN, 0}, {ns->stop[0], POLLIN, 0}};
+		struct seccomp_notif *req;
+		pthread_attr_t attr;
+		pthread_t t;
+		struct job *j;
+		bool inline_ = false;
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[1].revents)
+			break;
+		if (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+			break;
+		if (!(pfd[0].revents & POLLIN))
+			continue;
+		req = calloc(1, size);
+		if (!req)
+			continue;
+		if (ioctl(ns->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+			free(req); /* ENOENT: its caller died; EINTR */
+			continue;
+		}
+		j = malloc(sizeof(*j));
+		pthread_mutex_lock(&ns->lock);
+		if (!j || ns->jobs >= MAX_JOBS)
+			inline_ = true;
+		else
+			ns->jobs++;
+		pthread_mutex_unlock(&ns->lock);
+		if (!inline_) {
+			*j = (struct job){ns, req};
+			pthread_attr_init(&attr);
+			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+			pthread_attr_setstacksize(&attr, 256 * 1024);
+			if (pthread_create(&t, &attr, job_main, j) != 0) {
+				pthread_mutex_lock(&ns->lock);
+				ns->jobs--;
+				pthread_mutex_unlock(&ns->lock);
+				inline_ = true;
+			}
+			pthread_attr_destroy(&attr);
+		}
+		if (inline_) {
+			free(j);
+			answer(ns, req);
+			free(req);
+		}
+	}
+	return NULL;
+}
+
+int pdk_netsup_start(struct pdk_netsup *ns, pid_t pid)
+{
+	_cleanup_close_ int pidfd = -1;
+	sigset_t all, old;
+	int num = -1, r;
+	ssize_t n;
+	long fd;
+
+	close(ns->to_parent[1]);
+	close(ns->to_child[0]);
+	ns->to_parent[1] = ns->to_child[0] = -1;
+	do
+		n = read(ns->to_parent[0], &num, sizeof(num));
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return 0; /* the child failed before: its report says why */
+	if (n != (ssize_t)sizeof(num))
+		return n < 0 ? -errno : -EIO;
+	pidfd = sys_pidfd_open(pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	fd = sys_pidfd_getfd(pidfd, num);
+	if (fd < 0)
+		return -errno;
+	ns->listener = (int)fd;
+	/* Signals stay with paddock's main thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = pthread_create(&ns->thread, NULL, sup_main, ns);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0)
+		return -r;
+	ns->running = true;
+	if (pdk_write_all(ns->to_child[1], "1", 1) < 0)
+		return -EPIPE;
+	return 0;
+}
+
+void pdk_netsup_counts(const struct pdk_netsup *ns, unsigned long *performed,
+		       unsigned long *refused)
+{
+	pthread_mutex_lock((pthread_mutex_t *)&ns->lock);
+	*performed = ns->performed;
+	*refused = ns->refused;
+	pthread_mutex_unlock((pthread_mutex_t *)&ns->lock);
+}
+
+void pdk_netsup_free(struct pdk_netsup *ns)
+{
+	if (!ns)
+		return;
+	if (ns->running) {
+		(void)pdk_write_all(ns->stop[1], "x", 1);
+		pthread_join(ns->thread, NULL);
+		/* The calls in flight end with the run's processes, which are
+		 * gone by now; they use the state until then. */
+		struct timespec until;
+		bool left;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 5;
+		pthread_mutex_lock(&ns->lock);
+		while (ns->jobs && pthread_cond_timedwait(&ns->idle, &ns->lock, &until) == 0)
+			;
+		left = ns->jobs > 0;
+		pthread_mutex_unlock(&ns->lock);
+		/* A call still blocked: its thread keeps the state, which is
+		 * left to the end of the process rather than freed under it. */
+		if (left)
+			return;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (ns->to_parent[i] >= 0)
+			close(ns->to_parent[i]);
+		if (ns->to_child[i] >= 0)
+			close(ns->to_child[i]);
+		if (ns->stop[i] >= 0)
+			close(ns->stop[i]);
+	}
+	if (ns->listener >= 0)
+		close(ns->listener);
+	free(ns->bound);
+	pthread_mutex_destroy(&ns->lock);
+	pthread_cond_destroy(&ns->idle);
+	free(ns);
+}

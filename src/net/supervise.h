@@ -1,0 +1,35 @@
+/* supervise.h - the connect supervisor (Linux): with the network off and no network
+ * namespace of the run's own, paddock performs the run's connect, bind, listen and
+ * addressed sends itself, on the run's socket, so that loopback among the run's own
+ * processes works while every other address stays out of reach. */
+#ifndef PDK_SUPERVISE_H
+#define PDK_SUPERVISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct pdk_netsup;
+
+/* 0 when this kernel can carry the supervisor (seccomp user notification with
+ * a listener, pidfd_open, pidfd_getfd), else -errno with a one-line reason. */
+int pdk_netsup_probe(char *why, size_t why_len);
+/* Parent, before the fork: the pipes the child hands its listener over. */
+int pdk_netsup_new(struct pdk_netsup **ret);
+/*
+ * Child, after fork, async-signal-safe: load the filter (struct sock_filter
+ * filter[len], which sends the supervised calls to user notification) with a
+ * listener, say its number to the parent, wait until the parent holds it, and
+ * close it, so that the command never holds it. Returns 0 or -errno.
+ */
+int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short len);
+/* Parent, after the fork: take the listener from the child pid and start the
+ * supervising thread. 0, or -errno (the child then fails to start). */
+int pdk_netsup_start(struct pdk_netsup *ns, pid_t pid);
+/* Stop the thread, close everything; NULL is fine. */
+void pdk_netsup_free(struct pdk_netsup *ns);
+/* How many calls the supervisor performed and refused so far. */
+void pdk_netsup_counts(const struct pdk_netsup *ns, unsigned long *performed,
+		       unsigned long *refused);
+
+#endif
