@@ -1,7 +1,8 @@
 #!/bin/sh
 # net.sh - `make bench`, the network: a 100 MB download from a local HTTP server through
 # paddock's proxy (the domains mode) against the same download with the network on, and
-# what the domains mode adds to a call that connects nowhere, side by side under bwrap.
+# what the domains mode adds to a call that connects nowhere, side by side under bwrap;
+# and what Landlock's connect supervisor costs a plain call and a loopback-heavy run.
 # Environment: PADDOCK, CC (cc), BENCH_NET_ROUNDS (7), BENCH_STRICT=1 (exit 2 on a missed target).
 # shellcheck disable=SC2016
 set -u
@@ -76,6 +77,35 @@ echo
 	:: '`-n`' as=on vs=off \
 	-- "$PADDOCK" run --backend bwrap --yes -n -- /bin/true
 rc2=$?
+rc3=0
 echo
-echo "There is no connect supervisor (seccomp user notification) yet: no figure for one."
-[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]
+if ! "$PADDOCK" run --backend landlock -- /bin/true >/dev/null 2>&1; then
+	echo "The landlock backend does not work here: no figure for the connect supervisor."
+elif ! "$PADDOCK" run --backend landlock --print-profile -- true 2>/dev/null |
+	grep -q "connect supervisor ("; then
+	echo "This kernel cannot carry the connect supervisor: no figure for it."
+elif ! $CC -O2 -std=gnu11 -pthread -o "$tmp/loopback" "$bench/loopback.c"; then
+	echo "bench net: cannot compile bench/loopback.c with $CC" >&2
+	rc3=1
+else
+	# The supervisor: a plain call (fork instead of a shared-memory spawn,
+	# a thread, the listener handed over), and 1,000 connections of a test
+	# suite to its own server, each connect, bind and listen a round trip
+	# to paddock; -n runs without it.
+	"$tmp/timeit" $strict -n $((rounds * 10)) -w 3 -t '**The connect supervisor: a call that connects nowhere, landlock**' \
+		:: '`-n`: no supervisor' as=on \
+		-- "$PADDOCK" run --backend landlock --yes -n -- /bin/true \
+		:: 'network off: the supervisor' as=sup vs=on \
+		-- "$PADDOCK" run --backend landlock -- /bin/true
+	rc3=$?
+	echo
+	"$tmp/timeit" $strict -n "$rounds" -w 1 -t '**The connect supervisor: 1,000 loopback connections to a server of its own, landlock**' \
+		:: 'unconfined' as=bare \
+		-- "$tmp/loopback" 1000 \
+		:: '`-n`: no supervisor' as=on vs=bare \
+		-- "$PADDOCK" run --backend landlock --yes -n -- "$tmp/loopback" 1000 \
+		:: 'network off: the supervisor' as=sup vs=bare vs=on \
+		-- "$PADDOCK" run --backend landlock -- "$tmp/loopback" 1000
+	[ $? -eq 0 ] || rc3=1
+fi
+[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ]

@@ -22,6 +22,9 @@
 #endif
 
 #include "confine/backend.h"
+#ifdef __linux__
+#include "net/supervise.h"
+#endif
 #ifdef HAVE_BWRAP
 #endif
 #include "cli.h"
@@ -314,6 +317,48 @@ static cJSON *host_facts(void)
 	return d;
 }
 
+/* What each network mode gives under backend b on this host: doctor's
+ * "network" object, off, domains and on. */
+static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
+{
+	char off[300] = "";
+	const char *domains = NULL, *on = NULL;
+
+	if (!strcmp(b->name, "bwrap")) {
+		snprintf(off, sizeof(off), "loopback of the run's own (a network namespace with "
+					   "nothing else); no host service, no other address");
+		domains = "listed domains through paddock's proxy (HTTP, CONNECT, SOCKS5), "
+			  "nothing else; loopback of the run's own";
+		on = "the host's network; the host's unix sockets stay closed";
+	} else if (!strcmp(b->name, "landlock")) {
+#ifdef __linux__
+		char swhy[128];
+		double abi = cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(facts, "landlock"), "abi"));
+
+		if (pdk_netsup_probe(swhy, sizeof(swhy)) == 0)
+			snprintf(off, sizeof(off),
+				 "loopback among the run's own processes through the connect "
+				 "supervisor (%s)%s; no host service, no other address",
+				 swhy, abi >= 4 ? ", TCP denied to the command itself by Landlock" : "");
+		else
+			snprintf(off, sizeof(off),
+				 "no IPv4 or IPv6 socket at all, loopback included (no connect "
+				 "supervisor: %s)", swhy);
+		domains = "not available (no network of the run's own to hold the proxy): the "
+			  "network is off";
+		on = abi >= 6 ? "the host's network; the host's unix sockets stay closed "
+				"(seccomp, and Landlock's scope for abstract ones)"
+			      : "the host's network; the host's unix sockets stay closed (seccomp)";
+#endif
+	}
+	if (!off[0])
+		return;
+	cJSON_AddStringToObject(o, "off", off);
+	cJSON_AddStringToObject(o, "domains", domains);
+	cJSON_AddStringToObject(o, "on", on);
+}
+
 /* What backend b cannot enforce on this host, given the facts. */
 static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr)
 {
@@ -360,9 +405,24 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 		return;
 	add_str(arr, "protected paths that exist inside the writable roots (.git/hooks, shell "
 		     "start-up files...) stay writable");
-	add_str(arr, "with the network off, no loopback either: a test suite's own local "
-		     "server cannot be reached (no network namespace of the run's own; bwrap "
-		     "gives one)");
+#ifdef __linux__
+	{
+		char swhy[128];
+
+		if (pdk_netsup_probe(swhy, sizeof(swhy)) < 0) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg),
+				 "with the network off, no loopback either: a test suite's own local "
+				 "server cannot be reached (no connect supervisor: %s; bwrap gives "
+				 "a network namespace of the run's own)",
+				 swhy);
+			add_str(arr, msg);
+		}
+	}
+#endif
+	add_str(arr, "the domains mode: no network of the run's own to hold the proxy, so such "
+		     "a run has the network off (bwrap has one)");
 	add_str(arr, "reads stay open everywhere, the user's other terminals (/dev/pts/N) "
 		     "included: the command can read what is typed there");
 	if (!cgroup)
@@ -479,6 +539,12 @@ static void print_text(cJSON *d)
 	}
 	cJSON_ArrayForEach(o, cJSON_GetObjectItem(d, "backends"))
 	{
+		cJSON_ArrayForEach(it, cJSON_GetObjectItem(o, "network"))
+		    printf("%s network %s: %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(o, "name")),
+			   it->string, it->valuestring);
+	}
+	cJSON_ArrayForEach(o, cJSON_GetObjectItem(d, "backends"))
+	{
 		cJSON_ArrayForEach(it, cJSON_GetObjectItem(o, "cannot_enforce"))
 		    printf("%s cannot enforce here: %s\n",
 			   cJSON_GetStringValue(cJSON_GetObjectItem(o, "name")), it->valuestring);
@@ -537,6 +603,7 @@ int pdk_cli_doctor_main(int argc, char **argv)
 		cJSON_AddBoolToObject(o, "works", r == 0);
 		cJSON_AddStringToObject(o, "why", why ? why : "");
 		cannot_enforce(b, d, cJSON_AddArrayToObject(o, "cannot_enforce"));
+		network_modes(b, d, cJSON_AddObjectToObject(o, "network"));
 		if (!json)
 			printf("%s: %s%s%s\n", b->name,
 			       r == 0 ? "works here" : "does not work here",

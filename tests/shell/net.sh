@@ -246,6 +246,21 @@ assert n["mode"] == sys.argv[2] and n["allowed_domains"] == [], n' "$T/out" "$mo
 	check "$b: the profile says unix sockets are denied" has_text "deny socket with EPERM: unix sockets"
 done
 
+# doctor: what each mode gives under each backend here.
+pcall doctor --json
+for b in $backends; do
+	check "doctor: $b: the network off, domains and on, one line each" "$PY" -c '
+import json, sys
+b = [x for x in json.load(open(sys.argv[1]))["backends"] if x["name"] == sys.argv[2]][0]
+n = b["network"]
+assert set(n) == {"off", "domains", "on"}, n
+want = {"bwrap": "loopback of the run'"'"'s own", "landlock": "through the connect supervisor"}
+assert want[sys.argv[2]] in n["off"], n["off"]
+assert "unix sockets stay closed" in n["on"], n["on"]' "$T/out" "$b"
+done
+pcall doctor
+check "doctor: the text says the same" has_text "network off: "
+
 # Run as root: the Landlock part once more as an unprivileged user (nobody),
 # where that user can reach the built binary, the driver and this script.
 if [ "$(id -u)" -eq 0 ] && [ -z "${PDK_NET_AS_NOBODY:-}" ] && command -v setpriv >/dev/null &&
