@@ -12,7 +12,7 @@ struct cJSON;
 
 /* The names run_command takes, for messages and the schema. */
 #define PDK_AGENT_RUN_KEYS                                                                         \
-	"argv, network, writePaths, timeoutSeconds, workingDirectory, outsideSandbox"
+	"argv, network, allowDomains, writePaths, timeoutSeconds, workingDirectory, outsideSandbox"
 
 /*
  * The run_command arguments (one JSON object) as the options of `paddock
@@ -21,6 +21,11 @@ struct cJSON;
  * saying what is wrong and what to give instead.
  */
 int pdk_agent_run_args(const struct cJSON *args, struct pdk_strv *ret, char *why, size_t why_len);
+
+/* The pkg_manage arguments as the words of `paddock pkg`: "--json", "--",
+ * the action, the package. The name's shape is the verb's to check. */
+#define PDK_AGENT_PKG_KEYS "action, package"
+int pdk_agent_pkg_args(const struct cJSON *args, struct pdk_strv *ret, char *why, size_t why_len);
 
 /* The recall_output arguments as the options of `paddock recall`, the same way. */
 int pdk_agent_recall_args(const struct cJSON *args, struct pdk_strv *ret, char *why,

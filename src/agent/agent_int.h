@@ -8,13 +8,15 @@
 	"(and the paths you add with writePaths), and reach the network only when you ask for "   \
 	"it. Use run_command for every command. Its result is bounded: when output is held "     \
 	"back, a note names an output id; read more of it with recall_output instead of "        \
-	"running the command again. A refused call says why and what to do instead."
+	"running the command again. A refused call says why and what to do instead. Where "     \
+	"pkg_manage is listed, it installs system packages with the host's package manager; "  \
+	"pip, npm, cargo and other language packages go through run_command."
 
 #define PDK_AGENT_TOOLS_JSON                                                                       \
 	"[{\"name\":\"run_command\",\"title\":\"Run a command (sandboxed)\","                      \
 	"\"description\":\"Run one program with its arguments, confined: it may write only "      \
 	"under the project directory and writePaths, and reach the network only with network "   \
-	"\\\"full\\\". No shell runs unless you run one (argv [\\\"sh\\\", \\\"-c\\\", "              \
+	"\\\"full\\\", or the listed domains with \\\"domains\\\". No shell runs unless you run one (argv [\\\"sh\\\", \\\"-c\\\", "              \
 	"\\\"...\\\"]). stdin is empty. The result gives the exit status and stdout/stderr, "      \
 	"bounded: what is held back is kept, and a note names the output id to pass to "        \
 	"recall_output. [\\\"cd\\\", \\\"DIR\\\"] changes the directory later calls start in; "    \
@@ -24,8 +26,14 @@
 	"\"argv\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,"              \
 	"\"description\":\"The program and its arguments, one string each, as in [\\\"ls\\\", "    \
 	"\\\"-l\\\"]\"},"                                                                           \
-	"\"network\":{\"type\":\"string\",\"enum\":[\"off\",\"full\"],\"default\":\"off\","          \
-	"\"description\":\"off: no network; full: the command may reach the network\"},"          \
+	"\"network\":{\"type\":\"string\",\"enum\":[\"off\",\"domains\",\"full\"],"               \
+	"\"default\":\"off\",\"description\":\"off: no network (but the domains the "             \
+	"configuration lists); domains: only the domains in allowDomains, through paddock's "    \
+	"proxy (HTTP, HTTPS and SOCKS5; a domain the configuration does not list asks the "      \
+	"person); full: the command may reach the network\"},"                                   \
+	"\"allowDomains\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"                    \
+	"\"description\":\"With network \\\"domains\\\": the domains the command may reach, as "   \
+	"\\\"registry.npmjs.org\\\", or \\\"*.example.com\\\" for its subdomains\"},"             \
 	"\"writePaths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"                      \
 	"\"description\":\"More paths the command may write (outside your home, a person "        \
 	"must approve)\"},"                                                                         \
@@ -51,5 +59,23 @@
 	"\"summary\":{\"type\":\"boolean\",\"description\":\"Show a summary: size, lines, and "   \
 	"the lines that look like errors\"}},"                                                    \
 	"\"required\":[\"id\"],\"additionalProperties\":false}}]"
+
+/* Linux only: the host's package manager (src/pkg). */
+#define PDK_AGENT_PKG_TOOL_JSON                                                                    \
+	"{\"name\":\"pkg_manage\",\"title\":\"Manage system packages\","                          \
+	"\"description\":\"Install, remove, search or describe a system package with the "       \
+	"host's package manager (apt, dnf, yum, pacman or apk, as found here), outside the "      \
+	"sandbox. install, remove, update (refresh the index) and upgrade (everything) change "   \
+	"the system as root: the person is asked every time; search and info are not asked. "   \
+	"package is one bare name: no version, option, path or URL. Not for pip, npm, cargo or "\
+	"other language packages: run those with run_command. The result is as run_command's: "  \
+	"the manager's exit status and output, bounded, with held-back output for "             \
+	"recall_output.\","                                                                       \
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{"                                   \
+	"\"action\":{\"type\":\"string\",\"enum\":[\"install\",\"remove\",\"update\","          \
+	"\"upgrade\",\"search\",\"info\"],\"description\":\"What to do\"},"                      \
+	"\"package\":{\"type\":\"string\",\"description\":\"One bare package name, as in "       \
+	"\\\"hello\\\" (for search: a word); required for all but update and upgrade\"}},"        \
+	"\"required\":[\"action\"],\"additionalProperties\":false}}"
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "agent.h"
 #include "agent_int.h"
+#include "agent/result_schema.h"
 #include "cli/cli.h"
 #include "core/fmt.h"
 #include "core/path.h"
@@ -44,6 +45,7 @@ struct call {
 	cJSON *id;	       /* the request's id */
 	cJSON *progress_token; /* NULL: no progress wanted */
 	bool recall;
+	bool pkg; /* pkg_manage: `paddock pkg` */
 	pid_t pid;
 	int out, err, ask; /* -1 once closed */
 	struct pdk_buf outb, errb, askb;
@@ -180,9 +182,55 @@ static void send_log(struct server *s, int level, const char *text)
 
 /* ---- the tools ------------------------------------------------------------- */
 
+/* An outputSchema: definition def of the shipped result schema, with every
+ * definition beside it for its references ("#/$defs/failure"). */
+static cJSON *output_schema(const cJSON *schema, const char *def)
+{
+	const cJSON *defs = cJSON_GetObjectItemCaseSensitive(schema, "$defs");
+	cJSON *o = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(defs, def), true);
+	cJSON *all = cJSON_Duplicate(defs, true);
+
+	if (!o || !all || !cJSON_AddItemToObject(o, "$defs", all)) {
+		cJSON_Delete(o);
+		cJSON_Delete(all);
+		return NULL;
+	}
+	return o;
+}
+
 static cJSON *tools_list(void)
 {
-	return cJSON_Parse(PDK_AGENT_TOOLS_JSON);
+	cJSON *tools = cJSON_Parse(PDK_AGENT_TOOLS_JSON);
+	cJSON *schema = cJSON_Parse(PDK_RESULT_SCHEMA_JSON), *t;
+	bool ok = tools && schema;
+#ifdef __linux__
+	/* The host's package manager: Linux only. */
+	cJSON *pkg = cJSON_Parse(PDK_AGENT_PKG_TOOL_JSON);
+
+	ok = ok && pkg && cJSON_AddItemToArray(tools, pkg);
+	if (!ok)
+		cJSON_Delete(pkg);
+#endif
+	/* structuredContent is recall --json's object for recall_output, run
+	 * --json's for the others. */
+	cJSON *list = ok ? tools : NULL;
+	cJSON_ArrayForEach(t, list) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
+		cJSON *out = output_schema(schema, strcmp(name->valuestring, "recall_output") == 0
+							   ? "recall"
+							   : "run");
+		if (!out || !cJSON_AddItemToObject(t, "outputSchema", out)) {
+			cJSON_Delete(out);
+			ok = false;
+			break;
+		}
+	}
+	cJSON_Delete(schema);
+	if (!ok) {
+		cJSON_Delete(tools);
+		return NULL;
+	}
+	return tools;
 }
 
 /* A tool result of one text, an error the model reads and can act on. */
@@ -216,9 +264,10 @@ static void call_free(struct call *c)
 
 /* The call's own process: stdout and stderr to the server, the approver's
  * line on fd 3, nothing else of the server's; then the verb, as the CLI runs it. */
-static void call_child(struct server *s, int out, int err, int ask, char **argv, bool recall)
-	__attribute__((noreturn));
-static void call_child(struct server *s, int out, int err, int ask, char **argv, bool recall)
+static void call_child(struct server *s, int out, int err, int ask, char **argv,
+		       const struct call *c) __attribute__((noreturn));
+static void call_child(struct server *s, int out, int err, int ask, char **argv,
+		       const struct call *c)
 {
 	int argc = 0, devnull, code;
 	sigset_t none;
@@ -254,7 +303,9 @@ static void call_child(struct server *s, int out, int err, int ask, char **argv,
 	while (argv[argc])
 		argc++;
 	pdk_cli_run_text_too = true;
-	code = recall ? pdk_cli_recall_main(argc, argv) : pdk_cli_run_main(argc, argv);
+	code = c->recall ? pdk_cli_recall_main(argc, argv)
+	       : c->pkg	 ? pdk_cli_pkg_main(argc, argv)
+			 : pdk_cli_run_main(argc, argv);
 	fflush(NULL);
 	_exit(code);
 }
@@ -276,7 +327,7 @@ static int call_start(struct server *s, struct call *c, struct pdk_strv *argv)
 		goto fail;
 	}
 	if (c->pid == 0)
-		call_child(s, o[1], e[1], a[1], argv->v, c->recall);
+		call_child(s, o[1], e[1], a[1], argv->v, c);
 	close(o[1]);
 	close(e[1]);
 	if (a[1] >= 0)
@@ -338,18 +389,27 @@ static cJSON *call_result(struct server *s, struct call *c, int code)
 		send_log(s, 3, e ? e : "");
 		free(e);
 	}
-	if (c->recall) {
-		if (code != 0) {
-			_cleanup_free_ char *e = err_text(c);
-			return tool_error(e ? e : "recall failed");
-		}
-		result = cJSON_CreateObject();
-		add_text(result, out, len);
-		cJSON_AddBoolToObject(result, "isError", false);
-		return result;
-	}
 	const char *nl = memchr(out, '\n', len);
 	cJSON *json = nl ? cJSON_ParseWithLength(out, (size_t)(nl - out)) : NULL;
+	if (c->recall && cJSON_IsObject(json)) {
+		/* recall --json: the page in "text", or why not in "error". */
+		const cJSON *text = cJSON_GetObjectItemCaseSensitive(json, "text");
+		const cJSON *error = cJSON_GetObjectItemCaseSensitive(json, "error");
+		bool failed = code != 0 || !cJSON_IsString(text);
+		_cleanup_free_ char *e =
+		    failed ? pdk_asprintf("error: %s", cJSON_IsString(error) ? error->valuestring
+									       : "recall failed")
+			   : NULL;
+
+		result = cJSON_CreateObject();
+		if (failed)
+			add_text(result, e ? e : "error", e ? strlen(e) : 5);
+		else
+			add_text(result, text->valuestring, strlen(text->valuestring));
+		cJSON_AddItemToObject(result, "structuredContent", json);
+		cJSON_AddBoolToObject(result, "isError", failed);
+		return result;
+	}
 	if (!cJSON_IsObject(json)) {
 		_cleanup_free_ char *e = err_text(c);
 		cJSON_Delete(json);
@@ -542,24 +602,34 @@ static void do_call(struct server *s, const cJSON *id, const cJSON *params)
 		return;
 	}
 	bool recall = strcmp(name->valuestring, "recall_output") == 0;
-	if (!recall && strcmp(name->valuestring, "run_command") != 0) {
-		_cleanup_free_ char *m = pdk_asprintf("unknown tool '%.64s'; the tools are "
-						      "run_command and recall_output",
+#ifdef __linux__
+	bool pkg = strcmp(name->valuestring, "pkg_manage") == 0;
+#define TOOL_NAMES "run_command, recall_output and pkg_manage"
+#else
+	bool pkg = false;
+#define TOOL_NAMES "run_command and recall_output"
+#endif
+	if (!recall && !pkg && strcmp(name->valuestring, "run_command") != 0) {
+		_cleanup_free_ char *m = pdk_asprintf("unknown tool '%.64s'; the tools are " TOOL_NAMES,
 						      name->valuestring);
 		send_error(s, id, ERR_PARAMS, m ? m : "unknown tool");
 		return;
 	}
-	if (pdk_strv_push(&argv, recall ? "recall" : "run") < 0)
+	if (pdk_strv_push(&argv, recall ? "recall" : pkg ? "pkg" : "run") < 0)
 		goto oom;
-	if (!recall)
+	if (!recall && !pkg)
 		for (size_t i = 0; i < s->o->run_opts.n; i++)
 			if (pdk_strv_push(&argv, s->o->run_opts.v[i]) < 0)
 				goto oom;
-	if (recall && s->o->config &&
+	/* recall_output's structuredContent is recall --json's object. */
+	if (recall && pdk_strv_push(&argv, "--json") < 0)
+		goto oom;
+	if ((recall || pkg) && s->o->config &&
 	    (pdk_strv_push(&argv, "--config") < 0 || pdk_strv_push(&argv, s->o->config) < 0))
 		goto oom;
 	cJSON *empty = args ? NULL : cJSON_CreateObject();
 	r = recall ? pdk_agent_recall_args(args ? args : empty, &argv, why, sizeof(why))
+	    : pkg  ? pdk_agent_pkg_args(args ? args : empty, &argv, why, sizeof(why))
 		   : pdk_agent_run_args(args ? args : empty, &argv, why, sizeof(why));
 	cJSON_Delete(empty);
 	if (r == -EINVAL) {
@@ -576,6 +646,7 @@ static void do_call(struct server *s, const cJSON *id, const cJSON *params)
 		goto oom;
 	c->out = c->err = c->ask = -1;
 	c->recall = recall;
+	c->pkg = pkg;
 	c->id = cJSON_Duplicate(id, true);
 	if (cJSON_IsString(token) || cJSON_IsNumber(token))
 		c->progress_token = cJSON_Duplicate(token, true);

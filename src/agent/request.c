@@ -81,8 +81,15 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 			argv = it;
 		} else if (strcmp(k, "network") == 0) {
 			if (!plain_string(it) || (strcmp(it->valuestring, "off") != 0 &&
+						  strcmp(it->valuestring, "domains") != 0 &&
 						  strcmp(it->valuestring, "full") != 0))
-				return bad(why, why_len, "'%s' must be \"off\" or \"full\"", k);
+				return bad(why, why_len,
+					   "'%s' must be \"off\", \"domains\" (with allowDomains) or "
+					   "\"full\"",
+					   k);
+		} else if (strcmp(k, "allowDomains") == 0) {
+			if ((r = string_array(it, k, false, why, why_len)) < 0)
+				return r;
 		} else if (strcmp(k, "writePaths") == 0) {
 			if ((r = string_array(it, k, false, why, why_len)) < 0)
 				return r;
@@ -112,6 +119,14 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 			   "argv");
 	if (!*cJSON_GetArrayItem(argv, 0)->valuestring)
 		return bad(why, why_len, "the program name (%s[0]) is empty", "argv");
+	/* allowDomains is the domains mode's list: with "off" or "full" it would
+	 * mean nothing, and saying so beats ignoring it. */
+	it = cJSON_GetObjectItemCaseSensitive(args, "network");
+	if (it && strcmp(it->valuestring, "domains") != 0 &&
+	    cJSON_GetObjectItemCaseSensitive(args, "allowDomains"))
+		return bad(why, why_len, "'allowDomains' goes with \"network\": \"domains\", not "
+					 "\"%s\"; drop one of them",
+			   it->valuestring);
 
 	push(&v, "--json", &r);
 	it = cJSON_GetObjectItemCaseSensitive(args, "network");
@@ -132,6 +147,11 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 	if (it && cJSON_IsTrue(it))
 		push(&v, "--outside-sandbox", &r);
 	const cJSON *e;
+	it = cJSON_GetObjectItemCaseSensitive(args, "allowDomains");
+	cJSON_ArrayForEach(e, it) {
+		push(&v, "--allow-domain", &r);
+		push(&v, e->valuestring, &r);
+	}
 	it = cJSON_GetObjectItemCaseSensitive(args, "writePaths");
 	cJSON_ArrayForEach(e, it) {
 		push(&v, "--write", &r);
@@ -204,6 +224,58 @@ int pdk_agent_recall_args(const cJSON *args, struct pdk_strv *ret, char *why, si
 		push(ret, "--summary", &r);
 	push(ret, "--", &r);
 	push(ret, id->valuestring, &r);
+	if (r < 0)
+		snprintf(why, why_len, "out of memory");
+	return r;
+}
+
+int pdk_agent_pkg_args(const cJSON *args, struct pdk_strv *ret, char *why, size_t why_len)
+{
+	static const char *const actions[] = {"install", "remove", "update",
+					      "upgrade", "search", "info"};
+	const cJSON *action = NULL, *package = NULL, *it;
+	char key[PDK_CLEAN_ROOM(KEY_SHOWN) + 1];
+	bool known = false;
+	int r = 0;
+
+	*why = '\0';
+	if (!cJSON_IsObject(args))
+		return bad(why, why_len, "the arguments must be a JSON object with %s",
+			   "\"action\" and, but for update and upgrade, \"package\"");
+	cJSON_ArrayForEach(it, args) {
+		const char *k = it->string;
+		if (strcmp(k, "action") == 0) {
+			for (size_t i = 0; plain_string(it) && i < sizeof(actions) / sizeof(*actions);
+			     i++)
+				known = known || strcmp(it->valuestring, actions[i]) == 0;
+			if (!known)
+				return bad(why, why_len, "'%s' must be one of \"install\", \"remove\", "
+							 "\"update\", \"upgrade\", \"search\", "
+							 "\"info\"",
+					   k);
+			action = it;
+		} else if (strcmp(k, "package") == 0) {
+			if (!plain_string(it))
+				return bad(why, why_len, "'%s' must be a string: one bare package "
+							 "name, as in \"hello\"",
+					   k);
+			package = it;
+		} else {
+			snprintf(why, why_len, "unknown key '%s'; the keys are " PDK_AGENT_PKG_KEYS,
+				 shown_key(k, key));
+			return -EINVAL;
+		}
+	}
+	if (!action)
+		return bad(why, why_len, "'%s' is missing: give one of install, remove, update, "
+					 "upgrade, search, info, as in {\"action\": \"search\", "
+					 "\"package\": \"hello\"}",
+			   "action");
+	push(ret, "--json", &r);
+	push(ret, "--", &r);
+	push(ret, action->valuestring, &r);
+	if (package)
+		push(ret, package->valuestring, &r);
 	if (r < 0)
 		snprintf(why, why_len, "out of memory");
 	return r;

@@ -103,6 +103,14 @@ static int quiet_status(char *const *argv, int err_fd)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* In a call of the MCP server the configuration is the server's, which the
+ * run takes again and releases: released here only when read here. */
+static void cfg_done(struct pdk_config *cfg)
+{
+	if (!pdk_cli_config_preloaded)
+		pdk_config_release(cfg);
+}
+
 struct sudo_ctx {
 	const char *sudo;    /* resolved */
 	const char *program; /* the manager's, for the error */
@@ -252,21 +260,21 @@ int pdk_cli_pkg_main(int argc, char **argv)
 					     "pkg: pkg.manager is %s, but %s is not on PATH; install "
 					     "it, or set pkg.manager to this system's manager",
 					     cfg.pkg_manager, pdk_pkg_manager_program(m));
-			pdk_config_release(&cfg);
+			cfg_done(&cfg);
 			return code;
 		}
 	} else if (pdk_pkg_detect("/etc/os-release", getenv("PATH"), &m) < 0) {
-		pdk_config_release(&cfg);
+		cfg_done(&cfg);
 		return say_error(json, PDK_FAIL_NOT_FOUND,
 				 "pkg: no package manager here: none of apt-get, dnf, yum, pacman "
 				 "or apk is on PATH; set pkg.manager in the configuration if it "
 				 "lies elsewhere on PATH");
 	}
 	if (!timeout && !(timeout = cap = pdk_asprintf("%g", cfg.timeout_cap))) {
-		pdk_config_release(&cfg);
+		cfg_done(&cfg);
 		return say_error(json, PDK_FAIL_INTERNAL, "pkg: out of memory");
 	}
-	pdk_config_release(&cfg);
+	cfg_done(&cfg);
 	if (name && pdk_pkg_name_check(m, name, why, sizeof(why)) < 0)
 		return say_error(json, PDK_FAIL_BAD_REQUEST, "%s", why);
 	if (pdk_pkg_action_changes(a) && !root && !(sudo = find("sudo")))

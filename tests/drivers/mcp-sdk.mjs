@@ -1,10 +1,12 @@
 // mcp-sdk.mjs - `paddock mcp` driven by the official MCP TypeScript SDK client:
-// initialize, tools, a run, held-back output and recall_output, overlapping calls,
-// cancel, a refused call, elicitation accepted and declined, an approval answered
-// out of band while the dialog is open, progress, and malformed input on the pipe.
+// initialize, tools with their outputSchema, a run, held-back output and recall_output,
+// each structuredContent valid against data/result.schema.json, the network modes,
+// overlapping calls, cancel, a refused call, elicitation accepted and declined, an
+// approval answered out of band while the dialog is open, progress, and malformed
+// input on the pipe.
 // Prints TAP. Needs PADDOCK, T, MARK and NODE_PATH-free import of the SDK (argv[2]).
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -43,6 +45,17 @@ const pending = () => {
 	return r.status === 0 ? JSON.parse(r.stdout) : [];
 };
 const text = (r) => (r && r.content && r.content[0] && r.content[0].text) || "";
+// obj is valid against data/result.schema.json's $defs/def, by python3-jsonschema
+// (besides the SDK's own check against the tool's outputSchema on every call).
+const srcdir = process.env.srcdir || ".";
+function valid(def, obj) {
+	const f = path.join(T, "structured.json");
+	writeFileSync(f, JSON.stringify(obj) + "\n");
+	const r = spawnSync("python3", [path.join(srcdir, "tests/shell/json-valid.py"),
+		path.join(srcdir, "data/result.schema.json"), def, f], { encoding: "utf8" });
+	if (r.status !== 0) console.log(r.stdout + r.stderr);
+	return r.status === 0;
+}
 
 // The person at the client: each dialog is answered by the next function queued.
 const answers = [];
@@ -63,15 +76,38 @@ await client.connect(transport);
 ok(client.getServerVersion()?.name === "paddock", "initialize: the SDK client connects", client.getServerVersion());
 const tools = (await client.listTools()).tools.map((t) => t.name);
 ok(tools.includes("run_command") && tools.includes("recall_output"), "tools/list", tools);
+const listed = (await client.listTools()).tools;
+ok(listed.every((t) => t.outputSchema?.type === "object" && t.outputSchema.$defs?.failure &&
+	t.outputSchema.required.includes(t.name === "recall_output" ? "text" : "exit_status")),
+	"every tool declares an outputSchema, the shipped result schema's", listed.map((t) => [t.name, t.outputSchema?.required]));
 
 let r = await client.callTool({ name: "run_command", arguments: { argv: ["sh", "-c", "echo hello; exit 2"] } });
 ok(!r.isError && r.structuredContent.exit_status === 2 && text(r).includes("hello"), "run_command runs, a non-zero exit is no error", r);
+ok(valid("run", r.structuredContent), "its structuredContent is run --json's object, valid against the schema", r.structuredContent);
 
 r = await client.callTool({ name: "run_command", arguments: { argv: ["seq", "1", "30000"] } });
 const id = r.structuredContent?.output_id;
 ok(id && text(r).includes("held back") && text(r).includes(id), "a long output is held back, its note names the output id", r.structuredContent?.notes);
 r = await client.callTool({ name: "recall_output", arguments: { id: id || "00000000", match: "^2999[0-9]$" } });
 ok(!r.isError && text(r).includes("29995"), "recall_output reads the held-back lines", r);
+ok(valid("recall", r.structuredContent) && r.structuredContent.text === text(r),
+	"recall_output's structuredContent is recall --json's object, its text the content", r.structuredContent);
+r = await client.callTool({ name: "recall_output", arguments: { id: "0badc0de" } });
+ok(r.isError === true && r.structuredContent?.error_kind === "not_found" && valid("recall", r.structuredContent),
+	"recall_output of an unknown id: isError, and a valid recall object saying not_found", r);
+
+// The network modes: domains through the proxy, with the domains listed; off and full.
+answers.push(async () => ({ action: "accept", content: { decision: "once" } }));
+r = await client.callTool({ name: "run_command", arguments: { argv: ["true"], network: "domains", allowDomains: ["example.invalid"] } });
+ok(!r.isError && r.structuredContent.network?.mode === "domains" &&
+	r.structuredContent.network.allowed_domains.includes("example.invalid") && valid("run", r.structuredContent),
+	"network domains: the domains mode with allowDomains (a domain not configured is asked)", r);
+r = await client.callTool({ name: "run_command", arguments: { argv: ["true"], network: "off" } });
+ok(!r.isError && r.structuredContent.network?.mode === "off", "network off", r.structuredContent);
+r = await client.callTool({ name: "run_command", arguments: { argv: ["true"], network: "off", allowDomains: ["example.invalid"] } });
+ok(r.isError === true && text(r).includes("'allowDomains' goes with"), "allowDomains without network domains: a tool error saying so", r);
+r = await client.callTool({ name: "run_command", arguments: { argv: ["true"], network: "domains", allowDomains: ["exa mple"] } });
+ok(r.isError === true && text(r).includes("not a domain"), "a bad domain: refused, naming it", r);
 
 // Overlapping calls: a short one answers while a long one runs.
 const slow = client.callTool({ name: "run_command", arguments: { argv: ["sh", "-c", `sleep 3 # ${MARK}-slow`] } });
@@ -98,12 +134,14 @@ ok(rejected && (await until(() => !alive(`${MARK}-cancel`))), "cancel stops the 
 // A refused call.
 r = await client.callTool({ name: "run_command", arguments: { argv: ["ls"], outsideSandbox: true } });
 ok(r.isError === true && /denied|not approved/.test(text(r)), "a refused call is isError with the reason", r);
+ok(r.structuredContent?.ran === false && valid("run", r.structuredContent), "... and its structuredContent says why, valid", r.structuredContent);
 
 // Elicitation, accepted and declined.
 const ASK = ["git", "push", "--force", "origin", "HEAD"];
 answers.push(async () => ({ action: "accept", content: { decision: "once" } }));
+const asked = dialogs.length;
 r = await client.callTool({ name: "run_command", arguments: { argv: ASK } });
-ok(!r.isError && "exit_status" in (r.structuredContent || {}) && dialogs.length === 1, "elicitation accepted: the command runs", r);
+ok(!r.isError && "exit_status" in (r.structuredContent || {}) && dialogs.length === asked + 1, "elicitation accepted: the command runs", r);
 answers.push(async () => ({ action: "decline" }));
 r = await client.callTool({ name: "run_command", arguments: { argv: ASK } });
 ok(r.isError === true && text(r).includes("said no"), "elicitation declined: refused", r);

@@ -29,7 +29,7 @@ EXTRA_DIST += tests/shell/lib.sh tests/shell/json.sh tests/shell/editors.sh test
 	tests/shell/limits.sh tests/shell/landlock-attack.sh tests/shell/bwrap-attack.sh \
 	tests/shell/mcp.sh tests/drivers/mcp-raw.py tests/shell/request.sh \
 	tests/shell/mcp-sdk.sh tests/drivers/mcp-sdk.mjs tests/shell/protect.sh \
-	tests/shell/git-workflow.sh
+	tests/shell/git-workflow.sh tests/drivers/mcp-pkg.py
 EXTRA_DIST += tests/shell/memcheck.sh
 # The MCP SDK the end-to-end test installs under the build tree.
 distclean-local: clean-local-mcp-sdk

@@ -2,8 +2,8 @@
 # pkg.sh - paddock pkg: the exact argv given to dnf, yum, pacman and apk (fake
 # managers on PATH that record it), the confirm gate on what changes the system,
 # every rejected name shape, sudo for a user who is not root (a fake sudo), the
-# result bounded and stored like any run's, and apt for real: search, info, then
-# install and remove of the tiny package hello.
+# result bounded and stored like any run's, the pkg_manage tool of paddock mcp,
+# and apt for real: search, info, then install and remove of the tiny package hello.
 . "${srcdir:-.}/tests/shell/lib.sh"
 
 fresh_state
@@ -234,6 +234,19 @@ EOF
 	fi
 else
 	skip "sudo: needs root and setpriv to become another user"
+fi
+
+## pkg_manage, the MCP tool, on the same code (tests/drivers/mcp-pkg.py).
+if command -v python3 >/dev/null 2>&1; then
+	out=$(PADDOCK="$PADDOCK" T="$T" REC="$REC" PATH_FAKE="$PATH_FAKE" CONFIG="$T/dnf.json" \
+		START=$n python3 "${srcdir:-.}/tests/drivers/mcp-pkg.py")
+	py=$?
+	printf '%s\n' "$out" | grep -v '^# [0-9][0-9]*$'
+	last=$(printf '%s\n' "$out" | sed -n 's/^# \([0-9][0-9]*\)$/\1/p' | tail -n 1)
+	[ -n "$last" ] && n=$last
+	[ "$py" -eq 0 ] || not_ok "mcp-pkg.py: every check passed (exit $py)"
+else
+	skip "pkg_manage: needs python3"
 fi
 
 ## apt for real: search and info, then install and remove of hello.

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+# mcp-pkg.py - the pkg_manage tool of `paddock mcp` on its raw pipe, against a fake
+# dnf that records its argv: listed with its schema, search unasked, install asked
+# through elicitation (accepted: the exact argv ran; declined: nothing ran), bad
+# names and bad arguments refused as tool errors.
+# Prints TAP lines (numbered from START). Needs PADDOCK, T, REC (where the fake
+# records), PATH_FAKE, CONFIG (pkg.manager dnf) and START in the environment.
+import json, os, select, subprocess, sys, time
+
+PADDOCK = os.environ["PADDOCK"]
+T, REC = os.environ["T"], os.environ["REC"]
+n = int(os.environ.get("START", "0"))
+failed = 0
+
+
+def ok(cond, desc, show=None):
+    global n, failed
+    n += 1
+    print(("ok" if cond else "not ok") + " %d - %s" % (n, desc), flush=True)
+    if not cond:
+        failed += 1
+        for line in str(show).splitlines()[:20]:
+            print("#   " + line[:300])
+
+
+class Server:
+    def __init__(self, caps):
+        env = dict(os.environ, PATH=os.environ["PATH_FAKE"])
+        self.p = subprocess.Popen([PADDOCK, "mcp", "--config", os.environ["CONFIG"]],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, env=env, cwd=T)
+        self.buf, self.seen = b"", []
+        self.request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": caps,
+                                       "clientInfo": {"name": "mcp-pkg", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, obj):
+        self.p.stdin.write((json.dumps(obj) + "\n").encode())
+        self.p.stdin.flush()
+
+    def recv(self, pred, timeout=120):
+        for i, m in enumerate(self.seen):
+            if pred(m):
+                return self.seen.pop(i)
+        end = time.time() + timeout
+        fd = self.p.stdout.fileno()
+        while time.time() < end:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                m = json.loads(line)
+                if pred(m):
+                    return m
+                self.seen.append(m)
+            r, _, _ = select.select([fd], [], [], max(0, end - time.time()))
+            if not r:
+                break
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            self.buf += chunk
+        return None
+
+    def request(self, id, method, params=None):
+        msg = {"jsonrpc": "2.0", "id": id, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(msg)
+        return self.reply(id)
+
+    def reply(self, id):
+        return self.recv(lambda m: m.get("id") == id and ("result" in m or "error" in m))
+
+    def call(self, id, args):
+        self.send({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": "pkg_manage", "arguments": args}})
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=60)
+
+
+def recorded():
+    try:
+        with open(os.path.join(REC, "dnf")) as f:
+            return f.read().split("\n")[:-1]
+    except FileNotFoundError:
+        return None
+
+
+def clear():
+    for f in os.listdir(REC):
+        os.unlink(os.path.join(REC, f))
+
+
+def text(r):
+    return r["result"]["content"][0]["text"] if r and "result" in r else ""
+
+
+s = Server({"elicitation": {}})
+r = s.request(1, "tools/list")
+tools = {t["name"]: t for t in r["result"]["tools"]} if r and "result" in r else {}
+t = tools.get("pkg_manage", {})
+ok(t and t["inputSchema"]["properties"]["action"]["enum"] ==
+   ["install", "remove", "update", "upgrade", "search", "info"]
+   and t["inputSchema"]["required"] == ["action"] and "pip" in t["description"],
+   "tools/list: pkg_manage with its actions, and the language packages sent to run_command", t)
+
+clear()
+s.call(2, {"action": "search", "package": "hello"})
+r = s.reply(2)
+sc = r["result"].get("structuredContent", {}) if r and "result" in r else {}
+ok(r and r["result"]["isError"] is False and "dnf line 1" in text(r) and sc.get("ran") is True
+   and sc.get("exit_status") == 0, "search: runs unasked, text and structuredContent", r)
+ok(recorded() == ["dnf", "search", "hello"], "search: the exact argv", recorded())
+
+clear()
+s.call(3, {"action": "install", "package": "hello"})
+q = s.recv(lambda m: m.get("method") == "elicitation/create")
+ok(q and "install `hello` with dnf, as root, outside the sandbox" in q["params"]["message"],
+   "install: the person is asked through elicitation, told what it does", q)
+ok(recorded() is None, "install: nothing runs before the answer", recorded())
+if q:
+    s.send({"jsonrpc": "2.0", "id": q["id"], "result": {"action": "accept", "content": {"decision": "once"}}})
+r = s.reply(3)
+ok(r and r["result"]["isError"] is False and r["result"]["structuredContent"]["exit_code"] == 0,
+   "install accepted: ran", r)
+ok(recorded() == ["dnf", "install", "-y", "hello"], "install accepted: the exact argv", recorded())
+
+clear()
+s.call(4, {"action": "remove", "package": "hello"})
+q = s.recv(lambda m: m.get("method") == "elicitation/create")
+if q:
+    s.send({"jsonrpc": "2.0", "id": q["id"], "result": {"action": "decline"}})
+r = s.reply(4)
+ok(r and r["result"]["isError"] is True and "not approved" in text(r), "remove declined: refused", r)
+ok(recorded() is None, "remove declined: nothing ran", recorded())
+
+for i, (args, want) in enumerate([
+        ({"action": "install", "package": "hello=2.10"}, "pins a version"),
+        ({"action": "install", "package": "-y"}, "option"),
+        ({"action": "install", "package": "hello curl"}, "more than one package"),
+        ({"action": "install", "package": "https://example.com/x.rpm"}, "is a URL"),
+        ({"action": "install"}, "needs one package name"),
+        ({"action": "upgrade", "package": "hello"}, "takes no package name"),
+        ({"action": "frobnicate"}, "'action' must be one of"),
+        ({"action": 3}, "'action' must be one of"),
+        ({"package": "hello"}, "'action' is missing"),
+        ({"action": "info", "package": ["hello"]}, "'package' must be a string"),
+        ({"action": "info", "package": "hello", "version": "2"}, "unknown key 'version'")]):
+    clear()
+    s.call(10 + i, args)
+    r = s.reply(10 + i)
+    ok(r and r["result"]["isError"] is True and want in text(r) and recorded() is None,
+       "refused, nothing ran: %s -> %s" % (json.dumps(args), want), r)
+s.close()
+
+print("# %d" % n)
+sys.exit(1 if failed else 0)
