@@ -1,8 +1,8 @@
 #!/bin/sh
-# test-all.sh - every test paddock has: the suite, make distcheck, the macOS
-# cross-build, the suite again built with AddressSanitizer and
-# UndefinedBehaviorSanitizer, and each libFuzzer target for FUZZ_SECONDS (60)
-# from its corpus.
+# test-all.sh - every test paddock has: the suite, the field suite (real
+# projects fetched at test time), make distcheck, the macOS cross-build, the
+# suite again built with AddressSanitizer and UndefinedBehaviorSanitizer, and
+# each libFuzzer target for FUZZ_SECONDS (60) from its corpus.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -11,6 +11,9 @@ fail() { cat tests/*/*.log 2>/dev/null | tail -200; exit 1; }
 
 echo "== make check"
 make -j"$(nproc)" check || fail
+
+echo "== field: real projects directly and through paddock under each backend"
+make field || exit 1
 
 echo "== make distcheck"
 make -j"$(nproc)" distcheck >distcheck.log 2>&1 || { tail -100 distcheck.log; exit 1; }
