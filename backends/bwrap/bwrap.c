@@ -26,6 +26,7 @@
 #include "core/path.h"
 #include "backends/seccomp/seccomp.h"
 #include "output/store.h"
+#include "run/reap.h"
 #include "core/util.h"
 
 /* Everything a run needs, built in the parent by prepare(). */
@@ -58,6 +59,11 @@ struct bwrap_state {
 	int block_rd, block_wr;
 	char seen[512]; /* what the check read of the status fd first */
 	size_t n_seen;
+	/* bwrap passes a death by signal on as the number 128+N: paddock-reap
+	 * (src/run/reap.c) runs the command inside as its child and says
+	 * "signal N" on reap_wr. NULL when it is not found: 128+N it is. */
+	char *reaper;
+	int reap_rd, reap_wr;
 };
 
 static int push(struct bwrap_state *s, const char *arg)
@@ -264,6 +270,11 @@ static void bwrap_release(void *state)
 	if (s->seccomp_fd >= 0)
 		close(s->seccomp_fd);
 	free(s->self);
+	free(s->reaper);
+	if (s->reap_rd >= 0)
+		close(s->reap_rd);
+	if (s->reap_wr >= 0)
+		close(s->reap_wr);
 	if (s->status_rd >= 0)
 		close(s->status_rd);
 	if (s->status_wr >= 0)
@@ -396,6 +407,7 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	if (!s)
 		return -ENOMEM;
 	s->seccomp_fd = s->status_rd = s->status_wr = s->block_rd = s->block_wr = -1;
+	s->reap_rd = s->reap_wr = -1;
 	s->network = policy->network;
 	s->max_procs = policy->max_procs;
 	s->proxy_fd = -1;
@@ -440,6 +452,17 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 		else
 			close(pipefd[1]);
 	}
+	if (r == 0 && (s->reaper = pdk_reap_find())) {
+		if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0)
+			r = -errno;
+		if (r == 0) {
+			r = keep_high(pipefd[0], &s->reap_rd);
+			if (r == 0)
+				r = keep_high(pipefd[1], &s->reap_wr);
+			else
+				close(pipefd[1]);
+		}
+	}
 	if (r == 0)
 		r = build_prefix(s, policy);
 	if (r < 0)
@@ -461,7 +484,7 @@ static int bwrap_wrap_argv(void *state, char *const *argv, char ***ret_argv)
 		return -EINVAL;
 	while (argv[n])
 		n++;
-	out = calloc(s->n_prefix + 1 + 4 + n + 1, sizeof(*out));
+	out = calloc(s->n_prefix + 1 + 4 + 3 + n + 1, sizeof(*out));
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->n_prefix; i++)
@@ -477,6 +500,15 @@ static int bwrap_wrap_argv(void *state, char *const *argv, char ***ret_argv)
 		snprintf(fdbuf, sizeof(fdbuf), "%d", s->proxy_fd);
 		if (!(out[k++] = strdup(s->self)) || !(out[k++] = strdup("__proxy-listen")) ||
 		    !(out[k++] = strdup(fdbuf)) || !(out[k++] = strdup("--")))
+			return -ENOMEM;
+	}
+	/* The command's reaper: paddock-reap FD -- argv. */
+	if (s->reaper) {
+		char fdbuf[16];
+
+		snprintf(fdbuf, sizeof(fdbuf), "%d", s->reap_wr);
+		if (!(out[k++] = strdup(s->reaper)) || !(out[k++] = strdup(fdbuf)) ||
+		    !(out[k++] = strdup("--")))
 			return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -504,6 +536,8 @@ static int bwrap_enter(void *state)
 			return -errno;
 	if (fcntl(s->block_rd, F_SETFD, 0) < 0)
 		return -errno;
+	if (s->reap_wr >= 0 && fcntl(s->reap_wr, F_SETFD, 0) < 0)
+		return -errno;
 	if (s->proxy_fd >= 0 && fcntl(s->proxy_fd, F_SETFD, 0) < 0)
 		return -errno;
 	return 0;
@@ -526,6 +560,8 @@ static int bwrap_spawned(void *state, char *why, size_t why_len)
 	 * write end closed, bwrap's exit is an end of file there. */
 	close(steal_fd(&s->block_rd));
 	close(steal_fd(&s->status_wr));
+	if (s->reap_wr >= 0)
+		close(steal_fd(&s->reap_wr));
 	/* bwrap says the sandbox's pid first: { "child-pid": N, ... }. */
 	while (!strstr(s->seen, "\"child-pid\"") && s->n_seen < sizeof(s->seen) - 1) {
 		struct pollfd p = {s->status_rd, POLLIN, 0};
@@ -596,6 +632,25 @@ static int bwrap_started(void *state)
 	}
 	buf[len] = '\0';
 	return strstr(buf, "\"exit-code\"") ? 1 : 0;
+}
+
+/* After the run: the reaper's word on how the command ended, when a signal
+ * killed it; bwrap itself says only 128+N. */
+static int bwrap_exit_status(void *state, int status)
+{
+	struct bwrap_state *s = state;
+	char buf[64];
+	ssize_t n;
+
+	if (!s || s->reap_rd < 0 || status <= 128)
+		return status;
+	do
+		n = read(s->reap_rd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return status;
+	buf[n] = '\0';
+	return pdk_reap_status(buf, status);
 }
 
 /* How many arguments follow each option this backend emits. */
@@ -695,6 +750,12 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 	put_paths(out, "protected paths not held (a symlink, unreadable)", s->unheld, s->n_unheld);
 	fprintf(out, "# bwrap reports its status (did the command start?) to fd %d\n",
 		s->status_wr);
+	if (s->reaper)
+		fprintf(out, "# %s runs the command inside and reports a death by signal to fd %d\n",
+			s->reaper, s->reap_wr);
+	else
+		fprintf(out, "# %s was not found: a death by signal reads as exit status 128+N\n",
+			PDK_REAP_NAME);
 	fprintf(out,
 		"# the writable binds are directories paddock opened (--bind-fd); bwrap "
 		"waits on fd %d until paddock has found them, and only them, in the sandbox\n",
@@ -731,6 +792,7 @@ const struct pdk_backend pdk_backend_bwrap = {
     .enter = bwrap_enter,
     .spawned = bwrap_spawned,
     .started = bwrap_started,
+    .exit_status = bwrap_exit_status,
     .release = bwrap_release,
     .describe = bwrap_describe,
     .set_helper = pdk_bwrap_set_path,

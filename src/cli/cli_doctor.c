@@ -29,6 +29,7 @@
 #endif
 #include "cli.h"
 #include "cli_call.h"
+#include "run/reap.h"
 #include "run/runner.h"
 #include "core/path.h"
 #include "core/util.h"
@@ -397,8 +398,12 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 			     "until the run ends, when it goes to the trash; a git configuration's "
 			     "new settings that run a program likewise last until then");
 	if (!strcmp(b->name, "bwrap")) {
-		add_str(arr, "a command killed by a signal is reported as exit status 128+N (bwrap "
-			     "passes the death on as a status)");
+		_cleanup_free_ char *reaper = pdk_reap_find();
+
+		if (!reaper)
+			add_str(arr, "a command killed by a signal is reported as exit status 128+N "
+				     "(bwrap passes the death on as a status, and " PDK_REAP_NAME
+				     " was found neither next to paddock nor in " PDK_LIBEXECDIR ")");
 		return;
 	}
 	if (strcmp(b->name, "landlock"))

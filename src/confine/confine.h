@@ -83,6 +83,10 @@ struct pdk_backend {
 	 * nothing of the command ran (the helper's complaint is on the
 	 * command's stderr), -errno when it cannot tell. NULL: always 1. */
 	int (*started)(void *state);
+	/* Wrappers whose helper passes a death by signal N on as the exit
+	 * code 128+N: the command's status as it really ended (negative for
+	 * a signal), given the one the runner saw. NULL: that one. */
+	int (*exit_status)(void *state, int status);
 	void (*release)(void *state);
 	/* --print-profile: the exact native confinement, as text. */
 	int (*describe)(void *state, char *const *argv, FILE *out);

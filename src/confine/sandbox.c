@@ -1117,8 +1117,11 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	/* Stopped or timed out while the helper set up: that is the result. */
 	if (st->timed_out || st->stopped || st->exec_errno)
 		return 0;
-	if (sb->backend->started(sb->state) != 0)
+	if (sb->backend->started(sb->state) != 0) {
+		if (sb->backend->exit_status)
+			st->exit_status = sb->backend->exit_status(sb->state, st->exit_status);
 		return 0;
+	}
 	/* The bytes of a stream that spilled are in the store already; a
 	 * helper's complaint never comes near that size. */
 	if (out->spilling || err->spilling)

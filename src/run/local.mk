@@ -1,6 +1,14 @@
 # src/run/local.mk - spawn, timeout, group kill, reap; on Linux the per-run
 # pids cgroup and the guardian that kills the run if paddock dies.
-libpaddock_a_SOURCES += src/run/runner.c src/run/runner.h
+libpaddock_a_SOURCES += src/run/runner.c src/run/runner.h src/run/reap.c src/run/reap.h
 if OS_LINUX
 libpaddock_a_SOURCES += src/run/cgroup.c src/run/cgroup.h src/run/guard.c src/run/guard.h
+endif
+# The command's reaper inside bwrap's sandbox: it tells a death by signal
+# from an exit with 128+N, which bwrap cannot. Found next to the running
+# program, else in pkglibexecdir.
+if BACKEND_BWRAP
+pkglibexec_PROGRAMS = paddock-reap
+paddock_reap_SOURCES = src/run/reap_main.c src/run/reap.c src/run/reap.h
+paddock_reap_LDFLAGS = $(AM_LDFLAGS) $(STATIC_LDFLAGS)
 endif

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 	void *state = NULL;
 	bool print = false;
 	const char *inject = NULL;
-	int c, r, pfd[2], status;
+	int c, r, pfd[2], status, code;
 	struct child_err ce;
 	pid_t pid;
 	ssize_t n;
@@ -245,6 +245,10 @@ int main(int argc, char **argv)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return 125;
+	code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	/* As the runner does: a wrapper's 128+N may be a death by signal N. */
+	if (n == 0 && be->exit_status && (!be->started || be->started(state) != 0))
+		code = be->exit_status(state, code);
 	be->release(state);
 	pdk_strv_freep(&wrapped);
 	if (n == sizeof(ce)) {
@@ -253,7 +257,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "backend-exec: %s: %s: %s\n", be->name, stage[ce.stage],
 			strerror(ce.err));
 	}
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	if (code < 0) {
+		fprintf(stderr, "backend-exec: %s: the command was killed by signal %d\n", be->name,
+			-code);
+		return 128 - code;
+	}
+	return code;
 }
