@@ -1105,8 +1105,11 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	/* What is missing is written down before the command starts, for the guardian to
 	 * finish with if paddock dies; the journal stays through a second backend's run. */
 	if (sb->backend && !sb->vetting) {
+		struct pdk_vet_git git = {sb->pins,    sb->n_pins,     sb->gitdirs,
+					  sb->n_gitdirs, sb->gitfiles, sb->n_gitfiles};
+
 		if ((r = pdk_vet_begin(&sb->vet, sb->policy.roots, sb->policy.n_roots, sb->missing,
-				       sb->n_missing, sb->configs, sb->n_configs)) < 0)
+				       sb->n_missing, sb->configs, sb->n_configs, &git)) < 0)
 			return r;
 		sb->vetting = true;
 		sb->spec.finish_fd = pdk_vet_fd(&sb->vet);
@@ -1203,6 +1206,24 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 		pdk_fput_shell_word(out, sb->configs[i]);
 		fputc('\n', out);
 	}
+	for (size_t i = 0; i < sb->n_pins; i++) {
+		fputs("submodule's gitdir: file, writable; put back after the run if the command "
+		      "changed it: ", out);
+		pdk_fput_shell_word(out, sb->pins[i]);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < sb->n_gitdirs; i++) {
+		fputs("git directory whose new submodules and worktrees are vetted after the run "
+		      "(configuration, hooks, commondir): ", out);
+		pdk_fput_shell_word(out, sb->gitdirs[i]);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < sb->n_gitfiles; i++) {
+		fputs("submodule's .git still to be made; after the run it must name a git directory "
+		      "of its repository's: ", out);
+		pdk_fput_shell_word(out, sb->gitfiles[i]);
+		fputc('\n', out);
+	}
 	if (!sb->backend->describe)
 		return 0;
 	return sb->backend->describe(sb->state, sb->spec.argv, out);
@@ -1225,6 +1246,9 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 	pdk_strv_freep(&sb->protect);
 	pdk_strv_freep(&sb->missing);
 	pdk_strv_freep(&sb->configs);
+	pdk_strv_freep(&sb->pins);
+	pdk_strv_freep(&sb->gitdirs);
+	pdk_strv_freep(&sb->gitfiles);
 	pdk_vet_release(&sb->vet);
 	free(sb->sweep_note);
 	pdk_strv_freep(&sb->env_added);

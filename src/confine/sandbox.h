@@ -55,6 +55,11 @@ struct pdk_sandbox {
 	size_t n_missing;
 	char **configs;		       /* owned: git configurations left writable, vetted after */
 	size_t n_configs;
+	/* owned: submodules' gitdir: files, put back after the run when changed; repositories'
+	 * git directories, whose new modules and worktrees are vetted; submodules' .git files
+	 * still to be made, each of which must name one of those (vetgit.h) */
+	char **pins, **gitdirs, **gitfiles;
+	size_t n_pins, n_gitdirs, n_gitfiles;
 	struct pdk_vet vet;	       /* this run's journal of them, from pdk_sandbox_run on */
 	bool vetting;
 	char *sweep_note;	       /* what a killed earlier run had left, swept at set-up */

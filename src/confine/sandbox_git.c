@@ -90,6 +90,10 @@ static int add_named_gitdir(struct pdk_sandbox *sb, size_t *np, const char *file
 		inside |= pdk_path_under(real, *root);
 	if (!inside)
 		return 0; /* read-only already */
+	/* New submodules and worktrees in it are vetted after the run. */
+	if (!pdk_strv_contains(sb->gitdirs, sb->n_gitdirs, real) &&
+	    (r = pdk_strv_append(&sb->gitdirs, &sb->n_gitdirs, strdup(real))) < 0)
+		return r;
 	/* Its hooks and configuration, and those of its submodules and other worktrees. */
 	if ((r = add_git_names(sb, np, real, 0)) < 0 || (r = add_gitdirs(sb, np, real)) < 0)
 		return r;
@@ -161,6 +165,65 @@ int pdk_sandbox_worktree_roots(struct pdk_sandbox *sb, size_t *n, const char *ro
 	return r;
 }
 
+/*
+ * The submodules .gitmodules in root names, each path = line's (depth bounds their own): a
+ * gitdir: file at PATH/.git is pinned, put back after the run if the command changes it; a
+ * missing one may be made (git submodule update --init) but must name a git directory of
+ * the repository's.
+ */
+static int add_submodules(struct pdk_sandbox *sb, const char *root, int depth)
+{
+	_cleanup_free_ char *file = pdk_path_join(root, ".gitmodules"), *text = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r = 0;
+
+	if (!file)
+		return -ENOMEM;
+	fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (depth > 3 || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    pdk_read_size(fd, 1 << 20, &text, NULL) < 0)
+		return 0;
+	for (char *line = text, *next; r == 0 && line && *line; line = next) {
+		_cleanup_free_ char *dir = NULL, *git = NULL;
+		char *v;
+		size_t len;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		if (strncmp(line, "path", 4) != 0)
+			continue;
+		v = line + 4 + strspn(line + 4, " \t");
+		if (*v++ != '=')
+			continue;
+		v += strspn(v, " \t");
+		len = strcspn(v, "\r#;");
+		while (len && (v[len - 1] == ' ' || v[len - 1] == '\t'))
+			len--;
+		v[len] = '\0';
+		/* Git itself refuses a path out of the work tree. */
+		if (!*v || v[0] == '/' || v[0] == '"' || strstr(v, "..") || strchr(v, '\\'))
+			continue;
+		if (!(dir = pdk_path_join(root, v)) || !(git = pdk_path_join(dir, ".git")))
+			return -ENOMEM;
+		int e = lstat(git, &st) == 0 ? 0 : errno;
+
+		if (e == 0 && S_ISREG(st.st_mode)) {
+			if (!pdk_strv_contains(sb->pins, sb->n_pins, git))
+				r = pdk_strv_append(&sb->pins, &sb->n_pins, steal_pointer(&git));
+		} else if (e == ENOENT || e == ENOTDIR) {
+			if (!pdk_strv_contains(sb->gitfiles, sb->n_gitfiles, git))
+				r = pdk_strv_append(&sb->gitfiles, &sb->n_gitfiles,
+							  steal_pointer(&git));
+		}
+		if (r == 0)
+			r = add_submodules(sb, dir, depth + 1);
+	}
+	return r;
+}
+
 int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root)
 {
 	_cleanup_free_ char *git = pdk_path_join(root, ".git");
@@ -171,17 +234,22 @@ int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root
 		return -ENOMEM;
 	if (lstat(git, &st) < 0)
 		return 0;
-	/* A gitdir: file is as good as the directory it names; a symlink the
-	 * command could point elsewhere (see select_backend in sandbox.c). */
+	if ((r = add_submodules(sb, root, 0)) < 0)
+		return r;
+	/* A gitdir: file is as good as the directory it names, and pinned where it cannot be
+	 * held (Landlock); a symlink the command could point elsewhere (see select_backend in
+	 * sandbox.c). */
 	if (S_ISREG(st.st_mode))
-		return (r = add_named_gitdir(sb, np, git, root, 0)) < 0
+		return (r = add_named_gitdir(sb, np, git, root, 0)) < 0 ||
+			       (r = pdk_strv_append(&sb->pins, &sb->n_pins, strdup(git))) < 0
 			   ? r
 			   : pdk_strv_append(&sb->protect, np, steal_pointer(&git));
 	if (S_ISLNK(st.st_mode))
 		return pdk_strv_append(&sb->protect, np, steal_pointer(&git));
 	if (!S_ISDIR(st.st_mode))
 		return 0;
-	if ((r = add_git_names(sb, np, git, 1)) < 0 || (r = add_gitdirs(sb, np, git)) < 0)
+	if ((r = add_git_names(sb, np, git, 1)) < 0 || (r = add_gitdirs(sb, np, git)) < 0 ||
+	    (r = pdk_strv_append(&sb->gitdirs, &sb->n_gitdirs, strdup(git))) < 0)
 		return r;
 	_cleanup_free_ char *common = pdk_path_join(git, "commondir");
 	return common ? add_named_gitdir(sb, np, common, git, 1) : -ENOMEM;

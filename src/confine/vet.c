@@ -18,6 +18,7 @@
 #include "output/store.h"
 #include "trash/trash.h"
 #include "vet.h"
+#include "vetgit.h"
 
 /* The largest journal read back: thousands of paths. */
 #define JOURNAL_MAX (1 << 20)
@@ -109,7 +110,9 @@ static int vet_config(char *const *roots, size_t n_roots, const struct pdk_vet_c
 	if (dfd < 0 || !c->before)
 		return 0;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		/* Removed: git itself never does; put back. */
+		/* Removed: git itself never does; put back. A submodule's .git goes with it. */
+		if (c->pinned)
+			return 0;
 		r = 0;
 	} else if (S_ISREG(st.st_mode) && st.st_size <= CONFIG_MAX) {
 		_cleanup_close_ int fd =
@@ -118,7 +121,7 @@ static int vet_config(char *const *roots, size_t n_roots, const struct pdk_vet_c
 			return 0;
 		if (len == c->len && !memcmp(now, c->before, len))
 			return 0;
-		r = pdk_gitconfig_added(c->before, c->len, now, len, &first);
+		r = c->pinned ? 2 : pdk_gitconfig_added(c->before, c->len, now, len, &first);
 		if (r == -ENOMEM)
 			return r;
 		if (r == 0)
@@ -131,6 +134,9 @@ static int vet_config(char *const *roots, size_t n_roots, const struct pdk_vet_c
 	if (r == 1)
 		fprintf(*f, "%sthe command set %s in %s, which makes git run a program", ftell(*f) ? "; " : "",
 			first, c->path);
+	else if (r == 2 || (c->pinned && r == -EINVAL))
+		fprintf(*f, "%sthe command changed %s, which tells git where a repository is "
+			    "(its configuration and hooks)", ftell(*f) ? "; " : "", c->path);
 	else if (r == -EINVAL)
 		fprintf(*f, "%sthe command left %s as git could not read it", ftell(*f) ? "; " : "",
 			c->path);
@@ -163,6 +169,17 @@ static int undo(const struct pdk_vet *v, char **ret_made, char **ret_configs)
 	r = undo_made(v->roots, v->n_roots, v->missing, v->n_missing, &mf, &mbuf, &msize);
 	for (size_t i = 0; r == 0 && i < v->n_configs; i++)
 		r = vet_config(v->roots, v->n_roots, &v->configs[i], &cf, &cbuf, &csize);
+	_cleanup_free_ char **pins = calloc(v->n_configs + 1, sizeof(char *));
+	size_t n_pins = 0;
+	if (!pins)
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < v->n_configs; i++)
+		if (v->configs[i].pinned)
+			pins[n_pins++] = v->configs[i].path;
+	if (r == 0)
+		r = pdk_vetgit_undo(v->roots, v->n_roots, v->gitdirs, v->n_gitdirs, v->known,
+				    v->n_known, v->gitfiles, v->n_gitfiles, pins, n_pins, &cf,
+				    &cbuf, &csize);
 	if (mf && fclose(mf) == EOF)
 		r = -ENOMEM;
 	if (cf && fclose(cf) == EOF)
@@ -198,8 +215,8 @@ static int make_note(const char *made, const char *configs, char **ret_note)
 	if (configs) {
 		char *with = NULL;
 
-		if (asprintf(&with, "%s; to keep such a setting, look at it and set it yourself "
-				    "with git config",
+		if (asprintf(&with, "%s; to keep such a setting or file, look at it and set it "
+				    "up yourself (git config for a setting)",
 			     *ret_note) < 0)
 			return -ENOMEM;
 		free(*ret_note);
@@ -297,8 +314,15 @@ static int parse(int fd, struct pdk_vet *v, char **ret_path)
 			r = push(&v->missing, &v->n_missing, line + 2, l - 2);
 		else if (line[0] == 'J' && !*ret_path)
 			r = (*ret_path = strndup(line + 2, l - 2)) ? 0 : -ENOMEM;
-		else if (line[0] == 'C' && *ret_path)
-			r = load_config(v, *ret_path, line + 2, l - 2);
+		else if ((line[0] == 'C' || line[0] == 'P') && *ret_path) {
+			if ((r = load_config(v, *ret_path, line + 2, l - 2)) == 0)
+				v->configs[v->n_configs - 1].pinned = line[0] == 'P';
+		} else if (line[0] == 'D')
+			r = push(&v->gitdirs, &v->n_gitdirs, line + 2, l - 2);
+		else if (line[0] == 'K')
+			r = push(&v->known, &v->n_known, line + 2, l - 2);
+		else if (line[0] == 'S')
+			r = push(&v->gitfiles, &v->n_gitfiles, line + 2, l - 2);
 		if (r < 0)
 			return r;
 	}
@@ -435,7 +459,7 @@ int pdk_vet_sweep(char **ret_note)
 }
 
 /* The configuration at path as it is now, onto v (missing: before stays NULL). */
-static int snapshot_config(struct pdk_vet *v, const char *path)
+static int snapshot_config(struct pdk_vet *v, const char *path, bool pinned)
 {
 	struct pdk_vet_config *c;
 	struct stat st;
@@ -460,6 +484,7 @@ static int snapshot_config(struct pdk_vet *v, const char *path)
 	c->before = steal_pointer(&text);
 	c->len = len;
 	c->mode = st.st_mode & 0777;
+	c->pinned = pinned;
 	return 0;
 }
 
@@ -490,7 +515,8 @@ static int write_copies(const struct pdk_vet *v)
 }
 
 int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
-		  char *const *missing, size_t n, char *const *configs, size_t n_configs)
+		  char *const *missing, size_t n, char *const *configs, size_t n_configs,
+		  const struct pdk_vet_git *git)
 {
 	_cleanup_free_ char *dir = NULL, *text = NULL;
 	size_t size = 0;
@@ -504,8 +530,16 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 	for (size_t i = 0; r == 0 && i < n; i++)
 		r = push(&v->missing, &v->n_missing, missing[i], strlen(missing[i]));
 	for (size_t i = 0; r == 0 && i < n_configs; i++)
-		r = snapshot_config(v, configs[i]);
-	if (r < 0 || (!n && !n_configs))
+		r = snapshot_config(v, configs[i], false);
+	for (size_t i = 0; git && r == 0 && i < git->n_pins; i++)
+		r = snapshot_config(v, git->pins[i], true);
+	for (size_t i = 0; git && r == 0 && i < git->n_gitdirs; i++)
+		r = push(&v->gitdirs, &v->n_gitdirs, git->gitdirs[i], strlen(git->gitdirs[i]));
+	for (size_t i = 0; git && r == 0 && i < git->n_gitfiles; i++)
+		r = push(&v->gitfiles, &v->n_gitfiles, git->gitfiles[i], strlen(git->gitfiles[i]));
+	if (r == 0)
+		r = pdk_vetgit_scan(v->gitdirs, v->n_gitdirs, &v->known, &v->n_known);
+	if (r < 0 || (!n && !v->n_configs && !v->n_gitdirs && !v->n_gitfiles))
 		return r;
 	/* Best effort from here: without a journal paddock still undoes after the run. */
 	if (journal_dir(&dir) < 0)
@@ -524,7 +558,13 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 	for (size_t i = 0; i < v->n_missing; i++)
 		fprintf(f, "M\t%s\n", v->missing[i]);
 	for (size_t i = 0; i < v->n_configs; i++)
-		fprintf(f, "C\t%s\n", v->configs[i].path);
+		fprintf(f, "%c\t%s\n", v->configs[i].pinned ? 'P' : 'C', v->configs[i].path);
+	for (size_t i = 0; i < v->n_gitdirs; i++)
+		fprintf(f, "D\t%s\n", v->gitdirs[i]);
+	for (size_t i = 0; i < v->n_known; i++)
+		fprintf(f, "K\t%s\n", v->known[i]);
+	for (size_t i = 0; i < v->n_gitfiles; i++)
+		fprintf(f, "S\t%s\n", v->gitfiles[i]);
 	if (fclose(f) == EOF)
 		return -ENOMEM;
 	/* Made, locked, then written (the copies first): a sweep that finds it in between sees
@@ -564,6 +604,9 @@ void pdk_vet_release(struct pdk_vet *v)
 {
 	pdk_strv_freep(&v->roots);
 	pdk_strv_freep(&v->missing);
+	pdk_strv_freep(&v->gitdirs);
+	pdk_strv_freep(&v->known);
+	pdk_strv_freep(&v->gitfiles);
 	for (size_t i = 0; i < v->n_configs; i++) {
 		free(v->configs[i].path);
 		free(v->configs[i].before);

@@ -4,6 +4,7 @@
 #ifndef PDK_VET_H
 #define PDK_VET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The journals of the runs going on: $XDG_STATE_HOME/paddock/runs/PID-RANDOM. */
@@ -18,6 +19,26 @@ struct pdk_vet {
 	size_t n_missing;
 	struct pdk_vet_config *configs; /* git configurations left writable, as they were */
 	size_t n_configs;
+	char **gitdirs; /* owned: repositories' git directories whose new modules and worktrees
+			 * are vetted after the run (vetgit.h) */
+	size_t n_gitdirs;
+	char **known;	/* owned: the git directories in their modules and worktrees before */
+	size_t n_known;
+	char **gitfiles; /* owned: a submodule's .git, missing before, which the run may make */
+	size_t n_gitfiles;
+};
+
+/* What a run's git may make that git would later run code from, beyond missing paths and
+ * configurations: pins (a submodule's gitdir: file, put back when changed), the repositories'
+ * git directories (new submodule and worktree git directories in them vetted after the run)
+ * and the submodules' .git files still to be made (each must name a git directory in there). */
+struct pdk_vet_git {
+	char *const *pins;
+	size_t n_pins;
+	char *const *gitdirs;
+	size_t n_gitdirs;
+	char *const *gitfiles;
+	size_t n_gitfiles;
 };
 
 /* A git configuration the command may write, vetted after the run: what it was. */
@@ -26,6 +47,7 @@ struct pdk_vet_config {
 	char *before; /* its text; NULL: it was missing */
 	size_t len;
 	unsigned int mode;
+	bool pinned; /* not a configuration: a gitdir: file, put back whatever the change */
 };
 
 /*
@@ -46,12 +68,14 @@ int pdk_vet_adopt(char *const *roots, size_t n_roots, char ***missing, size_t *n
 
 /*
  * Before the run: write down the n missing paths (absolute, no newline), the n_configs git
- * configurations (copied as they are now, next to the journal) and the n_roots roots in a new
- * journal, locked. Without a state directory all is kept in memory only: paddock still undoes,
- * a guardian cannot. 0 or -ENOMEM; v is reset first.
+ * configurations and git's pins (copied as they are now, next to the journal), git's
+ * directories and files of git (NULL: none) and the n_roots roots in a new journal, locked.
+ * Without a state directory all is kept in memory only: paddock still undoes, a guardian
+ * cannot. 0 or -ENOMEM; v is reset first.
  */
 int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
-		  char *const *missing, size_t n, char *const *configs, size_t n_configs);
+		  char *const *missing, size_t n, char *const *configs, size_t n_configs,
+		  const struct pdk_vet_git *git);
 
 /* The journal's descriptor for the guardian (it keeps the lock when paddock dies), or -1. */
 static inline int pdk_vet_fd(const struct pdk_vet *v)
@@ -63,7 +87,9 @@ static inline int pdk_vet_fd(const struct pdk_vet *v)
  * After the run: what is at a missing path now goes to the trash (a file the trash will not
  * take is deleted); a git configuration that gained a setting that runs a program (or that git
  * cannot read) goes to the trash too and the earlier one is put back, while other changes
- * (user.email, a remote, a branch's upstream) stay; the journal is removed. *ret_note is a
+ * (user.email, a remote, a branch's upstream) stay; a pin the command changed goes to the
+ * trash and the earlier one is put back; new git directories are vetted (vetgit.h); the
+ * journal is removed. *ret_note is a
  * sandbox: line saying what was undone, or NULL when nothing was. 0 or -ENOMEM.
  */
 int pdk_vet_end(struct pdk_vet *v, char **ret_note);
