@@ -89,9 +89,13 @@ static size_t refusal_hints(const struct pdk_sandbox *sb, const struct pdk_captu
 		char *buf = pdk_capture_join(caps[i]);
 		if (!buf)
 			break;
-		k += pdk_refusal_hints(buf, caps[i]->head_len + caps[i]->ring_len,
-				       sb->policy.cwd ? sb->policy.cwd : cwd, sb->policy.roots,
-				       sb->policy.n_roots, hints + k, PDK_REFUSAL_MAX - k);
+		/* Only a backend that holds protected paths makes them refuse a write. */
+		bool held = sb->backend && sb->backend->enforces_protect;
+		k += pdk_refusal_hints_held(buf, caps[i]->head_len + caps[i]->ring_len,
+					    sb->policy.cwd ? sb->policy.cwd : cwd, sb->policy.roots,
+					    sb->policy.n_roots, held ? sb->policy.protect : NULL,
+					    held ? sb->policy.n_protect : 0, hints + k,
+					    PDK_REFUSAL_MAX - k);
 		free(buf);
 	}
 	return k;

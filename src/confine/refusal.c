@@ -18,7 +18,8 @@
  */
 static const char *const markers[] = {
 	"operation not permitted", "permission denied", "read-only file system",
-	"[errno 1]", "[errno 13]", "[errno 30]", " is not writable",
+	"device or resource busy", "resource busy", "[errno 1]", "[errno 13]", "[errno 16]",
+	"[errno 30]", " is not writable",
 	"accessdeniedexception: ", "could not create local repository at ",
 };
 /* Markers after which the path itself follows. */
@@ -162,6 +163,52 @@ static bool path_above(const char *const *starts, const size_t *lens, size_t n_a
 size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
 			 const char *const *roots, size_t n_roots, char lines[][768], size_t max)
 {
+	return pdk_refusal_hints_held(text, text_len, cwd, roots, n_roots, NULL, 0, lines, max);
+}
+
+/* The protected path of the n held that path is or lies in, or NULL. */
+static const char *held_by(const char *path, const char *const *held, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pdk_path_under(path, held[i]))
+			return held[i];
+	return NULL;
+}
+
+/* A quoted name in line (mv's "cannot move 'A' to 'B'" names two) that is or lies in one of
+ * the n held paths, resolved against cwd, into out. */
+static bool held_in_line(const char *s, size_t n, const char *cwd, const char *const *held,
+			 size_t n_held, char *out, size_t outlen)
+{
+	for (size_t i = 0; n_held && i < n; i++) {
+		const char *close;
+		char name[PATH_MAX], joined[2 * PATH_MAX];
+
+		if (s[i] != '\'' && s[i] != '"' && s[i] != '`')
+			continue;
+		if (!(close = memchr(s + i + 1, s[i], n - i - 1)))
+			break;
+		if (copy_out(s + i + 1, (size_t)(close - s - i - 1), name, sizeof(name))) {
+			snprintf(joined, sizeof(joined), "%s%s%s", name[0] == '/' || !cwd ? "" : cwd,
+				 name[0] == '/' || !cwd ? "" : "/", name);
+			char *real = pdk_path_resolve(joined);
+			bool hit = real && held_by(real, held, n_held);
+
+			if (hit)
+				snprintf(out, outlen, "%s", real);
+			free(real);
+			if (hit)
+				return true;
+		}
+		i = (size_t)(close - s);
+	}
+	return false;
+}
+
+size_t pdk_refusal_hints_held(const char *text, size_t text_len, const char *cwd,
+			      const char *const *roots, size_t n_roots, const char *const *held,
+			      size_t n_held, char lines[][768], size_t max)
+{
 	char seen[PDK_REFUSAL_MAX][PATH_MAX];
 	char rootlist[260];
 	size_t count = 0, rl = 0;
@@ -196,6 +243,8 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
 			      (lead < n && find_ci(s + lead, n - lead, marker) == s + lead &&
 			       path_above(starts, lens, n_above, raw, sizeof(raw)));
 		}
+		if (got)
+			(void)held_in_line(s, n, cwd, held, n_held, raw, sizeof(raw));
 		if (got) {
 			char *real;
 			if (raw[0] != '/' && cwd)
@@ -211,7 +260,17 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
 				for (size_t i = 0; i < n_roots && !inside; i++)
 					inside = pdk_path_under(real, roots[i]);
 				snprintf(seen[count], sizeof(seen[count]), "%s", real);
-				if (inside) {
+				const char *h = inside ? held_by(real, held, n_held) : NULL;
+				if (h) {
+					snprintf(lines[count], 768, "sandbox: %.200s is protected%s%.200s: "
+						 "paddock holds it read-only while the run lasts, since "
+						 "what is there runs or is trusted later outside the "
+						 "sandbox (git's hooks, a shell's or an editor's start-up "
+						 "files, paddock's own state); change it yourself outside "
+						 "paddock if it must change",
+						 real, strcmp(h, real) ? ", as it lies in " : "",
+						 strcmp(h, real) ? h : "");
+				} else if (inside) {
 					snprintf(lines[count], 768, "sandbox: a write to %.200s failed though "
 						 "it lies inside a writable root; this is only a guess: "
 						 "it may be a protected path or the file's own "

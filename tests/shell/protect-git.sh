@@ -114,6 +114,23 @@ for b in $backends; do
 		sh -c "git -C '$R' status --porcelain | grep -v '^?? wt4/' | wc -l | grep -qx 0 && git -C '$R/wt4' status >/dev/null"
 done
 
+# Where a write stays refused (bwrap holds what exists), the result names the protected path
+# and why, not a bare "Device or resource busy".
+case " $backends " in *" bwrap "*)
+	R=$T/held
+	mkproj "$R"
+	run bwrap "$R" 'mv .git/hooks .git/h2'
+	check "bwrap: moving .git/hooks away: the result names it as protected" \
+		grep -q "^sandbox: $R/.git/hooks is protected: paddock holds it read-only" "$T/out"
+	run bwrap "$R" 'echo x > .git/hooks/pre-commit'
+	check "bwrap: writing a hook: the result names the hook and the protected path it lies in" \
+		grep -q "^sandbox: $R/.git/hooks/pre-commit is protected, as it lies in $R/.git/hooks:" "$T/out"
+	run bwrap "$R" 'echo x > /usr/pdk-held-x'
+	check "bwrap: ... while a write outside the roots is still told as one" \
+		grep -q "^sandbox: the sandbox refused a write to /usr/pdk-held-x" "$T/out"
+	;;
+esac
+
 # Run as root, the same once more as an unprivileged user (nobody), where that user can reach
 # the built binary and this script.
 if [ "$(id -u)" -eq 0 ] && [ -z "${PDK_PROTECT_UNPRIVILEGED:-}" ] && command -v setpriv >/dev/null; then

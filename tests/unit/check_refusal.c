@@ -99,6 +99,42 @@ START_TEST(shells)
 }
 END_TEST
 
+/* A write refused at a protected path inside a root is named as one, with why, the bare
+ * "Device or resource busy" of a held path moved or removed included; elsewhere in the root
+ * the guess stays. */
+START_TEST(held)
+{
+	static const char *const held_paths[] = {"/tmp/pdk-ck-root/.git/hooks",
+						 "/tmp/pdk-ck-root/.vscode"};
+	const char *cases[][2] = {
+	    {"mv: cannot move '.git/hooks' to '.git/h2': Device or resource busy\n",
+	     "/tmp/pdk-ck-root/.git/hooks is protected"},
+	    {"sh: 1: cannot create /tmp/pdk-ck-root/.git/hooks/pre-commit: Read-only file "
+	     "system\n",
+	     "/tmp/pdk-ck-root/.git/hooks/pre-commit is protected, as it lies in "
+	     "/tmp/pdk-ck-root/.git/hooks"},
+	    {"OSError: [Errno 16] Device or resource busy: '.vscode'\n",
+	     "/tmp/pdk-ck-root/.vscode is protected"},
+	    {"touch: cannot touch 'src/x': Permission denied\n", "only a guess"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char lines[PDK_REFUSAL_MAX][768];
+		size_t n = pdk_refusal_hints_held(cases[i][0], strlen(cases[i][0]),
+						  "/tmp/pdk-ck-root", roots, 1, held_paths, 2, lines,
+						  PDK_REFUSAL_MAX);
+
+		ck_assert_msg(n == 1, "%zu hints for: %s", n, cases[i][0]);
+		ck_assert_msg(strstr(lines[0], cases[i][1]), "hint for %s: %s", cases[i][0],
+			      lines[0]);
+	}
+	/* Without the held paths, the busy one is at least a guess now. */
+	ck_assert_uint_eq(hints_for("mv: cannot move '.git/hooks' to '.git/h2': Device or "
+				    "resource busy\n"),
+			  1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("refusal");
@@ -110,6 +146,7 @@ int main(void)
 	tcase_add_test(tc, java);
 	tcase_add_test(tc, python);
 	tcase_add_test(tc, shells);
+	tcase_add_test(tc, held);
 	suite_add_tcase(s, tc);
 	return pdk_ck_run(s);
 }
