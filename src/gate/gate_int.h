@@ -11,8 +11,8 @@
 
 /* What a refusal tells the model to do instead: no one could be asked, or someone said no. */
 #define PDK_GATE_INSTEAD_NOBODY                                                                    \
-	"use a read-only alternative, or ask the person to run it themselves or to set "           \
-	"approval.mode (ask on a terminal, or an approval.command)"
+	"only a person can approve it: ask them to run it themselves, to let the harness pass "    \
+	"--yes, or to set approval.mode (ask on a terminal, or an approval.command)"
 #define PDK_GATE_INSTEAD_SAID_NO                                                                   \
 	"do not run it again as it is; ask the person what they want instead"
 

@@ -32,10 +32,37 @@ static const char *const watcher_programs[] = {
     "tsc-watch", "watchify", "cargo-watch", "chokidar-cli", NULL,
 };
 
+/* --watch=false, --watchAll=0, --no-watch: watching turned off. */
+static bool watch_off(const char *a)
+{
+	static const char *const off[] = {"false", "0", "no", "off", NULL};
+	const char *eq = strchr(a, '=');
+
+	if (!strcmp(a, "--no-watch") || !strcmp(a, "--no-watchAll") || !strcmp(a, "--watch=") ||
+	    !strcmp(a, "--watchAll="))
+		return true;
+	return eq && (!strncmp(a, "--watch=", 8) || !strncmp(a, "--watchAll=", 11)) &&
+	       pdk_policy_in_list(eq + 1, off);
+}
+
 static bool watch_flag(const char *a)
 {
-	return !strcmp(a, "--watch") || !strncmp(a, "--watch=", 8) || !strcmp(a, "--watchAll") ||
-	       !strncmp(a, "--watchAll=", 11);
+	return (!strcmp(a, "--watch") || !strncmp(a, "--watch=", 8) || !strcmp(a, "--watchAll") ||
+		!strncmp(a, "--watchAll=", 11)) &&
+	       !watch_off(a);
+}
+
+/* Does argv watch: a watch flag, and no flag that turns watching off? */
+static bool watches(char *const *argv, size_t argc)
+{
+	bool on = false;
+
+	for (size_t i = 1; i < argc; i++) {
+		if (watch_off(argv[i]))
+			return false;
+		on |= watch_flag(argv[i]);
+	}
+	return on;
 }
 
 static char *join(char *const *argv, size_t from, size_t to, bool skip_watch)
@@ -171,8 +198,7 @@ static int direct(char *const *argv, size_t argc, struct found *f)
 	argc -= off;
 	prog = pdk_policy_base_name(argv[0]);
 
-	for (size_t i = 1; i < argc; i++)
-		flag |= watch_flag(argv[i]);
+	flag = watches(argv, argc);
 	if (pdk_policy_in_list(prog, watcher_programs) ||
 	    (!strcmp(prog, "cargo") && argc > 1 && !strcmp(argv[1], "watch"))) {
 		f->oneshot = oneshot_of(prog, argv, argc);
@@ -360,9 +386,25 @@ static char *runner_build(const char *prog)
 	return r;
 }
 
+/* Does the package runner run a test script (npm test, npm run test:unit, yarn t)? */
+static bool test_script(char *const *argv, size_t argc)
+{
+	static const char *const names[] = {"test", "t", "tst", NULL};
+
+	for (size_t i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] == '-' || !strcmp(a, "run") || !strcmp(a, "run-script"))
+			continue;
+		return pdk_policy_in_list(a, names) || !strncmp(a, "test:", 5);
+	}
+	return false;
+}
+
 int pdk_watch_check(char *const *argv, size_t argc, const char *cwd, char **ret_msg,
 		    char **ret_rule)
 {
+	bool tests;
 	struct found f = {0};
 	struct pkg p = {0};
 	struct pdk_strv chain = {0};
@@ -374,6 +416,7 @@ int pdk_watch_check(char *const *argv, size_t argc, const char *cwd, char **ret_
 	if (!argc)
 		return 0;
 	prog = pdk_policy_base_name(argv[0]);
+	tests = test_script(argv, argc);
 	r = direct(argv, argc, &f);
 	if (r == 0 && (!strcmp(prog, "npm") || !strcmp(prog, "pnpm") || !strcmp(prog, "yarn") ||
 		       !strcmp(prog, "bun"))) {
@@ -385,8 +428,9 @@ int pdk_watch_check(char *const *argv, size_t argc, const char *cwd, char **ret_
 			struct found bf = {0};
 			struct pdk_strv bc = {0};
 
-			/* the build script, unless it watches too */
-			if (build && scan_script(&p, build, 1, 0, &bf, &bc) == 0)
+			/* the build script, unless it watches too; a test script's
+			 * one-shot is the tests, never a build */
+			if (!tests && build && scan_script(&p, build, 1, 0, &bf, &bc) == 0)
 				instead = runner_build(prog);
 			free(bf.what);
 			free(bf.oneshot);
@@ -410,7 +454,15 @@ int pdk_watch_check(char *const *argv, size_t argc, const char *cwd, char **ret_
 			fclose(m);
 		}
 	}
-	if (chain.n)
+	if (chain.n && tests)
+		r = asprintf(ret_msg,
+			     "`%s` runs the file watcher `%s`%s, which never exits, and paddock "
+			     "waits for a command to exit: run the tests once instead%s%s%s, or "
+			     "turn watching off in the script (--watch=false, --watchAll=false, "
+			     "vitest run)",
+			     whole ? whole : prog, f.what, via ? via : "", instead ? ": `" : "",
+			     instead ? instead : "", instead ? "`" : "");
+	else if (chain.n)
 		r = asprintf(ret_msg,
 			     "`%s` runs the file watcher `%s`%s, which never exits, and paddock "
 			     "waits for a command to exit: %s%s%s",

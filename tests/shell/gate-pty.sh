@@ -210,7 +210,7 @@ cur=notty
 setsid "$driver" --session s4 -- "$LINE" </dev/null >"$T/notty.out" 2>"$T/notty.err"
 rc=$?
 check "no tty: refused" [ "$rc" = 1 ]
-check "no tty: says no one can be asked" out_grep "no one can be asked here (no terminal to ask on); use a read-only alternative"
+check "no tty: says no one can be asked" out_grep "no one can be asked here (no terminal to ask on); only a person can approve it"
 setsid "$driver" --mode ask --session s1 --program make -- "make install" </dev/null >"$T/notty.out" 2>"$T/notty.err"
 check "no tty, mode ask: refused" [ $? = 1 ]
 setsid "$driver" --session s1 -- "$LINE" </dev/null >"$T/notty.out" 2>"$T/notty.err"

@@ -157,9 +157,9 @@ START_TEST(test_deny_refuses)
 	ck_assert_str_eq(res.message,
 			 "command not approved: `git push origin main`: publishes "
 			 "commits to the remote; no one can be asked here (approval.mode is "
-			 "deny); use a read-only alternative, or ask the person to run it "
-			 "themselves or to set approval.mode (ask on a terminal, or an "
-			 "approval.command)");
+			 "deny); only a person can approve it: ask them to run it themselves, "
+			 "to let the harness pass --yes, or to set approval.mode (ask on a "
+			 "terminal, or an approval.command)");
 	pdk_gate_result_release(&res);
 }
 END_TEST
@@ -269,9 +269,9 @@ START_TEST(test_no_tty_refuses)
 	ck_assert(!decide_no_tty(msg, sizeof(msg)));
 	ck_assert_str_eq(msg, "command not approved: `git push origin main`: publishes "
 			      "commits to the remote; no one can be asked here (no terminal to ask "
-			      "on); use a read-only alternative, or ask the person to run it "
-			      "themselves or to set approval.mode (ask on a terminal, or an "
-			      "approval.command)");
+			      "on); only a person can approve it: ask them to run it themselves, "
+			      "to let the harness pass --yes, or to set approval.mode (ask on a "
+			      "terminal, or an approval.command)");
 	cfg.approval_mode = PDK_APPROVAL_ASK;
 	ck_assert(!decide_no_tty(msg, sizeof(msg)));
 	ck_assert_ptr_nonnull(strstr(msg, "(no terminal to ask on)"));
@@ -400,7 +400,7 @@ START_TEST(test_command_that_hangs_is_killed)
 	ck_assert_msg(took >= 0.45 && took < 5, "took %.2f s", took);
 	ck_assert_ptr_nonnull(
 	    strstr(res.message, ck_path("approval command %s gave no answer within 0.5 s and was "
-					"killed; use a read-only alternative",
+					"killed; only a person can approve it",
 					cmd)));
 	pdk_gate_result_release(&res);
 	/* The whole group went, not only the script: its sleep is not left behind. */

@@ -335,6 +335,15 @@ static const struct row rows[] = {
     {A("bun", "dev"), REFUSE, "watcher: nodemon"},
     {A("npm", "--prefix", ".", "run", "dev"), REFUSE, "watcher: nodemon"},
     {A("npx", "tsc", "-p", "."), RUN, "default"},
+    /* watching turned off, and a test script's one-shot is the tests */
+    {A("jest", "--watchAll=false"), RUN, "default"},
+    {A("vitest", "--watch=false"), RUN, "default"},
+    {A("vitest", "run"), RUN, "default"},
+    {A("jest", "--no-watch"), RUN, "default"},
+    {A("tsc", "--watch", "--watch=false"), RUN, "default"},
+    {A("npm", "run", "unit"), RUN, "default"},
+    {A("npm", "run", "test:watch"), REFUSE, "run the tests once instead: `jest`"},
+    {A("npm", "run", "test:watch"), REFUSE, "or turn watching off in the script"},
 
     /* read-only and sensitive paths */
     {A("cat", "notes.txt"), RUN, "read_only_command: cat"},
@@ -910,6 +919,7 @@ static void fixture(void)
 	    "  \"build\": \"tsc -p .\",\n"
 	    "  \"start\": \"node server.js\",\n"
 	    "  \"test\": \"jest\",\n"
+	    "  \"test:watch\": \"jest --watchAll\", \"unit\": \"jest --watchAll=false\",\n"
 	    "  \"tw\": \"tsc --watch\",\n"
 	    "  \"served\": \"npx nodemon x.js\",\n"
 	    "  \"c1\": \"npm run c2\", \"c2\": \"npm run c3\", \"c3\": \"npm run c4\",\n"
