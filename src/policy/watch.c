@@ -1,5 +1,5 @@
 /* watch.c - recognizes file watchers (which never exit) before they start,
- * following npm/pnpm/yarn/bun scripts through package.json, and names the one-shot build. */
+ * following npm/pnpm/yarn/bun scripts through package.json, and names the one-shot command. */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -476,9 +476,7 @@ int pdk_watch_check(char *const *argv, size_t argc, const char *cwd, char **ret_
 			     "`%s` is a file watcher, which never exits, and paddock waits for a "
 			     "command to exit: %s%s%s",
 			     f.what,
-			     instead ? "run the one-shot build instead: `"
-				     : "run the build once, "
-				       "without watching",
+			     instead ? "run it once instead: `" : "run it once, without watching",
 			     instead ? instead : "", instead ? "`" : "");
 	if (r < 0) {
 		*ret_msg = NULL;

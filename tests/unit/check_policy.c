@@ -188,7 +188,7 @@ static const struct row rows[] = {
     {S("parallel 'sudo rm {}' ::: a"), REFUSE, "uses sudo"},
     {S("parallel -j 4 gzip ::: a b"), RUN, "default"},
     {S("cat cmds | parallel"), REFUSE, "parallel without a command"},
-    {S("watch ls"), REFUSE, "one-shot build instead: `ls`"},
+    {S("watch ls"), REFUSE, "run it once instead: `ls`"},
     {S("env"), RUN, "read_only_command: env"},
     {S("xargs"), RUN, "default"},
     {S("nice"), RUN, "default"},
@@ -292,7 +292,8 @@ static const struct row rows[] = {
     {A("env", "-u", "HOME", "bash", "-c", "sudo x"), REFUSE, "uses sudo"},
 
     /* watchers */
-    {A("tsc", "--watch"), REFUSE, "run the one-shot build instead: `tsc`"},
+    {A("tsc", "--watch"), REFUSE, "run it once instead: `tsc`"},
+    {A("jest", "--watch"), REFUSE, "run it once instead: `jest`"},
     {A("webpack", "--watch=true", "--mode", "development"), REFUSE, "`webpack --mode development`"},
     {A("jest", "--watchAll"), REFUSE, "`jest`"},
     {A("nodemon", "server.js"), REFUSE, "instead: `node server.js`"},
