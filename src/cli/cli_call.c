@@ -423,19 +423,32 @@ bool pdk_cli_call_needs_gate(const struct pdk_cli_call *c)
 	return c->d.verdict == PDK_VERDICT_ASK || c->password.n || c->o.outside_sandbox;
 }
 
-int pdk_cli_call_gate(struct pdk_cli_call *c)
+static struct pdk_gate_request gate_request(const struct pdk_cli_call *c)
 {
-	struct pdk_gate_request rq = {
+	return (struct pdk_gate_request){
 	    .line = c->line,
 	    .d = &c->d,
 	    .session = c->session,
 	    .cwd = c->cwd,
+	    .project = c->roots.n ? c->roots.v[0] : NULL,
 	    .outside_sandbox = c->o.outside_sandbox,
 	    .password_paths = (const char *const *)c->password.v,
 	    .n_password_paths = c->password.n,
 	    .remote = pdk_cli_remote_fd >= 0,
 	    .remote_fd = pdk_cli_remote_fd,
 	};
+}
+
+int pdk_cli_call_session_covers(const struct pdk_cli_call *c)
+{
+	struct pdk_gate_request rq = gate_request(c);
+
+	return pdk_cli_call_needs_gate(c) ? pdk_gate_session_covers(&rq) : 0;
+}
+
+int pdk_cli_call_gate(struct pdk_cli_call *c)
+{
+	struct pdk_gate_request rq = gate_request(c);
 	int r;
 
 	if (!pdk_cli_call_needs_gate(c))

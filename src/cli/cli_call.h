@@ -43,6 +43,8 @@ int pdk_cli_call_decide_preset(struct pdk_cli_call *c, bool ask, const char *wha
 /* Does the call need a person's yes: the decision asks, a write path outside
  * $HOME needs a password, or the call asks to run outside the sandbox? */
 bool pdk_cli_call_needs_gate(const struct pdk_cli_call *c);
+/* Would an "a" given earlier in the session let it pass unasked? 1, 0 or -errno. */
+int pdk_cli_call_session_covers(const struct pdk_cli_call *c);
 /* The confirm gate, when the decision or the call needs a person's yes. */
 int pdk_cli_call_gate(struct pdk_cli_call *c);
 void pdk_cli_call_release(struct pdk_cli_call *c);

@@ -91,6 +91,11 @@ int pdk_cli_check_main(int argc, char **argv)
 		goto out;
 	}
 	bool asks = !c.refusal && pdk_cli_call_needs_gate(&c);
+	/* What the session would decide: an "a" given earlier may cover it. */
+	bool covered = asks && pdk_cli_call_session_covers(&c) == 1;
+
+	if (covered)
+		asks = false;
 	code = c.refusal ? CHECK_REFUSED : asks ? CHECK_ASKS : CHECK_RUNS;
 	if (c.o.json) {
 		cJSON *o = pdk_decision_json(&c.d);
@@ -101,6 +106,7 @@ int pdk_cli_check_main(int argc, char **argv)
 								     : asks    ? "ask"
 									       : "run"));
 			put_network(&c, o);
+			cJSON_AddBoolToObject(o, "session_approved", covered);
 			if (cJSON_AddStringToObject(o, "cwd", c.cwd) &&
 			    cJSON_AddNullToObject(o, "error"))
 				text = cJSON_PrintUnformatted(o);
@@ -116,7 +122,13 @@ int pdk_cli_check_main(int argc, char **argv)
 		goto out;
 	}
 	/* The decision, then what the call adds to it. */
+	if (covered)
+		c.d.verdict = PDK_VERDICT_RUN;
 	pdk_decision_print(&c.d, stdout);
+	if (covered)
+		printf("session: an approval given earlier in this session (%s) covers it: it "
+		       "runs without asking\n",
+		       c.session ? c.session : "default");
 	for (size_t i = 0; i < c.password.n; i++)
 		printf("password: writes %s, outside $HOME: a yes must be backed by the "
 		       "person's password\n", c.password.v[i]);

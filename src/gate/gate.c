@@ -8,7 +8,6 @@
 #include "core/fmt.h"
 #include "gate_int.h"
 #include "core/textclean.h"
-#include "session.h"
 #include "core/util.h"
 
 #define TTY_PATH  "/dev/tty"
@@ -101,41 +100,21 @@ static int refuse_password(struct pdk_gate_result *ret, const struct pdk_gate_re
 
 /* ---- the gate -------------------------------------------------------------- */
 
-/* Could a "yes for this program" cover this call? */
-static bool rememberable(const struct pdk_gate_request *rq)
-{
-	const struct pdk_decision *d = rq->d;
-
-	if (rq->outside_sandbox || rq->n_password_paths || d->programs.n == 0)
-		return false;
-	for (size_t i = 0; i < d->programs.n; i++)
-		if (!pdk_session_program_valid(d->programs.v[i]))
-			return false;
-	return true;
-}
-
-static bool session_covers(const struct pdk_gate_request *rq)
-{
-	for (size_t i = 0; i < rq->d->programs.n; i++)
-		if (pdk_session_approved(rq->session, rq->d->programs.v[i]) != 1)
-			return false;
-	return true;
-}
-
 int pdk_gate_decide(const struct pdk_config *cfg, bool yes, const struct pdk_gate_request *rq,
 		    struct pdk_gate_result *ret)
 {
 	struct pdk_gate_result res = {0};
 	const char *nobody = NULL;
 	_cleanup_close_ int tty = -1;
-	bool remember = rq && rq->d && rememberable(rq);
+	bool remember;
 	int r;
 
 	if (!rq || !rq->d || !rq->line)
 		return -EINVAL;
 
-	if (remember && session_covers(rq)) {
-		_cleanup_free_ char *heads = pdk_gate_program_heads(rq->d);
+	remember = pdk_gate_grant_possible(rq);
+	if (remember && pdk_gate_session_covers(rq) == 1) {
+		_cleanup_free_ char *heads = pdk_gate_grant_heads(rq);
 		_cleanup_free_ char *by =
 		    heads ? pdk_asprintf("session approval for %s", heads) : NULL;
 

@@ -25,8 +25,13 @@ int pdk_gate_refuse(struct pdk_gate_result *ret, const struct pdk_gate_request *
 /* gate_text.c */
 void pdk_gate_put_shown(struct pdk_buf *b, const char *text);
 char *pdk_gate_utf8_clean(const char *text);
-char *pdk_gate_program_heads(const struct pdk_decision *d);
 void pdk_gate_put_paths(struct pdk_buf *b, const struct pdk_gate_request *rq);
+
+/* grant.c: what an "a" covers. Can one be given for rq; remember one (0 or
+ * -errno, -EINVAL when it cannot); the commands it names ("`git stash`"). */
+bool pdk_gate_grant_possible(const struct pdk_gate_request *rq);
+int pdk_gate_grant_remember(const struct pdk_gate_request *rq);
+char *pdk_gate_grant_heads(const struct pdk_gate_request *rq);
 
 /* gate_tty.c: the terminal approver. */
 const char *pdk_gate_tty_unusable(int tty);

@@ -165,7 +165,7 @@ int pdk_gate_ask_remote(const struct pdk_config *cfg, const struct pdk_gate_requ
 {
 	struct pdk_approval a = {0};
 	struct sigaction sa = {0}, old_int, old_term;
-	_cleanup_free_ char *heads = pdk_gate_program_heads(rq->d), *text = NULL;
+	_cleanup_free_ char *heads = pdk_gate_grant_heads(rq), *text = NULL;
 	enum answer ans;
 	int r;
 
@@ -209,10 +209,9 @@ int pdk_gate_ask_remote(const struct pdk_config *cfg, const struct pdk_gate_requ
 	case A_OOB_YES:
 		return pdk_gate_approve(ret, "the person, with 'paddock approvals'");
 	case A_SESSION:
-		for (size_t i = 0; i < rq->d->programs.n; i++)
-			if (pdk_session_approve(rq->session, rq->d->programs.v[i]) < 0)
-				return pdk_gate_approve(ret, "the person, through the MCP client "
-							     "(once: the session could not keep it)");
+		if (pdk_gate_grant_remember(rq) < 0)
+			return pdk_gate_approve(ret, "the person, through the MCP client "
+						     "(once: the session could not keep it)");
 		r = pdk_gate_approve(ret, "the person, through the MCP client");
 		ret->remembered = r == 0;
 		return r;

@@ -78,21 +78,6 @@ char *pdk_gate_utf8_clean(const char *text)
 	return b.data ? b.data : strdup("");
 }
 
-/* "`git *`" or "`git *`, `make *`": what a "yes for this program" covers. */
-char *pdk_gate_program_heads(const struct pdk_decision *d)
-{
-	struct pdk_buf b = {0};
-
-	for (size_t i = 0; i < d->programs.n; i++)
-		pdk_buf_printf(&b, "%s`%s *`", i ? ", " : "", d->programs.v[i]);
-	pdk_buf_add(&b, "", 0);
-	if (b.oom) {
-		pdk_buf_free(&b);
-		return NULL;
-	}
-	return b.data;
-}
-
 /* "/etc/x, /opt/y" */
 void pdk_gate_put_paths(struct pdk_buf *b, const struct pdk_gate_request *rq)
 {

@@ -120,7 +120,8 @@ static void put_prompt(struct pdk_buf *b, const struct pdk_config *cfg,
 	if (heads) {
 		pdk_buf_puts(b, "\nRun it? y = yes, once; a = yes to ");
 		pdk_gate_put_shown(b, heads);
-		pdk_buf_puts(b, " for the rest of this session; n = no [y/a/N] ");
+		pdk_buf_puts(b, " for the rest of this session (these program files, in this "
+				"project, no riskier, no wider); n = no [y/a/N] ");
 	} else {
 		pdk_buf_puts(b, "\nRun it? y = yes, this once; n = no [y/N] ");
 	}
@@ -198,8 +199,7 @@ const char *pdk_gate_tty_unusable(int tty)
 int pdk_gate_ask_tty(const struct pdk_config *cfg, const struct pdk_gate_request *rq, int tty,
 		     bool offer_session, struct pdk_gate_result *ret)
 {
-	const struct pdk_decision *d = rq->d;
-	_cleanup_free_ char *heads = offer_session ? pdk_gate_program_heads(d) : NULL;
+	_cleanup_free_ char *heads = offer_session ? pdk_gate_grant_heads(rq) : NULL;
 	const char *sudo = rq->sudo ? rq->sudo : SUDO_PATH;
 	struct sigaction sa, old_int;
 	struct termios saved, t;
@@ -256,8 +256,7 @@ int pdk_gate_ask_tty(const struct pdk_config *cfg, const struct pdk_gate_request
 		if (sudo_rc != 0)
 			break;
 		if (a == ANSWER_SESSION) {
-			for (size_t i = 0; i < d->programs.n && r >= 0; i++)
-				r = pdk_session_approve(rq->session, d->programs.v[i]);
+			r = pdk_gate_grant_remember(rq);
 			if (r >= 0) {
 				ret->remembered = true;
 				tty_say(tty, "paddock: approved, and ");

@@ -1,5 +1,5 @@
 /* session.c - per-session state under $XDG_STATE_HOME/paddock/sessions/SESSION/:
- * "approvals" (one program per line) and "cwd-HASH" (the directory `cd` set,
+ * "approvals" (one approval per line: what an "a" covers, as gate/grant.c writes it) and "cwd-HASH" (the directory `cd` set,
  * one file per launch directory). */
 #include <errno.h>
 #include <fcntl.h>
@@ -124,7 +124,7 @@ bool pdk_session_program_valid(const char *program)
 {
 	size_t n = program ? strlen(program) : 0;
 
-	return n > 0 && n <= 255 && !strchr(program, '/') && !strchr(program, '\n');
+	return n > 0 && n <= PDK_SESSION_LINE_MAX && !strchr(program, '\n');
 }
 
 /* Is program one whole line of the approvals text? */
@@ -163,6 +163,18 @@ int pdk_session_approved(const char *session, const char *program)
 	if (r < 0)
 		return r;
 	return listed(text, program);
+}
+
+int pdk_session_approvals(const char *session, char **ret)
+{
+	_cleanup_free_ char *dir = NULL;
+	int r;
+
+	*ret = NULL;
+	r = session_dir(session, false, &dir);
+	if (r < 0)
+		return r;
+	return read_state(dir, "approvals", ret, NULL);
 }
 
 int pdk_session_approve(const char *session, const char *program)

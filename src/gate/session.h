@@ -19,17 +19,25 @@
  * -ENOTDIR when something that is not our own directory sits in its place. */
 int pdk_session_dir(const char *session, char **ret);
 
-/* A program name that can be remembered: non-empty, at most 255 bytes, no
- * '/' and no '\n' (one name per line of the approvals file, matched whole). */
+/* The longest approval line kept. */
+#define PDK_SESSION_LINE_MAX 16384
+
+/* An approval line that can be remembered: non-empty, at most
+ * PDK_SESSION_LINE_MAX bytes, no '\n' (one per line of the approvals file,
+ * matched whole). What a line means is the gate's (gate/grant.c). */
 bool pdk_session_program_valid(const char *program);
 
-/* Has a person said "yes for this program" in this session? 1 yes, 0 no
- * (also for a name that could never have been stored), or -errno. */
+/* Is this line among the session's approvals? 1 yes, 0 no (also for a line
+ * that could never have been stored), or -errno. */
 int pdk_session_approved(const char *session, const char *program);
 
-/* Remember "yes for this program" for the rest of the session. 0 (also when
- * it was already there), -EINVAL for a name pdk_session_program_valid()
- * refuses, or -errno. Concurrent calls do not lose each other's names. */
+/* The session's approvals file whole, a new string in ret: 0, -ENOENT when
+ * there is none, or -errno (-EPERM for a file that is not our own). */
+int pdk_session_approvals(const char *session, char **ret);
+
+/* Remember an approval line for the rest of the session. 0 (also when it was
+ * already there), -EINVAL for a line pdk_session_program_valid() refuses, or
+ * -errno. Concurrent calls do not lose each other's lines. */
 int pdk_session_approve(const char *session, const char *program);
 
 /*

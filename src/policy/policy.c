@@ -219,6 +219,7 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	st->column = c->column;
 	st->depth = c->depth;
 	st->risk = PDK_RISK_SAFE;
+	st->path_changed = c->flags & PDK_PCMD_TAINTED;
 	if (c->refuse) {
 		*ret_msg = steal_pointer(&c->refuse);
 		st->rule = steal_pointer(&c->refuse_rule);
@@ -633,6 +634,13 @@ static bool step_refused(const struct pdk_decision *d, size_t i)
 
 	return d->verdict == PDK_VERDICT_REFUSE && i + 1 == d->n_steps &&
 	       (!d->rule || !st->rule || !strcmp(d->rule, st->rule));
+}
+
+bool pdk_policy_has_subcommands(const char *program)
+{
+	const struct pdk_prog_class *cls = program ? pdk_policy_classify(program) : NULL;
+
+	return cls && (cls->kind & (PDK_PK_RO_MULTI | PDK_PK_RO_TRIPLE));
 }
 
 int pdk_decision_print(const struct pdk_decision *d, FILE *out)

@@ -51,6 +51,8 @@ struct pdk_policy_step {
 	int line, column;      /* 1-based in the sh -c script; 0 for an argv call */
 	unsigned depth;        /* nesting: 0 top level, 1 inside a nested sh -c, ... */
 	bool read_only;
+	bool path_changed;     /* runs after PATH= or a sourced file: its program
+				  cannot be told from its name */
 	enum pdk_risk risk;
 	char *rule;            /* the rule that decided: "read_only_command: git status",
 				  "risk: rm-recursive", "deny: ^curl", "default" */
@@ -81,6 +83,10 @@ struct pdk_decision {
 int pdk_policy_decide(const struct pdk_config *cfg, const struct pdk_policy_call *call,
 		      struct pdk_decision *ret);
 void pdk_decision_release(struct pdk_decision *d);
+
+/* Does the program take a subcommand (git stash, npm run, make TARGET)?
+ * Then a session approval covers only the one approved. */
+bool pdk_policy_has_subcommands(const char *program);
 
 /* For `paddock check`: "run", "ask" or "refuse"; the decision as text lines
  * (on REFUSE the steps end with the refused one; later ones were not judged;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "gate/gate.h"
@@ -14,7 +15,9 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: gate-drive [--mode auto|ask|deny|allow|command] [--command PATH]\n"
 		"       [--yes] [--outside] [--password PATH]... [--sudo PATH]\n"
-		"       [--session NAME] [--program NAME]... [--timeout SECONDS] -- LINE\n");
+		"       [--session NAME] [--program NAME]... [--timeout SECONDS]\n"
+		"       [--risk moderate|dangerous] [--raise TEXT] [--project DIR] -- LINE\n"
+		"The first program runs with LINE's words after its first as its arguments.\n");
 	exit(2);
 }
 
@@ -22,7 +25,10 @@ int main(int argc, char **argv)
 {
 	struct pdk_config cfg = {0};
 	struct pdk_decision d = {0};
-	struct pdk_policy_step step = {0};
+	struct pdk_policy_step steps[8] = {{0}};
+	char *words[64], *line_copy, *save = NULL, *raises[4] = {"network on"}, cwd[4096];
+	size_t n_words = 0, n_raises = 1;
+	enum pdk_risk risk = PDK_RISK_MODERATE;
 	struct pdk_gate_request rq = {0};
 	struct pdk_gate_result res = {0};
 	const char *passwords[8], *programs[8];
@@ -69,6 +75,12 @@ int main(int argc, char **argv)
 			rq.sudo = v;
 		} else if (strcmp(a, "--session") == 0) {
 			rq.session = v;
+		} else if (strcmp(a, "--risk") == 0) {
+			risk = strcmp(v, "dangerous") == 0 ? PDK_RISK_DANGEROUS : PDK_RISK_MODERATE;
+		} else if (strcmp(a, "--raise") == 0 && n_raises < 4) {
+			raises[n_raises++] = (char *)v;
+		} else if (strcmp(a, "--project") == 0) {
+			rq.project = v;
 		} else if (strcmp(a, "--timeout") == 0) {
 			rq.command_timeout = atof(v);
 		} else {
@@ -80,25 +92,41 @@ int main(int argc, char **argv)
 	if (n_prog == 0)
 		programs[n_prog++] = "git";
 
-	/* What the policy would say about `git push origin main`. */
-	step.text = argv[i + 1];
-	step.program = (char *)programs[0];
-	step.risk = PDK_RISK_MODERATE;
-	step.rule = "risk: git-push";
-	step.why = "publishes commits to the remote";
+	/* What the policy would say about `git push origin main`: one step per
+	 * program, the first with LINE's arguments. */
+	if (!(line_copy = strdup(argv[i + 1])) || !getcwd(cwd, sizeof(cwd)))
+		return 2;
+	for (char *w = strtok_r(line_copy, " ", &save); w && n_words < 63;
+	     w = strtok_r(NULL, " ", &save))
+		words[n_words++] = w;
+	words[n_words] = NULL;
+	for (size_t k = 0; k < n_prog; k++) {
+		static char *bare[8][2];
+
+		bare[k][0] = (char *)programs[k];
+		steps[k].text = argv[i + 1];
+		steps[k].program = (char *)programs[k];
+		steps[k].argv = bare[k];
+		steps[k].risk = risk;
+		steps[k].rule = "risk: git-push";
+		steps[k].why = "publishes commits to the remote";
+	}
+	if (n_words) {
+		words[0] = (char *)programs[0];
+		steps[0].argv = words;
+	}
 	d.verdict = PDK_VERDICT_ASK;
-	d.risk = PDK_RISK_MODERATE;
+	d.risk = risk;
 	d.rule = "risk: git-push";
 	d.ask = "`git push origin main`: publishes commits to the remote";
 	d.programs = (struct pdk_strv){(char **)programs, n_prog};
-	char *raises[] = {"network on"};
-	d.raises = (struct pdk_strv){raises, 1};
-	d.steps = &step;
-	d.n_steps = 1;
+	d.raises = (struct pdk_strv){raises, n_raises};
+	d.steps = steps;
+	d.n_steps = n_prog;
 
 	rq.line = argv[i + 1];
 	rq.d = &d;
-	rq.cwd = "/work/project";
+	rq.cwd = cwd;
 	rq.password_paths = passwords;
 	rq.n_password_paths = n_pw;
 
@@ -111,5 +139,6 @@ int main(int argc, char **argv)
 	       res.remembered, res.by ? res.by : "", res.message ? res.message : "");
 	r = res.approved ? 0 : 1;
 	pdk_gate_result_release(&res);
+	free(line_copy);
 	return r;
 }

@@ -45,6 +45,7 @@ start() {
 	cur=$1
 	shift
 	{
+		echo "cd $(q "$T") || exit 99"
 		echo "HOME=$(q "$HOME") XDG_STATE_HOME=$(q "$XDG_STATE_HOME"); export HOME XDG_STATE_HOME"
 		# Ctrl-C reaches the whole foreground group: this shell must live on to write rc.
 		echo "trap 'echo interrupted >>$(q "$T/$cur.sig")' INT"
@@ -87,12 +88,14 @@ XDG_STATE_HOME="$T/state"
 export HOME XDG_STATE_HOME
 unset PADDOCK_SESSION
 mkdir -p "$HOME" "$XDG_STATE_HOME"
+# One project for every run, in the tmux panes and out of them: where the driver runs.
+cd "$T" || exit 99
 LINE='git push origin main'
 MODE='--mode ask'
 
 # 1. y: approved once, nothing remembered.
 start once $MODE --session s1 -- "$LINE"
-check "the question appears on the terminal" wait_pane "Run it? y = yes, once; a = yes to \`git *\` for the rest of this session; n = no [y/a/N]"
+check "the question appears on the terminal" wait_pane "Run it? y = yes, once; a = yes to \`git push\` for the rest of this session (these program files, in this project, no riskier, no wider); n = no [y/a/N]"
 check "the whole line is shown" pane_has "  command: git push origin main"
 check "the part that needs approval is shown" pane_has "  needs:   \`git push origin main\`: publishes commits to the remote"
 check "the risk and rule are shown" pane_has "  risk:    moderate (risk: git-push)"
@@ -121,14 +124,19 @@ keys a Enter
 finished
 check "a: approved" [ "$rc" = 0 ]
 check "a: remembered" out_has "remembered=1"
-check "a: the terminal names what it covers" pane_has "paddock: approved, and \`git *\` for the rest of this session"
-check "a: the session's approvals file holds exactly git" [ "$(cat "$XDG_STATE_HOME/paddock/sessions/s1/approvals")" = git ]
+check "a: the terminal names what it covers" pane_has "paddock: approved, and \`git push\` for the rest of this session"
+git_file=$(readlink -f "$(command -v git)")
+check "a: the session's approvals file holds one approval: git's file, push, moderate, this project" \
+	python3 -c 'import json,sys; l=open(sys.argv[1]).read().splitlines(); g=json.loads(l[0]);
+it=g["items"]; assert len(l)==1 and len(it)==1 and it[0]["file"]==sys.argv[2] and it[0]["sub"]=="push"
+assert it[0]["risk"]==1 and g["risk"]==1 and g["widen"]==["network on"] and g["project"]==sys.argv[3]' \
+	"$XDG_STATE_HOME/paddock/sessions/s1/approvals" "$git_file" "$(pwd -P)"
 check "a: the approvals file is 0600" [ "$(stat -c %a "$XDG_STATE_HOME/paddock/sessions/s1/approvals")" = 600 ]
 check "a: the session directory is 0700" [ "$(stat -c %a "$XDG_STATE_HOME/paddock/sessions/s1")" = 700 ]
 start rem2 $MODE --session s1 -- "git push origin other"
 finished
 check "remembered: the next git call runs without a question" [ "$rc" = 0 ]
-check "remembered: by the session approval" out_has "by=session approval for \`git *\`"
+check "remembered: by the session approval" out_has "by=session approval for \`git push\`"
 check "remembered: the terminal shows no question" sh -c "! tmux -L $sock capture-pane -p -t rem2 | grep -q 'Run it'"
 check "remembered: nobody was asked" out_has "asked=0"
 
@@ -140,7 +148,7 @@ finished
 check "Ctrl-C: refused" [ "$rc" = 1 ]
 check "Ctrl-C: said so" out_grep "the person at the terminal said no (Ctrl-C)"
 start make1 $MODE --session s1 --program make -- "make install"
-check "a remembered git does not cover make" wait_pane "a = yes to \`make *\`"
+check "a remembered git does not cover make" wait_pane "a = yes to \`make install\`"
 keys n Enter
 finished
 check "make: refused" [ "$rc" = 1 ]
@@ -214,7 +222,36 @@ check "no tty: says no one can be asked" out_grep "no one can be asked here (no 
 setsid "$driver" --mode ask --session s1 --program make -- "make install" </dev/null >"$T/notty.out" 2>"$T/notty.err"
 check "no tty, mode ask: refused" [ $? = 1 ]
 setsid "$driver" --session s1 -- "$LINE" </dev/null >"$T/notty.out" 2>"$T/notty.err"
-check "no tty: a program remembered in the session still runs" out_has "by=session approval for \`git *\`"
+check "no tty: a program remembered in the session still runs" out_has "by=session approval for \`git push\`"
+# An "a" covers exactly what was approved: each of these is asked (refused, with no tty).
+mkdir -p "$T/fake" "$T/other"
+printf '#!/bin/sh\n' >"$T/fake/git"
+chmod +x "$T/fake/git"
+setsid "$driver" --session s1 -- "git clean -f" </dev/null >"$T/notty.out" 2>"$T/notty.err"
+check "exact: another git subcommand is asked" out_has "approved=0"
+setsid "$driver" --session s1 --risk dangerous -- "git push --force origin main" </dev/null >"$T/notty.out" 2>"$T/notty.err"
+check "exact: the same subcommand in a higher class is asked" out_has "approved=0"
+setsid "$driver" --session s1 --program "$T/fake/git" -- "git push origin main" </dev/null >"$T/notty.out" 2>"$T/notty.err"
+check "exact: another file named git is asked" out_has "approved=0"
+setsid "$driver" --session s1 --raise "writes /srv" -- "$LINE" </dev/null >"$T/notty.out" 2>"$T/notty.err"
+check "exact: a call that widens more is asked" out_has "approved=0"
+setsid "$driver" --session s1 --project "$T/other" -- "$LINE" </dev/null >"$T/notty.out" 2>"$T/notty.err"
+check "exact: another project is asked" out_has "approved=0"
+(cd "$T/other" && setsid "$driver" --session s1 -- "$LINE" </dev/null >"$T/notty.out" 2>"$T/notty.err")
+check "exact: the same call from another directory is asked" out_has "approved=0"
+# The file approved, then changed in place: no longer the file approved.
+start tool1 $MODE --session s5 --program "$T/fake/git" -- "git push origin main"
+wait_pane "Run it?"
+keys a Enter
+finished
+check "exact: a tool of the project approved for the session" out_has "remembered=1"
+cur=notty
+setsid "$driver" --session s5 --program "$T/fake/git" -- "git push origin main" </dev/null >"$T/notty.out" 2>"$T/notty.err"
+check "exact: ... covers it while it is the same file" out_has "approved=1"
+printf '#!/bin/sh\nrm -rf ~\n' >"$T/fake/git"
+setsid "$driver" --session s5 --program "$T/fake/git" -- "git push origin main" </dev/null >"$T/notty.out" 2>"$T/notty.err"
+check "exact: ... and not once it was rewritten" out_has "approved=0"
+cur=notty
 setsid "$driver" --session s1 --outside -- "$LINE" </dev/null >"$T/notty.out" 2>"$T/notty.err"
 check "no tty, outside: refused although git is remembered" out_grep "running outside the sandbox is asked of a person every time, and no one can be asked here (no terminal to ask on)"
 setsid "$driver" --session s1 --password /etc/x -- "$LINE" </dev/null >"$T/notty.out" 2>"$T/notty.err"

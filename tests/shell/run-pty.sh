@@ -83,8 +83,44 @@ check "a: the next rm of the session runs without a question" until_true done_rc
 check "a: ... exit 0" rc_is 0
 check "a: ... and no question was shown" sh -c '! tmux -L "$0" capture-pane -p -t again |
 	grep -q "Run it?"' "$sock"
-check "a: ... by the session's approval" grep -q 'by session approval for `rm \*`' "$T/$cur.out"
+check "a: ... by the session's approval" grep -q 'by session approval for `rm`' "$T/$cur.out"
 check "a: ... the directory went to the trash" gone_to_trash d4
+
+# An "a" covers exactly what it approved: `git stash drop` (moderate) approved for the session
+# does not let `git clean -f` (dangerous) through, nor a `git` the project holds; `check` says
+# what the session would decide.
+git -C "$T/proj" init -q && git -C "$T/proj" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init &&
+	echo x >"$T/proj/f" && git -C "$T/proj" add f && git -C "$T/proj" stash -q
+cur=stash
+cat >"$T/$cur.sh" <<EOF
+cd '$T/proj' && export HOME='$HOME' XDG_STATE_HOME='$XDG_STATE_HOME' XDG_DATA_HOME='$XDG_DATA_HOME' \
+	XDG_CONFIG_HOME='$XDG_CONFIG_HOME' PADDOCK_SESSION=pty
+'$P' run -- git stash drop >'$T/$cur.out' 2>'$T/$cur.err'
+echo rc=\$? >'$T/$cur.rc'
+EOF
+tm new-session -d -s "$cur" -x 200 -y 50 "sh '$T/$cur.sh'"
+check "exact: git stash drop is asked" until_true asked
+check "exact: the a it offers names git stash" sh -c 'tmux -L "$0" capture-pane -p -t stash |
+	grep -q "a = yes to .git stash. for the rest of this session"' "$sock"
+tm send-keys -t "$cur" a Enter
+check "exact: the run ends" until_true done_rc
+check "exact: exit 0" rc_is 0
+cd "$T/proj" || exit 99
+echo y >"$T/proj/untracked"
+PADDOCK_SESSION=pty "$P" check -- git stash drop >"$T/out" 2>"$T/err"
+check "exact: check says the session covers another git stash drop (exit 0)" test $? -eq 0
+check "exact: ... in one line" grep -qxF 'session: an approval given earlier in this session (pty) covers it: it runs without asking' "$T/out"
+PADDOCK_SESSION=pty "$P" check -- git clean -f >"$T/out" 2>"$T/err"
+check "exact: check says git clean -f is still asked (exit 1)" test $? -eq 1
+PADDOCK_SESSION=pty setsid "$P" run -- git clean -f >"$T/out" 2>"$T/err" </dev/null
+check "exact: git clean -f is not let through by the approval of git stash drop" test $? -eq 125
+check "exact: ... and removed nothing" test -e "$T/proj/untracked"
+mkdir -p "$T/proj/fake" && printf '#!/bin/sh\ntouch "$HOME/pwned"\n' >"$T/proj/fake/git" && chmod +x "$T/proj/fake/git"
+PADDOCK_SESSION=pty setsid "$P" run -- ./fake/git stash drop >"$T/out" 2>"$T/err" </dev/null
+check "exact: a git of the project's is not the git approved" test $? -eq 125
+check "exact: ... and did not run" test ! -e "$HOME/pwned"
+PADDOCK_SESSION=pty setsid "$P" run -n -- git stash drop >"$T/out" 2>"$T/err" </dev/null
+check "exact: the approved call with the network on is asked again" test $? -eq 125
 
 # outside the sandbox, where the configuration allows it: asked every time, once only, even for
 # a program the session approved above; it runs unconfined and the result ends saying so.

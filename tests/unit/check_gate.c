@@ -25,6 +25,7 @@
 #include "gate/gate.h"
 #include "policy/policy.h"
 #include "gate/session.h"
+#include "gate/gate_int.h"
 #include "ck_util.h"
 
 static char base[256];
@@ -519,6 +520,9 @@ END_TEST
 
 START_TEST(test_session_approval_persists_and_is_scoped)
 {
+	static char *clean_argv[] = {"git", "clean", "-f", NULL};
+	static char *make_argv[] = {"make", "install", NULL};
+	struct pdk_policy_step two[2];
 	struct pdk_gate_result res;
 
 	/* Before: refused. */
@@ -526,32 +530,46 @@ START_TEST(test_session_approval_persists_and_is_scoped)
 	ck_assert(!res.approved);
 	pdk_gate_result_release(&res);
 
+	/* A bare program name, as older versions stored it, covers nothing. */
 	ck_assert_int_eq(pdk_session_approve("s1", "git"), 0);
+	decide(false, &res);
+	ck_assert(!res.approved);
+	pdk_gate_result_release(&res);
+
+	ck_assert_int_eq(pdk_gate_grant_remember(&rq), 0);
 	decide(false, &res);
 	ck_assert(res.approved);
 	ck_assert(!res.asked);
-	ck_assert_str_eq(res.by, "session approval for `git *`");
+	ck_assert_str_eq(res.by, "session approval for `git push`");
 	pdk_gate_result_release(&res);
 
-	/* Another session, another program, or one program more: asked again. */
+	/* Another session, another subcommand, or one program more: asked again. */
 	rq.session = "s2";
 	decide(false, &res);
 	ck_assert(!res.approved);
 	pdk_gate_result_release(&res);
 	rq.session = "s1";
-	set_programs("gitx", NULL);
+	step.argv = clean_argv;
 	decide(false, &res);
 	ck_assert(!res.approved);
 	pdk_gate_result_release(&res);
-	set_programs("git", "make");
+	step.argv = step_argv;
+	two[0] = step;
+	two[1] = step;
+	two[1].program = "make";
+	two[1].argv = make_argv;
+	dec.steps = two;
+	dec.n_steps = 2;
 	decide(false, &res);
 	ck_assert(!res.approved);
 	pdk_gate_result_release(&res);
-	ck_assert_int_eq(pdk_session_approve("s1", "make"), 0);
+	ck_assert_int_eq(pdk_gate_grant_remember(&rq), 0);
 	decide(false, &res);
 	ck_assert(res.approved);
-	ck_assert_str_eq(res.by, "session approval for `git *`, `make *`");
+	ck_assert_str_eq(res.by, "session approval for `git push`, `make install`");
 	pdk_gate_result_release(&res);
+	dec.steps = &step;
+	dec.n_steps = 1;
 
 	/* NULL session: PADDOCK_SESSION. */
 	rq.session = NULL;
@@ -566,12 +584,52 @@ START_TEST(test_session_approval_persists_and_is_scoped)
 }
 END_TEST
 
+/* What an "a" covers is exact: the risk class, the widenings, the project. */
+START_TEST(test_session_approval_is_exact)
+{
+	static char *wider[] = {"network on", "writes /srv"};
+	struct pdk_gate_result res;
+
+	ck_assert_int_eq(pdk_gate_grant_remember(&rq), 0);
+	ck_assert_int_eq(pdk_gate_session_covers(&rq), 1);
+	/* riskier, overall or in the step */
+	dec.risk = PDK_RISK_DANGEROUS;
+	ck_assert_int_eq(pdk_gate_session_covers(&rq), 0);
+	dec.risk = PDK_RISK_MODERATE;
+	step.risk = PDK_RISK_DANGEROUS;
+	ck_assert_int_eq(pdk_gate_session_covers(&rq), 0);
+	step.risk = PDK_RISK_MODERATE;
+	/* wider; narrower is covered */
+	dec.raises = (struct pdk_strv){wider, 2};
+	ck_assert_int_eq(pdk_gate_session_covers(&rq), 0);
+	dec.raises = (struct pdk_strv){NULL, 0};
+	ck_assert_int_eq(pdk_gate_session_covers(&rq), 1);
+	dec.raises = (struct pdk_strv){raises, 1};
+	/* another project */
+	rq.project = "/work/other";
+	ck_assert_int_eq(pdk_gate_session_covers(&rq), 0);
+	rq.project = NULL;
+	/* after PATH changed, the program cannot be told: never covered, never stored */
+	step.path_changed = true;
+	ck_assert_int_eq(pdk_gate_session_covers(&rq), 0);
+	ck_assert_int_eq(pdk_gate_grant_remember(&rq), -EINVAL);
+	step.path_changed = false;
+	/* a program that is not a file here */
+	step.argv[0] = "pdk-no-such-program";
+	ck_assert_int_eq(pdk_gate_session_covers(&rq), 0);
+	step.argv[0] = "git";
+	decide(false, &res);
+	ck_assert(res.approved);
+	pdk_gate_result_release(&res);
+}
+END_TEST
+
 START_TEST(test_session_approval_never_for_outside_or_password)
 {
 	const char *paths[] = {"/etc/x"};
 	struct pdk_gate_result res;
 
-	ck_assert_int_eq(pdk_session_approve("s1", "git"), 0);
+	ck_assert_int_eq(pdk_gate_grant_remember(&rq), 0);
 	rq.outside_sandbox = true;
 	decide(false, &res);
 	ck_assert(!res.approved);
@@ -609,7 +667,14 @@ START_TEST(test_session_files_exact_and_private)
 	/* A name spanning two stored lines matches neither. */
 	ck_assert_int_eq(pdk_session_approved("s1", "git\nmake"), 0);
 	ck_assert_int_eq(pdk_session_approve("s1", "x\ny"), -EINVAL);
-	ck_assert_int_eq(pdk_session_approve("s1", "/bin/rm"), -EINVAL);
+	ck_assert_int_eq(pdk_session_approve("s1", "/bin/rm"), 0);
+	{
+		char *longline = calloc(1, PDK_SESSION_LINE_MAX + 2);
+
+		memset(longline, 'x', PDK_SESSION_LINE_MAX + 1);
+		ck_assert_int_eq(pdk_session_approve("s1", longline), -EINVAL);
+		free(longline);
+	}
 	ck_assert_int_eq(pdk_session_approve("s1", ""), -EINVAL);
 	ck_assert_int_eq(pdk_session_approved("s1", "y"), 0);
 	ck_assert_int_eq(pdk_session_approve("../s2", "git"), -EINVAL);
@@ -627,29 +692,30 @@ START_TEST(test_session_symlinks_are_not_trusted)
 	const char *sessions = ck_path("%s/state/paddock/sessions", base);
 	const char *elsewhere = ck_path("%s/elsewhere", base);
 	char *dir = NULL;
+	struct pdk_gate_result res;
 
-	/* A session directory that is a symlink to approvals someone else wrote. */
-	ck_assert_int_eq(system(ck_path("mkdir -p '%s' '%s' && printf 'rm\\n' >'%s/approvals'",
-					sessions, elsewhere, elsewhere)),
+	/* A real approval, copied where someone else controls it. */
+	rq.session = "s7";
+	ck_assert_int_eq(pdk_gate_grant_remember(&rq), 0);
+	ck_assert_int_eq(system(ck_path("mkdir -p '%s' && cp '%s/s7/approvals' '%s/approvals'",
+					elsewhere, sessions, elsewhere)),
 			 0);
+	/* A session directory that is a symlink to approvals someone else wrote. */
 	ck_assert_int_eq(symlink(elsewhere, ck_path("%s/evil", sessions)), 0);
 	ck_assert_int_eq(pdk_session_dir("evil", &dir), -ENOTDIR);
-	ck_assert_int_lt(pdk_session_approved("evil", "rm"), 0);
+	rq.session = "evil";
+	ck_assert_int_lt(pdk_gate_session_covers(&rq), 1);
 	/* An approvals file that is a symlink. */
 	ck_assert_int_eq(mkdir(ck_path("%s/s9", sessions), 0700), 0);
 	ck_assert_int_eq(
 	    symlink(ck_path("%s/approvals", elsewhere), ck_path("%s/s9/approvals", sessions)), 0);
-	ck_assert_int_ne(pdk_session_approved("s9", "rm"), 1);
-
-	struct pdk_gate_result res;
 	rq.session = "s9";
-	set_programs("rm", NULL);
+	ck_assert_int_ne(pdk_gate_session_covers(&rq), 1);
 	decide(false, &res);
 	ck_assert(!res.approved);
 	pdk_gate_result_release(&res);
-	/* The twin: a real approval in a real directory counts. */
-	ck_assert_int_eq(pdk_session_approve("s8", "rm"), 0);
-	rq.session = "s8";
+	/* The twin: the real approval in its real directory counts. */
+	rq.session = "s7";
 	decide(false, &res);
 	ck_assert(res.approved);
 	pdk_gate_result_release(&res);
@@ -737,6 +803,7 @@ static Suite *gate_suite(void)
 	tcase_add_test(tc, test_command_that_ignores_a_huge_request);
 	tcase_add_test(tc, test_json_is_valid_utf8);
 	tcase_add_test(tc, test_session_approval_persists_and_is_scoped);
+	tcase_add_test(tc, test_session_approval_is_exact);
 	tcase_add_test(tc, test_session_approval_never_for_outside_or_password);
 	tcase_add_test(tc, test_session_files_exact_and_private);
 	tcase_add_test(tc, test_session_symlinks_are_not_trusted);
