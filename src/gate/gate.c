@@ -143,7 +143,12 @@ int pdk_gate_decide(const struct pdk_config *cfg, bool yes, const struct pdk_gat
 		nobody = "approval.mode is deny";
 		break;
 	case PDK_APPROVAL_COMMAND:
-		if (rq->n_password_paths)
+		/* A program does not answer for a person: outside the sandbox is
+		 * asked of someone who can be asked, or refused. */
+		if (rq->outside_sandbox)
+			r = refuse_outside(&res, "approval.mode is command, and a program does "
+						 "not answer for a person");
+		else if (rq->n_password_paths)
 			r = refuse_password(&res, rq, "approval.mode is command");
 		else
 			r = pdk_gate_ask_command(cfg, rq, &res);

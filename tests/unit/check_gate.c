@@ -347,7 +347,7 @@ START_TEST(test_command_gets_json_and_approves_on_exit_0)
 }
 END_TEST
 
-START_TEST(test_command_outside_sandbox_is_told)
+START_TEST(test_command_never_approves_outside_the_sandbox)
 {
 	const char *cmd = approver("outside.sh", "grep -q '\"outside_sandbox\":true' && exit 0\n"
 						 "exit 1\n");
@@ -358,9 +358,16 @@ START_TEST(test_command_outside_sandbox_is_told)
 	decide(false, &res);
 	ck_assert(!res.approved);
 	pdk_gate_result_release(&res);
+	/* The command would say yes to it, and is not asked: a person is. */
 	rq.outside_sandbox = true;
 	decide(false, &res);
-	ck_assert(res.approved);
+	ck_assert(!res.approved);
+	ck_assert(!res.asked);
+	ck_assert_str_eq(res.message,
+			 "command not approved: running outside the sandbox is asked of a person "
+			 "every time, and no one can be asked here (approval.mode is command, and "
+			 "a program does not answer for a person); run it in the sandbox (without "
+			 "--outside-sandbox), or ask the person to run it themselves");
 	pdk_gate_result_release(&res);
 }
 END_TEST
@@ -796,7 +803,7 @@ static Suite *gate_suite(void)
 	tcase_add_test(tc, test_password_paths_need_someone_to_type);
 	tcase_add_test(tc, test_no_tty_refuses);
 	tcase_add_test(tc, test_command_gets_json_and_approves_on_exit_0);
-	tcase_add_test(tc, test_command_outside_sandbox_is_told);
+	tcase_add_test(tc, test_command_never_approves_outside_the_sandbox);
 	tcase_add_test(tc, test_command_that_hangs_is_killed);
 	tcase_add_test(tc, test_command_crash_missing_relative);
 	tcase_add_test(tc, test_command_that_cannot_start);
