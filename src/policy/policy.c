@@ -199,6 +199,54 @@ static void set_risk(struct pdk_policy_step *st, enum pdk_risk risk, char *rule,
 	st->why = why;
 }
 
+/* Does s hold an array subscript whose text bash would run: a '[' followed
+ * by $( ${ or a backquote before its ']'? Quoted, the parser saw a literal;
+ * bash evaluates the subscript when it takes the word as a variable name. */
+static bool code_subscript(const char *s)
+{
+	for (const char *b = strchr(s, '['); b; b = strchr(b + 1, '[')) {
+		const char *e = strrchr(b, ']');
+
+		for (const char *p = b + 1; p < (e ? e : b + strlen(b)); p++)
+			if (*p == '`' || (*p == '$' && (p[1] == '(' || p[1] == '{')))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Constructs that make bash run text the parser took as data: the construct
+ * named, or NULL. Variable names with a code subscript given to the builtins
+ * that take names (declare 'a[$(rm -rf x)]=1', printf -v, read, unset,
+ * test -v, let), the callbacks of compgen, complete and mapfile (-C, -F),
+ * and ${x@P}, which expands a value as a prompt, command substitutions and all.
+ */
+static const char *code_in_data(const struct pdk_pcmd *c, const char *text)
+{
+	static const char *const namers[] = {
+	    "declare", "typeset", "local", "readonly", "export", "unset", "read", "printf",
+	    "test",    "[",	  "let",   "mapfile",  "readarray", NULL,
+	};
+	const char *prog = c->program;
+
+	if (text && strstr(text, "@P}"))
+		return "${NAME@P} (expands a value as a prompt, running what it holds)";
+	if (!strcmp(prog, "compgen") || !strcmp(prog, "complete") || !strcmp(prog, "mapfile") ||
+	    !strcmp(prog, "readarray"))
+		for (size_t i = 1; i < c->argc; i++)
+			if (!strncmp(c->argv[i], "-C", 2) || !strncmp(c->argv[i], "-F", 2) ||
+			    (c->argv[i][0] == '-' && c->argv[i][1] != '-' &&
+			     strpbrk(c->argv[i] + 1, "CF")))
+				return "a callback given with -C or -F, which bash runs as code";
+	if (!pdk_policy_in_list(prog, namers))
+		return NULL;
+	for (size_t i = 1; i < c->argc; i++)
+		if (code_subscript(c->argv[i]))
+			return "an array subscript holding $(...), ${...} or `...` in a variable "
+			       "name, which bash runs when it evaluates the subscript";
+	return NULL;
+}
+
 /* One program: fills st; returns 1 with *ret_msg when it is refused. */
 static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_policy_step *st,
 		      char **ret_msg)
@@ -207,7 +255,7 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	_cleanup_free_ char *plain = NULL;
 	const struct pdk_pattern *p;
 	const struct pdk_prog_class *cls;
-	const char *sens, *sens_arg = NULL;
+	const char *sens, *sens_arg = NULL, *code;
 	unsigned kind;
 	char key[512];
 	int r;
@@ -316,6 +364,10 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 		if (st->read_only)
 			st->rule = cat2("read_only_command: ", key);
 	}
+	if ((code = code_in_data(c, st->text))) {
+		/* never read-only, and at least moderate, saying why (below) */
+		st->read_only = false;
+	}
 	if (st->read_only)
 		return st->rule ? 0 : -ENOMEM;
 	free(st->rule);
@@ -344,6 +396,9 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	if ((c->flags & PDK_PCMD_FED_BY_DOWNLOADER) && st->risk < PDK_RISK_DANGEROUS)
 		set_risk(st, PDK_RISK_DANGEROUS, strdup("risk: download-to-shell"),
 			 strdup("runs a script fetched from the network, unread"));
+	if (code && st->risk < PDK_RISK_MODERATE)
+		set_risk(st, PDK_RISK_MODERATE, pdk_asprintf("code-in-data: %s", st->program),
+			 pdk_asprintf("bash runs text hidden in data here: %s", code));
 	if (sens && st->risk < PDK_RISK_MODERATE)
 		set_risk(st, PDK_RISK_MODERATE, pdk_asprintf("sensitive-path: %s", sens),
 			 pdk_asprintf("touches %s, a sensitive path", sens_arg));

@@ -3,8 +3,8 @@
 # needs valgrind and a dynamically linked paddock: without them those are skipped.
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
-EXTRA_DIST += tests/shell/caches.sh tests/shell/writable-new.sh
-SHELL_TESTS = tests/shell/json.sh tests/shell/editors.sh tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
+EXTRA_DIST += tests/shell/caches.sh tests/shell/writable-new.sh tests/shell/bash-data.sh
+SHELL_TESTS = tests/shell/bash-data.sh tests/shell/json.sh tests/shell/editors.sh tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
 	tests/shell/policy-cli.sh tests/shell/run-pty.sh tests/shell/gate-pty.sh \
 	tests/shell/trash-interop.sh tests/shell/rmshim.sh tests/shell/mcp.sh tests/shell/request.sh \
 	tests/shell/mcp-sdk.sh

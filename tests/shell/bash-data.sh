@@ -1,0 +1,63 @@
+#!/bin/sh
+# bash-data.sh - a differential test of the command policy against real bash: each hostile
+# script hides a call in text the parser takes as data (an array subscript in a variable name,
+# a -C callback, ${x@P}). It runs under bash in a throwaway directory with a marker program on
+# PATH; whenever the marker ran, `paddock check` must have seen the call (the marker among its
+# commands) or classed it above safe. The legitimate twins stay read-only.
+
+. "${srcdir:-.}/tests/shell/lib.sh"
+
+if ! command -v bash >/dev/null 2>&1; then
+	echo "SKIP: bash is not installed"
+	exit 77
+fi
+mkdir -p "$T/bin" "$T/work"
+cat >"$T/bin/pdkmark" <<EOF
+#!/bin/sh
+: >'$T/ran'
+EOF
+chmod +x "$T/bin/pdkmark"
+printf 'one\ntwo\n' >"$T/work/lines"
+
+# hostile SCRIPT: under bash, then paddock check on the same script.
+hostile() {
+	rm -f "$T/ran"
+	(cd "$T/work" && PATH="$T/bin:$PATH" bash -c "$1" >/dev/null 2>&1 </dev/null)
+	if [ ! -e "$T/ran" ]; then
+		# bash did not run it here: nothing to compare, but say so
+		ok "bash did not run the marker for: $1 # (nothing hidden)"
+		return
+	fi
+	(cd "$T/work" && "$PADDOCK" check -- bash -c "$1" >"$T/out" 2>"$T/err")
+	check "seen or above safe: $1" sh -c \
+		'grep -q "runs pdkmark" "$0/out" || ! grep -qx "risk: safe.*" "$0/out"' "$T"
+}
+# twin SCRIPT: the same builtin on plain data stays read-only.
+twin() {
+	(cd "$T/work" && "$PADDOCK" check -- bash -c "$1" >"$T/out" 2>"$T/err")
+	check "plain data stays read-only: $1" grep -qx "risk: safe (read-only)" "$T/out"
+}
+
+for b in declare typeset readonly export; do
+	hostile "$b 'a[\$(pdkmark)]=1'"
+	twin "$b 'a[1]=1'"
+done
+hostile "f() { local 'a[\$(pdkmark)]=1'; }; f"
+hostile "printf -v 'a[\$(pdkmark)]' %s x"
+twin "printf -v 'a[1]' %s x"
+hostile "declare -a a; test -v 'a[\$(pdkmark)]'"
+hostile "declare -a a; [ -v 'a[\`pdkmark\`]' ]"
+hostile "read 'a[\$(pdkmark)]' <lines"
+hostile "read -a 'a[\$(pdkmark)]' <lines"
+hostile "declare -a a; unset 'a[\$(pdkmark)]'"
+hostile "let 'a[\$(pdkmark)]=1'"
+hostile "declare -a a; let 'x=a[\${b:-\$(pdkmark)}]'"
+hostile "x='\$(pdkmark)'; echo \"\${x@P}\""
+hostile "compgen -C pdkmark x"
+hostile "mapfile -C pdkmark -c 1 a <lines"
+hostile "readarray -t -C pdkmark -c 1 a <lines"
+hostile "f() { pdkmark; }; complete -F f x; compgen -F f x"
+twin "echo 'a[\$(pdkmark)]'"
+twin "declare a"
+
+finish
