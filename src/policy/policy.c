@@ -255,7 +255,8 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	_cleanup_free_ char *plain = NULL;
 	const struct pdk_pattern *p;
 	const struct pdk_prog_class *cls;
-	const char *sens, *sens_arg = NULL, *code;
+	const char *sens, *sens_arg = NULL, *code, *cancel = NULL;
+	char cancel_buf[300];
 	unsigned kind;
 	char key[512];
 	int r;
@@ -359,8 +360,10 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 		    listed_prefix(c, 1, 1, in_shipped, NULL, key, sizeof(key))) ||
 		   (cfg->read_only_command.n &&
 		    listed_prefix(c, 1, 3, in_strv, &cfg->read_only_command, key, sizeof(key)))) {
+		cancel = pdk_policy_ro_cancelled(key, st->argv, c->argc, st->text, cancel_buf,
+						 sizeof(cancel_buf));
 		st->read_only = !sens && !(c->flags & (PDK_PCMD_WRITES | PDK_PCMD_COMPUTED)) &&
-				!pdk_policy_writes_by_options(key, st->argv, c->argc);
+				!pdk_policy_writes_by_options(key, st->argv, c->argc) && !cancel;
 		if (st->read_only)
 			st->rule = cat2("read_only_command: ", key);
 	}
@@ -411,6 +414,8 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 						 j->taint)
 				  : strdup("runs with a PATH of its own, so rm may not move files "
 					   "to the trash"));
+	if (!st->rule && cancel)
+		st->rule = pdk_asprintf("not read-only: %s", cancel);
 	if (!st->rule && (c->flags & PDK_PCMD_PROJECT))
 		st->rule = pdk_asprintf("project-program: %.300s", st->argv[0]);
 	else if (!st->rule && (c->flags & PDK_PCMD_TAINTED))

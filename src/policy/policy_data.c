@@ -246,6 +246,81 @@ bool pdk_policy_writes_by_options(const char *entry, char *const *argv, size_t a
 	return false;
 }
 
+#include "read_only_audit.h"
+
+/* Does arg match an audit option (see read_only_audit.h)? *next_too when the
+ * option's value is the next word. */
+static bool audit_match(const char *opt, const char *arg)
+{
+	size_t n = strlen(opt);
+
+	if (opt[0] != '-')
+		return !strcmp(arg, opt);
+	if (opt[n - 1] == '=')
+		return !strncmp(arg, opt, n) || (strlen(arg) == n - 1 && !strncmp(arg, opt, n - 1));
+	if (opt[1] != '-' && n == 2)
+		return short_flag(arg, opt[1], "");
+	return !strcmp(arg, opt);
+}
+
+/* An environment prefix NAME= among the words of text (quotes honoured). */
+static const char *env_cancel(const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		const char *w, *eq;
+		char q = 0;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		w = p;
+		for (; *p && (q || (*p != ' ' && *p != '\t')); p++) {
+			if (q && *p == q)
+				q = 0;
+			else if (!q && (*p == '\'' || *p == '"'))
+				q = *p;
+			else if (*p == '\\' && p[1])
+				p++;
+		}
+		eq = memchr(w, '=', (size_t)(p - w));
+		if (!eq || eq == w)
+			continue;
+		for (size_t i = 0; i < sizeof(pdk_ro_env_cancel) / sizeof(*pdk_ro_env_cancel); i++) {
+			const char *name = pdk_ro_env_cancel[i];
+			size_t n = strlen(name), len = (size_t)(eq - w);
+
+			if (name[n - 1] == '_' ? (len > n && !strncmp(w, name, n))
+					       : (len == n && !strncmp(w, name, n)))
+				return name;
+		}
+	}
+	return NULL;
+}
+
+const char *pdk_policy_ro_cancelled(const char *entry, char *const *argv, size_t argc,
+				    const char *text, char *buf, size_t len)
+{
+	const char *env = text ? env_cancel(text) : NULL;
+
+	if (env) {
+		snprintf(buf, len, "%s set: it can make the program run another, or read "
+			 "configuration that does", env);
+		return buf;
+	}
+	for (size_t k = 0; k < sizeof(pdk_ro_audit) / sizeof(*pdk_ro_audit); k++) {
+		const struct pdk_ro_cancel *c = &pdk_ro_audit[k];
+		size_t n = strlen(c->entry);
+
+		if (strncmp(entry, c->entry, n) || (entry[n] && entry[n] != ' '))
+			continue;
+		for (size_t i = 1; i < argc; i++)
+			if (audit_match(c->option, argv[i])) {
+				snprintf(buf, len, "%s %s %s", c->entry, c->option, c->why);
+				return buf;
+			}
+	}
+	return NULL;
+}
+
 static bool kind_of(const char *prog, unsigned kind)
 {
 	const struct pdk_prog_class *c = pdk_policy_classify(prog);

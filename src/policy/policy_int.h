@@ -129,6 +129,11 @@ void pdk_policy_match_data_free(void *md);
 bool pdk_policy_read_only_lookup(const char *key);
 /* Options that make a read-only program write (sed -i, sort -o, find -delete...). */
 bool pdk_policy_writes_by_options(const char *entry, char *const *argv, size_t argc);
+/* The read-only audit (read_only_audit.h): an option of the call, or an
+ * environment prefix in its text, that makes the entry execute or write.
+ * Returns why, written into buf ("sort --compress-program= runs ..."), or NULL. */
+const char *pdk_policy_ro_cancelled(const char *entry, char *const *argv, size_t argc,
+				    const char *text, char *buf, size_t len);
 bool pdk_policy_is_downloader(const char *prog);
 bool pdk_policy_is_interpreter(const char *prog);
 /* Is abs (absolute, normalized) a sensitive path, or does it lie under one?

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "policy/policy.h"
+#include "policy/read_only_audit.h"
 #include "ck_util.h"
 #include "core/util.h"
 
@@ -855,6 +856,76 @@ START_TEST(test_print_json)
 }
 END_TEST
 
+/* The read-only audit, row by row: each cancelling option (and each
+ * environment prefix) makes a read-only call not read-only, saying why; the
+ * call without it stays read-only. */
+static const char *audit_base(const char *entry)
+{
+	static const char *const bases[][2] = {
+	    {"git", "git log"},		{"git ls-remote", "git ls-remote origin"},
+	    {"git grep", "git grep foo"}, {"git remote", "git remote -v"},
+	    {"ip", "ip addr"},		{"tar", "tar tf a.tar"},
+	    {"npm pack", "npm pack --dry-run"}, {"cargo", "cargo"},
+	    {"rustc", "rustc"},		{"go env", "go env"},
+	    {"less", "less f"},		{"info", "info ls"},
+	    {"sort", "sort f"},
+	};
+
+	for (size_t i = 0; i < sizeof(bases) / sizeof(*bases); i++)
+		if (!strcmp(bases[i][0], entry))
+			return bases[i][1];
+	return entry;
+}
+
+START_TEST(test_read_only_audit)
+{
+	size_t pinned = 0;
+
+	for (size_t k = 0; k < sizeof(pdk_ro_audit) / sizeof(*pdk_ro_audit); k++) {
+		const struct pdk_ro_cancel *c = &pdk_ro_audit[k];
+		const char *base = audit_base(c->entry), *o = c->option;
+		char script[300];
+		struct pdk_decision d = decide_script(base, 0), w;
+		bool base_ro = d.n_steps == 1 && d.steps[0].read_only;
+
+		pdk_decision_release(&d);
+		if (o[0] != '-')
+			snprintf(script, sizeof(script), "%s %s x", base, o);
+		else if (o[strlen(o) - 1] == '=')
+			snprintf(script, sizeof(script), "%s %sx", base, o);
+		else
+			snprintf(script, sizeof(script), "%s %s", base, o);
+		w = decide_script(script, 0);
+		ck_assert_msg(w.n_steps == 1 && !w.steps[0].read_only, "%s: still read-only", script);
+		if (base_ro) {
+			ck_assert_msg(strstr(w.steps[0].rule, "not read-only: "), "%s: rule %s", script,
+				      w.steps[0].rule);
+			pinned++;
+		}
+		pdk_decision_release(&w);
+	}
+	ck_assert_uint_ge(pinned, 40);
+	for (size_t k = 0; k < sizeof(pdk_ro_env_cancel) / sizeof(*pdk_ro_env_cancel); k++) {
+		char script[200];
+		struct pdk_decision w;
+		const char *n = pdk_ro_env_cancel[k];
+
+		snprintf(script, sizeof(script), "%s%s='x y' git log", n,
+			 n[strlen(n) - 1] == '_' ? "0" : "");
+		w = decide_script(script, 0);
+		ck_assert_msg(w.verdict == REFUSE || (w.n_steps == 1 && !w.steps[0].read_only),
+			      "%s: still read-only", script);
+		pdk_decision_release(&w);
+	}
+	{
+		struct pdk_decision w = decide_script("A='PAGER=x' git log", 0);
+
+		ck_assert(w.n_steps == 1 && w.steps[0].read_only);
+		pdk_decision_release(&w);
+	}
+}
+END_TEST
+
 START_TEST(test_empty_argv)
 {
 	const char *argv[] = {NULL};
@@ -957,6 +1028,7 @@ int main(void)
 	tcase_add_test(tc, test_big_script);
 	tcase_add_test(tc, test_print_json);
 	tcase_add_test(tc, test_empty_argv);
+	tcase_add_test(tc, test_read_only_audit);
 	suite_add_tcase(s, tc);
 	r = pdk_ck_run(s);
 	cleanup();
