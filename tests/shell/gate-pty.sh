@@ -4,13 +4,12 @@
 #
 # Each run starts tests/drivers/gate-drive in its own tmux session on a private server socket, waits for
 # the question on the pane, types the answer, and checks what the gate decided.
-# Exit codes follow automake: 0 pass, 1 fail, 77 skip (tmux missing).
+# Prints TAP; without tmux the suite is skipped.
 
 . "${srcdir:-.}/tests/shell/lib.sh"
 
 if ! command -v tmux >/dev/null 2>&1; then
-	echo "SKIP: tmux is not installed"
-	exit 77
+	skip_all "tmux is not installed"
 fi
 driver=${GATE_DRIVE:-${top_builddir:-.}/tests/drivers/gate-drive}
 [ -x "$driver" ] || driver=$(dirname "$0")/../drivers/gate-drive

@@ -7,9 +7,9 @@ set -u
 BACKEND=${1:-${BACKEND:-landlock}}
 BE=${BACKEND_EXEC:-$(dirname "$0")/../drivers/backend-exec}
 [ -x "$BE" ] || BE=./tests/drivers/backend-exec
-command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 77; }
+command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 0; }
 "$BE" --backend "$BACKEND" -- true 2>/dev/null || {
-	echo "1..0 # SKIP backend $BACKEND does not work here"; exit 77; }
+	echo "1..0 # SKIP backend $BACKEND does not work here"; exit 0; }
 
 T=$(mktemp -d /tmp/pdk-attack.XXXXXX)
 R=$T/root

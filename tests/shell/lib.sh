@@ -1,5 +1,6 @@
 # lib.sh - shared helpers for the shell suites that drive the real paddock binary: a private
-# temp directory and state directory per test, TAP-style ok/not ok lines, and result parsing.
+# temp directory and state directory per test, TAP lines (automake's TAP driver counts each
+# case), and result parsing.
 
 set -u
 
@@ -41,6 +42,8 @@ not_ok() {
 	return 0
 }
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+# skip_all REASON: the whole suite cannot run here (TAP: an empty plan that says why).
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 check() { # check DESCRIPTION COMMAND...: ok when COMMAND succeeds
 	desc=$1
 	shift

@@ -3,6 +3,8 @@
 # needs valgrind and a dynamically linked paddock: without them those are skipped.
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
+# Each suite prints TAP: make check counts every case, and a skip says why.
+SH_LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
 EXTRA_DIST += tests/shell/caches.sh tests/shell/writable-new.sh tests/shell/bash-data.sh
 SHELL_TESTS = tests/shell/bash-data.sh tests/shell/json.sh tests/shell/editors.sh tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
 	tests/shell/policy-cli.sh tests/shell/run-pty.sh tests/shell/gate-pty.sh \

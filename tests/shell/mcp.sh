@@ -4,8 +4,7 @@
 . "${srcdir:-.}/tests/shell/lib.sh"
 
 if ! command -v python3 >/dev/null 2>&1; then
-	echo "1..0 # SKIP python3 is not installed (scripts/setup.sh installs it)"
-	exit 77
+	skip_all "python3 is not installed (scripts/setup.sh installs it)"
 fi
 fresh_state
 export T MARK

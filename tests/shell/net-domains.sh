@@ -7,9 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 
 for tool in python3 curl openssl; do
-	command -v "$tool" >/dev/null || { echo "1..0 # SKIP $tool missing"; exit 77; }
+	command -v "$tool" >/dev/null || { echo "1..0 # SKIP $tool missing"; exit 0; }
 done
-[ -w /etc/hosts ] || { echo "1..0 # SKIP /etc/hosts is not writable here (not root)"; exit 77; }
+[ -w /etc/hosts ] || { echo "1..0 # SKIP /etc/hosts is not writable here (not root)"; exit 0; }
 PY=$(python3 -c 'import sys; print(sys.executable)')
 S=$(mktemp -d /var/tmp/pdk-dom.XXXXXX)
 mkdir -p "$S/state" "$S/proj" "$S/www"
@@ -18,7 +18,7 @@ cd "$S/proj" || exit 99
 if ! "$PADDOCK" run --backend bwrap -- /bin/true >/dev/null 2>&1; then
 	rm -rf "$S"
 	echo "1..0 # SKIP the bwrap backend does not work here"
-	exit 77
+	exit 0
 fi
 
 OK_NAME="allowed-$$.pdk-test.example"

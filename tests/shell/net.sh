@@ -9,7 +9,7 @@
 # nobody. Only loopback and the namespaces bwrap makes are ever addressed.
 . "$(dirname "$0")/lib.sh"
 
-command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 77; }
+command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 0; }
 # The interpreter itself, not a version manager's shim script.
 PY=${PDK_NET_PY:-$(python3 -c 'import sys; print(sys.executable)')}
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
@@ -182,7 +182,7 @@ for b in ${PDK_NET_BACKENDS:-bwrap landlock}; do
 		echo "# backend $b does not work here: skipped: $(tail -1 "$T/out")"
 	fi
 done
-[ -n "$backends" ] || { echo "1..0 # SKIP no Linux backend works here"; exit 77; }
+[ -n "$backends" ] || { echo "1..0 # SKIP no Linux backend works here"; exit 0; }
 
 for b in $backends; do
 	for mode in off full; do

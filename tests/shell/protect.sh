@@ -4,7 +4,7 @@
 # Each attack checks the effect did not happen, next to its twin that works.
 . "$(dirname "$0")/lib.sh"
 
-command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 77; }
+command -v python3 >/dev/null || { echo "1..0 # SKIP python3 missing"; exit 0; }
 P=$PADDOCK
 fresh_state
 # The default roots apart from the projects: a private temp and cache directory, and a trash

@@ -7,7 +7,7 @@
 
 if ! command -v trash-list >/dev/null 2>&1; then
 	echo "1..0 # SKIP trash-cli is not installed (apt-get install trash-cli)"
-	exit 77
+	exit 0
 fi
 T=$(cd "$T" && pwd -P)
 export HOME="$T/home" XDG_DATA_HOME="$T/data" TMPDIR="$T/tmpd"

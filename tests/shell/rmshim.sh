@@ -15,8 +15,7 @@ fi
 . "${srcdir:-$(dirname "$0")/../..}/tests/shell/lib.sh"
 
 if ! command -v trash-list >/dev/null 2>&1 || ! command -v trash-restore >/dev/null 2>&1; then
-	echo "1..0 # SKIP trash-cli is not installed (apt-get install trash-cli)"
-	exit 77
+	skip_all "trash-cli is not installed (apt-get install trash-cli)"
 fi
 
 T=$(cd "$T" && pwd -P)

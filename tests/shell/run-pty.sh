@@ -7,8 +7,7 @@
 . "${srcdir:-.}/tests/shell/lib.sh"
 
 if ! command -v tmux >/dev/null 2>&1; then
-	echo "SKIP: tmux is not installed"
-	exit 77
+	skip_all "tmux is not installed"
 fi
 fresh_state
 export HOME="$T/home" XDG_DATA_HOME="$T/data" XDG_CONFIG_HOME="$T/config"

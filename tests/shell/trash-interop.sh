@@ -4,7 +4,7 @@
 #
 # Needs trash-cli (Debian package "trash-cli"). The other-filesystem part mounts a tmpfs and
 # needs root with mount rights; it is skipped, saying so, where that is not permitted.
-# Exit codes follow automake: 0 pass, 1 fail, 77 skip.
+# Prints TAP: one line per check, the plan at the end.
 
 set -u
 
@@ -23,14 +23,16 @@ fi
 driver=$(cd "$(dirname "$driver")" && pwd)/$(basename "$driver")
 
 if ! command -v trash-list >/dev/null 2>&1 || ! command -v trash-restore >/dev/null 2>&1; then
-	echo "SKIP: trash-cli is not installed (apt-get install trash-cli)"
-	exit 77
+	echo "1..0 # SKIP trash-cli is not installed (apt-get install trash-cli)"
+	exit 0
 fi
 
 failures=0
-ok() { echo "ok - $*"; }
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() {
-	echo "not ok - $*"
+	n=$((n + 1))
+	echo "not ok $n - $*"
 	failures=$((failures + 1))
 }
 check() { # check DESCRIPTION COMMAND...
@@ -152,9 +154,5 @@ else
 	echo "# SKIP other-filesystem part: mounting a tmpfs is not permitted here (needs root)"
 fi
 
-if [ "$failures" -ne 0 ]; then
-	echo "FAIL: $failures check(s) failed"
-	exit 1
-fi
-echo "PASS"
-exit 0
+echo "1..$n"
+[ "$failures" -eq 0 ]
