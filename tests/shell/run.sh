@@ -34,14 +34,18 @@ check "ignored SIGTERM: timed out note" has_text "timed out: the command was kil
 check "ignored SIGTERM: killed by SIGKILL (-9)" has_line "exit status: -9"
 check "ignored SIGTERM: paddock exits 137" test "$rc" -eq 137
 check "ignored SIGTERM: output before the timeout is kept" has_line "before"
-check "ignored SIGTERM: returns after timeout + grace, within 4.5 s ($ms ms)" \
-	test "$ms" -ge 2900 -a "$ms" -lt 4500
+# Bounds in time are far from the alternative (the 30 s sleep), so that a loaded machine
+# cannot fail them.
+check "ignored SIGTERM: returns after timeout + grace, long before the sleep ($ms ms)" \
+	test "$ms" -ge 2900 -a "$ms" -lt 20000
+ignored_ms=$ms
 check "ignored SIGTERM: no process of the group left" none_left
 # The twin: a child that honours SIGTERM goes at once, without the grace.
 prun -t 1 -- sh -c "sleep 30; : $MARK"
 check "SIGTERM honoured: -15 and timed out" \
 	sh -c "grep -qx 'exit status: -15' '$T/out' && grep -q '^timed out:' '$T/out'"
-check "SIGTERM honoured: returns within 2 s ($ms ms)" test "$ms" -lt 2000
+check "SIGTERM honoured: returns sooner than with the grace ($ms ms < $ignored_ms ms)" \
+	test "$ms" -lt "$ignored_ms"
 prun -t 5 -- sh -c 'exit 0'
 check "a command done before its timeout has no timed-out note" \
 	sh -c "[ $rc -eq 0 ] && ! grep -q 'timed out' '$T/out'"
@@ -52,13 +56,13 @@ check "a timeout over the cap is clamped and the result says so" \
 # --- a background grandchild holding the pipe --------------------------------
 # Main process exits at once; the grandchild keeps stdout open for 60 s.
 prun -t 5 -- sh -c "sh -c 'trap \"\" TERM HUP; sleep 60; : $MARK' & echo started"
-check "grandchild holding the pipe: paddock returns at once ($ms ms)" test "$ms" -lt 3000
+check "grandchild holding the pipe: paddock returns, not after its 60 s ($ms ms)" test "$ms" -lt 20000
 check "grandchild holding the pipe: exit status 0, output shown" \
 	sh -c "[ $rc -eq 0 ] && grep -qx started '$T/out'"
 check "grandchild holding the pipe: no process of the group left" none_left
 # Main process runs into the timeout while the grandchild holds the pipe.
 prun -t 1 -- sh -c "sh -c 'trap \"\" TERM HUP; sleep 60; : $MARK' & trap '' TERM; sleep 60"
-check "grandchild + timeout: returns within timeout + 3 s ($ms ms)" test "$ms" -lt 4000
+check "grandchild + timeout: returns, not after the grandchild's 60 s ($ms ms)" test "$ms" -lt 20000
 check "grandchild + timeout: timed out note" has_text "timed out:"
 check "grandchild + timeout: no process of the group left" none_left
 
@@ -117,7 +121,7 @@ for sig in INT TERM HUP; do
 	check "SIG$sig to paddock: the command was stopped (-15, paddock exits 143)" \
 		sh -c "grep -qx 'exit status: -15' '$T/out' && [ $rc -eq 143 ]"
 	check "SIG$sig to paddock: output so far is shown" has_line "working"
-	check "SIG$sig to paddock: returns promptly ($ms ms)" test "$ms" -lt 4000
+	check "SIG$sig to paddock: returns, not after the command's 60 s ($ms ms)" test "$ms" -lt 20000
 	check "SIG$sig to paddock: no process left" none_left
 done
 
