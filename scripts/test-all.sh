@@ -1,15 +1,16 @@
 #!/bin/sh
-# test-all.sh - every test paddock has: the suite, the field suite (real
+# test-all.sh - every test paddock has: the suite (gcc), the field suite (real
 # projects fetched at test time), make distcheck, the macOS cross-build, the
-# suite again built with AddressSanitizer and UndefinedBehaviorSanitizer, and
-# each libFuzzer target for FUZZ_SECONDS (60) from its corpus.
+# suite again built by clang with AddressSanitizer and UndefinedBehaviorSanitizer,
+# and each libFuzzer target for FUZZ_SECONDS (60) from its corpus.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 
 fail() { cat tests/*/*.log 2>/dev/null | tail -200; exit 1; }
 
-echo "== make check"
+echo "== make check (gcc, warnings are errors)"
+./configure --quiet --enable-werror
 make -j"$(nproc)" check || fail
 
 echo "== field: real projects directly and through paddock under each backend"
@@ -30,8 +31,8 @@ for arch in aarch64:arm64 x86_64:x86_64; do
 	esac
 done
 
-echo "== make check under ASan and UBSan"
-./configure --quiet --enable-sanitizers
+echo "== make check built by clang, under ASan and UBSan"
+./configure --quiet --enable-sanitizers --enable-werror CC=clang
 make clean >/dev/null
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	make -j"$(nproc)" check || fail
