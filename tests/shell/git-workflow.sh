@@ -4,7 +4,7 @@
 # must succeed, and what git writes (the index, a stash, config keys, a worktree) stay.
 . "$(dirname "$0")/lib.sh"
 
-command -v git >/dev/null || { echo "1..0 # SKIP git missing"; exit 77; }
+command -v git >/dev/null || { echo "1..0 # SKIP git missing"; exit 0; }
 P=$PADDOCK
 fresh_state
 mkdir -p "$T/tmp" "$T/cache" "$T/data" "$T/home"
@@ -25,7 +25,7 @@ backends=
 for b in bwrap landlock; do
 	"$P" doctor 2>/dev/null | grep -q "^$b: works here" && backends="$backends $b"
 done
-[ -n "$backends" ] || { echo "1..0 # SKIP no Linux backend works here"; exit 77; }
+[ -n "$backends" ] || { echo "1..0 # SKIP no Linux backend works here"; exit 0; }
 
 for b in $backends; do
 	W=$T/w-$b
