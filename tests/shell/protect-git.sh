@@ -8,7 +8,7 @@
 # as root, once more as an unprivileged user.
 . "$(dirname "$0")/lib.sh"
 
-command -v git >/dev/null || { echo "1..0 # SKIP git missing"; exit 77; }
+command -v git >/dev/null || { echo "1..0 # SKIP git missing"; exit 0; }
 P=$PADDOCK
 fresh_state
 mkdir -p "$T/tmp" "$T/cache" "$T/data" "$T/home"
@@ -21,7 +21,7 @@ backends=
 for b in bwrap landlock; do
 	"$P" doctor 2>/dev/null | grep -q "^$b: works here" && backends="$backends $b"
 done
-[ -n "$backends" ] || { echo "1..0 # SKIP no Linux backend works here"; exit 77; }
+[ -n "$backends" ] || { echo "1..0 # SKIP no Linux backend works here"; exit 0; }
 
 # A submodule's upstream, and a project with it checked out.
 git init -q "$T/subsrc" && (cd "$T/subsrc" && echo s >s && git add s && git commit -qm s) ||
