@@ -10,5 +10,8 @@ endif
 if BACKEND_BWRAP
 pkglibexec_PROGRAMS = paddock-reap
 paddock_reap_SOURCES = src/run/reap_main.c src/run/reap.c src/run/reap.h
-paddock_reap_LDFLAGS = $(AM_LDFLAGS) $(STATIC_LDFLAGS)
+# Never under the sanitizers: it runs inside the sandbox, whose seccomp filter and
+# pid namespace LeakSanitizer cannot work in (it aborts the command's exit).
+paddock_reap_CFLAGS = $(WARN_CFLAGS) $(HARDEN_CFLAGS)
+paddock_reap_LDFLAGS = $(HARDEN_LDFLAGS) $(STATIC_LDFLAGS)
 endif
