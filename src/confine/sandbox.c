@@ -1175,6 +1175,16 @@ const char *pdk_sandbox_network(const struct pdk_sandbox *sb)
 	return sb->domains_mode && sb->backend->private_network ? "domains" : "off";
 }
 
+/* One line per path: what it is, then the path as a shell word. */
+static void put_paths(FILE *out, const char *what, char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputs(what, out);
+		pdk_fput_shell_word(out, v[i]);
+		fputc('\n', out);
+	}
+}
+
 int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 {
 	if (!sb->backend) {
@@ -1194,36 +1204,21 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 		fprintf(out, "network: allowed domain %s\n", sb->domains[i]);
 	for (size_t i = 0; i < sb->n_notes; i++)
 		fprintf(out, "%s\n", sb->notes[i]);
-	for (size_t i = 0; i < sb->n_missing; i++) {
-		fputs("missing protected path, not held while the run lasts; what the command makes "
-		      "there goes to the trash after it: ", out);
-		pdk_fput_shell_word(out, sb->missing[i]);
-		fputc('\n', out);
-	}
-	for (size_t i = 0; i < sb->n_configs; i++) {
-		fputs("git configuration, writable; put back after the run if the command set in it "
-		      "what makes git run a program: ", out);
-		pdk_fput_shell_word(out, sb->configs[i]);
-		fputc('\n', out);
-	}
-	for (size_t i = 0; i < sb->n_pins; i++) {
-		fputs("submodule's gitdir: file, writable; put back after the run if the command "
-		      "changed it: ", out);
-		pdk_fput_shell_word(out, sb->pins[i]);
-		fputc('\n', out);
-	}
-	for (size_t i = 0; i < sb->n_gitdirs; i++) {
-		fputs("git directory whose new submodules and worktrees are vetted after the run "
-		      "(configuration, hooks, commondir): ", out);
-		pdk_fput_shell_word(out, sb->gitdirs[i]);
-		fputc('\n', out);
-	}
-	for (size_t i = 0; i < sb->n_gitfiles; i++) {
-		fputs("submodule's .git still to be made; after the run it must name a git directory "
-		      "of its repository's: ", out);
-		pdk_fput_shell_word(out, sb->gitfiles[i]);
-		fputc('\n', out);
-	}
+	put_paths(out, "missing protected path, not held while the run lasts; what the command makes "
+		   "there goes to the trash after it: ",
+		  sb->missing, sb->n_missing);
+	put_paths(out, "git configuration, writable; put back after the run if the command set in it "
+		   "what makes git run a program: ",
+		  sb->configs, sb->n_configs);
+	put_paths(out, "submodule's gitdir: file, writable; put back after the run if the command "
+		   "changed it: ",
+		  sb->pins, sb->n_pins);
+	put_paths(out, "git directory whose new submodules and worktrees are vetted after the run "
+		   "(configuration, hooks, commondir): ",
+		  sb->gitdirs, sb->n_gitdirs);
+	put_paths(out, "submodule's .git still to be made; after the run it must name a git directory "
+		   "of its repository's: ",
+		  sb->gitfiles, sb->n_gitfiles);
 	if (!sb->backend->describe)
 		return 0;
 	return sb->backend->describe(sb->state, sb->spec.argv, out);

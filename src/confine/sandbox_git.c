@@ -1,7 +1,6 @@
 /* sandbox_git.c - what git runs code from in a project, kept from the command: the hooks and
  * configuration of a repository, of its submodules and worktrees, and of the git directory a
  * .git file or a commondir names. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -14,6 +13,7 @@
 #include "sandbox.h"
 #include "sandbox_int.h"
 #include "core/util.h"
+#include "vetgit.h"
 
 /* What git runs code from in a git directory: its hooks and configuration, and the common
  * directory named by commondir, whose hooks and configuration then count. */
@@ -101,35 +101,6 @@ static int add_named_gitdir(struct pdk_sandbox *sb, size_t *np, const char *file
 	return common ? add_named_gitdir(sb, np, common, real, depth + 1) : -ENOMEM;
 }
 
-/*
- * The git directories in dir (dir/NAME, where NAME may hold slashes): a directory holding HEAD
- * is one, and its hooks and configuration run code as the main repository's do; its own
- * modules are looked into; others are looked into as NAME's next part, a few levels deep.
- */
-static int scan_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir, int depth)
-{
-	DIR *d = depth <= 4 ? opendir(dir) : NULL;
-	struct dirent *e;
-	int r = 0;
-
-	while (d && r == 0 && (e = readdir(d))) {
-		_cleanup_free_ char *g = NULL, *head = NULL, *mods = NULL;
-		struct stat st;
-
-		if (e->d_name[0] == '.' || !(g = pdk_path_join(dir, e->d_name)) ||
-		    lstat(g, &st) < 0 || !S_ISDIR(st.st_mode) ||
-		    !(head = pdk_path_join(g, "HEAD")) || !(mods = pdk_path_join(g, "modules")))
-			continue;
-		if (lstat(head, &st) < 0)
-			r = scan_gitdirs(sb, np, g, depth + 1);
-		else if ((r = add_git_names(sb, np, g, 0)) == 0)
-			r = scan_gitdirs(sb, np, mods, depth + 1);
-	}
-	if (d)
-		closedir(d);
-	return r;
-}
-
 /* The git directories of the submodules and worktrees of the git directory dir. */
 static int add_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir)
 {
@@ -138,8 +109,12 @@ static int add_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir)
 
 	for (size_t k = 0; r == 0 && k < PDK_ARRAY_SIZE(kinds); k++) {
 		_cleanup_free_ char *sub = pdk_path_join(dir, kinds[k]);
+		_cleanup_strv_ char **found = NULL;
+		size_t n_found = 0;
 
-		r = sub ? scan_gitdirs(sb, np, sub, 1) : -ENOMEM;
+		r = sub ? pdk_vetgit_gitdirs_under(sub, &found, &n_found) : -ENOMEM;
+		for (size_t i = 0; r == 0 && i < n_found; i++)
+			r = add_git_names(sb, np, found[i], 0);
 	}
 	return r;
 }

@@ -21,8 +21,8 @@
 /* The largest configuration or gitdir: file read; a larger one goes. */
 #define TEXT_MAX (1 << 20)
 
-/* As sandbox_git.c looks for them: a directory holding HEAD is a git directory, whose own
- * modules are looked into; any other is looked into as a name's next part, a few deep. */
+/* A directory holding HEAD is a git directory, whose own modules are looked into; any other is
+ * looked into as a name's next part, a few deep. */
 static int scan(const char *dir, int depth, char ***out, size_t *n_out)
 {
 	DIR *d = depth <= 4 ? opendir(dir) : NULL;
@@ -45,6 +45,11 @@ static int scan(const char *dir, int depth, char ***out, size_t *n_out)
 	if (d)
 		closedir(d);
 	return r;
+}
+
+int pdk_vetgit_gitdirs_under(const char *dir, char ***out, size_t *n_out)
+{
+	return scan(dir, 1, out, n_out);
 }
 
 /* The text of the file at path, not through a final symlink; NULL when it cannot be read. */

@@ -14,6 +14,10 @@
  */
 int pdk_vetgit_scan(char *const *gitdirs, size_t n, char ***out, size_t *n_out);
 
+/* The git directories in dir (dir/NAME, where NAME may hold slashes, a few levels deep) and in
+ * their own modules, in that order, onto *out (*n_out of them). 0 or -ENOMEM. */
+int pdk_vetgit_gitdirs_under(const char *dir, char ***out, size_t *n_out);
+
 /*
  * After the run. In each git directory of gitdirs' modules and worktrees that is not one of
  * known: a configuration (config, config.worktree) with a setting that makes git run a

@@ -247,35 +247,34 @@ static int judge_find(struct ctx *x, const struct origin *o, const struct pdk_pw
 	return execs ? 0 : emit(x, o, w, n, flags);
 }
 
+int pdk_policy_shell_option(const char *s, bool literal, bool *has_c)
+{
+	int arg = 0;
+
+	if (!strcmp(s, "--") || !strcmp(s, "-"))
+		return -1;
+	if ((s[0] != '-' && s[0] != '+') || !s[1] || !literal)
+		return 0;
+	if (s[1] == '-')
+		return !strcmp(s, "--rcfile") || !strcmp(s, "--init-file") ? 2 : 1;
+	for (const char *c = s + 1; *c; c++) {
+		*has_c |= *c == 'c';
+		arg |= *c == 'o' || *c == 'O';
+	}
+	return 1 + arg;
+}
+
 /* bash/dash/sh/zsh: the -c script, a script file, or commands from stdin. */
 static int judge_shell(struct ctx *x, const struct origin *o, const struct pdk_pword *w, size_t n)
 {
 	bool has_c = false;
 	size_t i = 1;
 
-	while (i < n) {
-		const char *s = w[i].s;
-
-		if (!strcmp(s, "--") || !strcmp(s, "-")) {
-			i++;
+	for (int k; i < n; i += (size_t)k)
+		if ((k = pdk_policy_shell_option(w[i].s, !(w[i].flags & NONLITERAL), &has_c)) <= 0) {
+			i += k < 0;
 			break;
 		}
-		if ((s[0] == '-' || s[0] == '+') && s[1] && !(w[i].flags & NONLITERAL)) {
-			bool arg = false;
-
-			if (s[1] == '-') {
-				arg = !strcmp(s, "--rcfile") || !strcmp(s, "--init-file");
-			} else {
-				for (const char *c = s + 1; *c; c++) {
-					has_c |= *c == 'c';
-					arg |= *c == 'o' || *c == 'O';
-				}
-			}
-			i += arg ? 2 : 1;
-			continue;
-		}
-		break;
-	}
 	if (has_c) {
 		if (i >= n)
 			return refuse(x, o, w, "sh-c",

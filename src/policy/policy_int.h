@@ -110,6 +110,11 @@ bool pdk_policy_is_assignment_name(const char *s, size_t len);
 int pdk_policy_argv_first(char *const *argv, size_t argc, const char *cwd, char **ret_msg,
 			  const char **ret_rule);
 bool pdk_policy_is_shell(const char *prog);
+/* One word of a shell's (bash, dash, sh, zsh) options before its script: how many words it
+ * takes (1, or 2 with the argument of -o, -O, --rcfile, --init-file), 0 when the options ended
+ * before it, -1 when it ends them itself ("--", "-"). Sets *has_c on -c. A word that is not
+ * literal is never an option. */
+int pdk_policy_shell_option(const char *s, bool literal, bool *has_c);
 
 /* policy_data.c: the shipped tables. */
 struct pdk_shipped_rule {

@@ -114,29 +114,11 @@ static int walk_shell(struct rctx *x, const struct rword *w, size_t n, unsigned 
 	bool has_c = false;
 	size_t i = 1;
 
-	while (i < n) {
-		const char *s = w[i].s;
-
-		if (!strcmp(s, "--") || !strcmp(s, "-")) {
-			i++;
+	for (int k; i < n; i += (size_t)k)
+		if ((k = pdk_policy_shell_option(w[i].s, !(w[i].flags & NONLITERAL), &has_c)) <= 0) {
+			i += k < 0;
 			break;
 		}
-		if ((s[0] == '-' || s[0] == '+') && s[1] && !(w[i].flags & NONLITERAL)) {
-			bool arg = false;
-
-			if (s[1] == '-') {
-				arg = !strcmp(s, "--rcfile") || !strcmp(s, "--init-file");
-			} else {
-				for (const char *c = s + 1; *c; c++) {
-					has_c |= *c == 'c';
-					arg |= *c == 'o' || *c == 'O';
-				}
-			}
-			i += arg ? 2 : 1;
-			continue;
-		}
-		break;
-	}
 	return has_c && i < n ? nested(x, &w[i], depth + 1) : 0;
 }
 
