@@ -2,14 +2,14 @@
 # test-all.sh - every test paddock has: the suite (gcc), the field suite (real
 # projects fetched at test time), make distcheck with the suite built by clang
 # under AddressSanitizer and UndefinedBehaviorSanitizer, the macOS cross-build,
-# and each libFuzzer target for FUZZ_SECONDS (30) from its corpus.
+# and each libFuzzer target for FUZZ_SECONDS (60) from its corpus.
 set -eu
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-
 t0=$(date +%s)
 # Each step says when it starts, in seconds since the first.
 step() { echo "== [$(($(date +%s) - t0)) s] $*"; }
+step "setup"
+scripts/setup.sh
 fail() { cat tests/*/*.log 2>/dev/null | tail -200; exit 1; }
 
 step "make check (gcc, warnings are errors)"
@@ -38,7 +38,6 @@ for arch in aarch64:arm64 x86_64:x86_64; do
 	esac
 done
 
-step "fuzzing, ${FUZZ_SECONDS:=30} s a target"
-export FUZZ_SECONDS
+step "fuzzing, ${FUZZ_SECONDS:-60} s a target, one a core at a time"
 tests/fuzz/run.sh
 step "all tests passed"

@@ -4,7 +4,8 @@
 # tests/fuzz/corpus/TARGET/. Run from the build directory; a crash, a leak, a
 # hang or a broken promise fails the run and leaves the input in
 # fuzz-artifacts/TARGET/: add it to the corpus once fixed, as a regression.
-# FUZZ_TARGETS (e.g. "config render") picks some targets only.
+# FUZZ_TARGETS (e.g. "config render") picks some targets only; FUZZ_JOBS (the
+# number of cores) run at once.
 set -eu
 srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 seconds=${FUZZ_SECONDS:-60}
@@ -14,10 +15,12 @@ make fuzz >fuzz-build.log 2>&1 || { tail -50 fuzz-build.log; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pdk-fuzz-run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-failed=
-for t in $targets; do
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+
+# One target, its verdict on standard output and its record in $work/$t.result.
+fuzz_one() {
+	t=$1
 	seeds=$srcdir/tests/fuzz/corpus/$t
-	[ -d "$seeds" ] || { echo "fuzz: no corpus for $t at $seeds" >&2; exit 1; }
 	mkdir -p "$work/$t" "fuzz-artifacts/$t"
 	# The new inputs go to a scratch corpus; the seeds are only read.
 	if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -28,13 +31,32 @@ for t in $targets; do
 		cov=$(grep -o 'cov: [0-9]*' "$work/$t.log" | tail -1)
 		echo "fuzz $t: ${runs:-?} executions in ${seconds} s, $cov, no crash"
 	else
-		echo "fuzz $t: FAILED" >&2
-		grep -v '^#[0-9]' "$work/$t.log" | tail -60 >&2
-		for f in "fuzz-artifacts/$t"/*; do
-			[ -f "$f" ] && { echo "input $f (base64):" >&2; base64 "$f" | head -40 >&2; }
-		done
-		failed="$failed $t"
+		{
+			echo "fuzz $t: FAILED"
+			grep -v '^#[0-9]' "$work/$t.log" | tail -60
+			for f in "fuzz-artifacts/$t"/*; do
+				[ -f "$f" ] && { echo "input $f (base64):"; base64 "$f" | head -40; }
+			done
+		} >&2
+		echo "$t" >"$work/$t.failed"
+	fi
+}
+
+for t in $targets; do
+	[ -d "$srcdir/tests/fuzz/corpus/$t" ] || { echo "fuzz: no corpus for $t at $srcdir/tests/fuzz/corpus/$t" >&2; exit 1; }
+done
+# FUZZ_JOBS targets at a time (one a core by default): each still gets its own
+# FUZZ_SECONDS of one core.
+n=0
+for t in $targets; do
+	fuzz_one "$t" &
+	n=$((n + 1))
+	if [ $n -ge "$jobs" ]; then
+		wait
+		n=0
 	fi
 done
-[ -z "$failed" ] || { echo "fuzz: failed:$failed" >&2; exit 1; }
+wait
+failed=$(cat "$work"/*.failed 2>/dev/null | tr '\n' ' ')
+[ -z "$failed" ] || { echo "fuzz: failed: $failed" >&2; exit 1; }
 echo "fuzz: all targets ran clean"
