@@ -43,7 +43,10 @@
 	"\"workingDirectory\":{\"type\":\"string\",\"description\":\"Run it here instead of "     \
 	"the current directory; what it may write does not change\"},"                           \
 	"\"outsideSandbox\":{\"type\":\"boolean\",\"description\":\"Ask the person to let this "  \
-	"one call run unconfined; only when confinement is what stops it\"}},"                    \
+	"one call run unconfined; only when confinement is what stops it\"},"                     \
+	"\"allowGitHooks\":{\"type\":\"boolean\",\"description\":\"Ask the person to let this "   \
+	"call install git hooks (.git/hooks, core.hooksPath), as a hook manager's install step "  \
+	"does; they run later outside the sandbox\"}},"                                          \
 	"\"required\":[\"argv\"],\"additionalProperties\":false}},"                              \
 	"{\"name\":\"recall_output\",\"title\":\"Read held-back output\","                         \
 	"\"description\":\"Read more of a command's output that a run_command result held back, "\

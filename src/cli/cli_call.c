@@ -286,8 +286,9 @@ static bool in_strv(const struct pdk_strv *sv, const char *p)
 }
 
 /* Every widening is named in the question: each -w path, a --root other
- * than the launch directory (or one inside it), and a configuration that
- * widens when it came from --config or lies inside a writable root. */
+ * than the launch directory (or one inside it), --allow-git-hooks, and a
+ * configuration that widens when it came from --config or lies inside a
+ * writable root. */
 static int widenings(struct pdk_cli_call *c)
 {
 	_cleanup_free_ char *launch = getcwd(NULL, 0), *what = NULL;
@@ -311,6 +312,10 @@ static int widenings(struct pdk_cli_call *c)
 				r = pdk_strv_push(&c->password, root);
 		}
 	}
+	/* Hooks the user's own git runs later, outside the sandbox: asked every time it is not
+	 * remembered, and remembered for this widening only. */
+	if (r == 0 && c->o.allow_git_hooks && !c->o.no_sandbox)
+		r = pdk_strv_push(&c->widen, PDK_WIDEN_GIT_HOOKS);
 	if (r < 0 || !(what = config_widenings(&c->cfg)))
 		return r < 0 ? r : -ENOMEM;
 	if (!*what)

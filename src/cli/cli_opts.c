@@ -81,6 +81,7 @@ enum {
 	OPT_YES,
 	OPT_OUTSIDE_SANDBOX,
 	OPT_ALLOW_DOMAIN,
+	OPT_ALLOW_GIT_HOOKS,
 };
 
 static const struct option run_options[] = {
@@ -98,6 +99,7 @@ static const struct option run_options[] = {
 	{"yes", no_argument, NULL, OPT_YES},
 	{"outside-sandbox", no_argument, NULL, OPT_OUTSIDE_SANDBOX},
 	{"allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN},
+	{"allow-git-hooks", no_argument, NULL, OPT_ALLOW_GIT_HOOKS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -170,6 +172,9 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 		case OPT_OUTSIDE_SANDBOX:
 			o.outside_sandbox = true;
 			break;
+		case OPT_ALLOW_GIT_HOOKS:
+			o.allow_git_hooks = true;
+			break;
 		case OPT_ALLOW_DOMAIN: {
 			const char **d;
 
@@ -236,8 +241,10 @@ void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cf
 	if (!cfg->sandbox_enabled)
 		o->no_sandbox = true;
 	/* Unconfined already: nothing to ask to leave. */
-	if (o->no_sandbox)
+	if (o->no_sandbox) {
 		o->outside_sandbox = false;
+		o->allow_git_hooks = false;
+	}
 }
 
 void pdk_request_release(struct pdk_request *o)

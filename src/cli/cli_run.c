@@ -41,6 +41,7 @@ static const char run_usage[] =
 	"  -w, --write PATH       also let the command write under PATH\n"
 	"  -n, --network          let the command reach the network\n"
 	"      --allow-domain D   let it reach domain D only, through paddock's proxy (repeatable)\n"
+	"      --allow-git-hooks  let it install git hooks (a hook manager's install step; asked)\n"
 	"      --root DIR         the writable project directory (default: the current one)\n"
 	"      --backend NAME     confine with this backend (see 'paddock doctor')\n"
 	"      --print-profile    print the confinement that would apply, run nothing\n"

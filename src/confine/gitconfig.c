@@ -251,7 +251,7 @@ int pdk_gitconfig_risky(const char *text, size_t len, char ***ret, size_t *ret_n
 }
 
 int pdk_gitconfig_added(const char *before, size_t before_len, const char *after,
-			size_t after_len, char **ret_first)
+			size_t after_len, const char *allowed, char **ret_first)
 {
 	char **a = NULL, **b = NULL;
 	size_t na = 0, nb = 0;
@@ -265,7 +265,9 @@ int pdk_gitconfig_added(const char *before, size_t before_len, const char *after
 		nb = 0;
 	r = 0;
 	for (size_t i = 0; i < na && r == 0; i++) {
-		bool found = false;
+		size_t name_len = strcspn(a[i], "=");
+		bool found = allowed && strlen(allowed) == name_len &&
+			     !strncmp(a[i], allowed, name_len);
 
 		for (size_t j = 0; j < nb && !found; j++)
 			if (b[j] && !strcmp(a[i], b[j])) {

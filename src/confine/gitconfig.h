@@ -15,10 +15,11 @@ int pdk_gitconfig_risky(const char *text, size_t len, char ***ret, size_t *ret_n
 
 /*
  * Does after hold a risky setting that before does not (each setting of before answers for
- * one of after)? 1 with the first one's name in *ret_first (the caller frees it), 0 when none,
- * -EINVAL when after cannot be read as a configuration, -ENOMEM.
+ * one of after)? A setting named allowed (lower case, NULL: none) does not count. 1 with the
+ * first one's name in *ret_first (the caller frees it), 0 when none, -EINVAL when after cannot
+ * be read as a configuration, -ENOMEM.
  */
 int pdk_gitconfig_added(const char *before, size_t before_len, const char *after,
-			size_t after_len, char **ret_first);
+			size_t after_len, const char *allowed, char **ret_first);
 
 #endif

@@ -695,7 +695,8 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	if (r < 0)
 		return r;
 	for (const char *const *p = protected_names; *p; p++)
-		if ((r = add_protected(sb, &np, named, *p)) < 0)
+		if (!(sb->allow_hooks && !strcmp(*p, ".git/hooks")) &&
+		    (r = add_protected(sb, &np, named, *p)) < 0)
 			return r;
 	for (size_t i = 0; cfg && i < cfg->protected_paths.n; i++)
 		if ((r = add_protected(sb, &np, named, cfg->protected_paths.v[i])) < 0)
@@ -895,8 +896,11 @@ static int add_missing(struct pdk_sandbox *sb)
 		if (lstat(parent, &st) == 0 && S_ISDIR(st.st_mode))
 			r = pdk_strv_append(&sb->missing, &sb->n_missing, strdup(p));
 	}
-	/* And those that runs going on now found missing in these roots. */
-	return r < 0 ? r : pdk_vet_adopt(sb->roots, sb->policy.n_roots, &sb->missing, &sb->n_missing);
+	/* And those that runs going on now found missing in these roots (but for git's hooks,
+	 * when this call may install them). */
+	return r < 0 ? r
+		     : pdk_vet_adopt(sb->roots, sb->policy.n_roots, sb->allow_hooks ? "hooks" : NULL,
+				     &sb->missing, &sb->n_missing);
 }
 
 static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, size_t why_len)
@@ -977,6 +981,7 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	sb->spec.envp = env;
 	sb->spec.cwd = req->cwd;
 	sb->spec.timeout = req->timeout;
+	sb->allow_hooks = req->allow_git_hooks;
 	if (req->cwd && !realpath(req->cwd, cwd_real)) {
 		snprintf(why, why_len, "--cwd %s: %s", req->cwd, strerror(errno));
 		return -EINVAL;
@@ -1105,8 +1110,9 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	/* What is missing is written down before the command starts, for the guardian to
 	 * finish with if paddock dies; the journal stays through a second backend's run. */
 	if (sb->backend && !sb->vetting) {
-		struct pdk_vet_git git = {sb->pins,    sb->n_pins,     sb->gitdirs,
-					  sb->n_gitdirs, sb->gitfiles, sb->n_gitfiles};
+		struct pdk_vet_git git = {sb->pins,	 sb->n_pins,	 sb->gitdirs,
+					  sb->n_gitdirs, sb->gitfiles, sb->n_gitfiles,
+					  sb->allow_hooks};
 
 		if ((r = pdk_vet_begin(&sb->vet, sb->policy.roots, sb->policy.n_roots, sb->missing,
 				       sb->n_missing, sb->configs, sb->n_configs, &git)) < 0)
@@ -1210,6 +1216,9 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 	put_paths(out, "git configuration, writable; put back after the run if the command set in it "
 		   "what makes git run a program: ",
 		  sb->configs, sb->n_configs);
+	if (sb->allow_hooks)
+		fprintf(out, "git hooks: writable, and kept after the run, with core.hooksPath "
+			     "(--allow-git-hooks)\n");
 	put_paths(out, "submodule's gitdir: file, writable; put back after the run if the command "
 		   "changed it: ",
 		  sb->pins, sb->n_pins);

@@ -62,6 +62,7 @@ struct pdk_sandbox {
 	size_t n_pins, n_gitdirs, n_gitfiles;
 	struct pdk_vet vet;	       /* this run's journal of them, from pdk_sandbox_run on */
 	bool vetting;
+	bool allow_hooks;	       /* --allow-git-hooks: git hooks and core.hooksPath writable */
 	char *sweep_note;	       /* what a killed earlier run had left, swept at set-up */
 };
 

@@ -29,8 +29,13 @@ static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, si
 	int r = 0;
 
 	for (size_t i = first; r == 0 && i < PDK_ARRAY_SIZE(gitdir_names); i++) {
-		char *p = pdk_path_join(dir, gitdir_names[i]);
+		char *p;
 		struct stat st;
+
+		/* --allow-git-hooks: the call was approved to install them. */
+		if (sb->allow_hooks && !strcmp(gitdir_names[i], "hooks"))
+			continue;
+		p = pdk_path_join(dir, gitdir_names[i]);
 
 		/* A configuration stays writable, for user.email, a remote or an upstream, and
 		 * is vetted after the run (vet.h); hooks and a commondir are held. */

@@ -96,7 +96,7 @@ static int restore(int dfd, const char *name, const char *text, size_t len, mode
  * as a clause, onto *f.
  */
 static int vet_config(char *const *roots, size_t n_roots, const struct pdk_vet_config *c,
-		      FILE **f, char **buf, size_t *size)
+		      bool allow_hooks, FILE **f, char **buf, size_t *size)
 {
 	_cleanup_free_ char *now = NULL, *first = NULL, *trashed = NULL;
 	const char *name;
@@ -121,7 +121,9 @@ static int vet_config(char *const *roots, size_t n_roots, const struct pdk_vet_c
 			return 0;
 		if (len == c->len && !memcmp(now, c->before, len))
 			return 0;
-		r = c->pinned ? 2 : pdk_gitconfig_added(c->before, c->len, now, len, &first);
+		r = c->pinned ? 2
+			      : pdk_gitconfig_added(c->before, c->len, now, len,
+						    allow_hooks ? "core.hookspath" : NULL, &first);
 		if (r == -ENOMEM)
 			return r;
 		if (r == 0)
@@ -168,7 +170,8 @@ static int undo(const struct pdk_vet *v, char **ret_made, char **ret_configs)
 
 	r = undo_made(v->roots, v->n_roots, v->missing, v->n_missing, &mf, &mbuf, &msize);
 	for (size_t i = 0; r == 0 && i < v->n_configs; i++)
-		r = vet_config(v->roots, v->n_roots, &v->configs[i], &cf, &cbuf, &csize);
+		r = vet_config(v->roots, v->n_roots, &v->configs[i], v->allow_hooks, &cf, &cbuf,
+			       &csize);
 	_cleanup_free_ char **pins = calloc(v->n_configs + 1, sizeof(char *));
 	size_t n_pins = 0;
 	if (!pins)
@@ -306,6 +309,8 @@ static int parse(int fd, struct pdk_vet *v, char **ret_path)
 	for (char *line = text + 14, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
 		size_t l = (size_t)(nl - line);
 
+		if (l == 7 && !memcmp(line, "A\thooks", 7))
+			v->allow_hooks = true;
 		if (l < 3 || line[1] != '\t' || line[2] != '/')
 			continue;
 		if (line[0] == 'R')
@@ -365,7 +370,8 @@ int pdk_vet_finish_fd(int fd)
 	return finish(fd, &note);
 }
 
-int pdk_vet_adopt(char *const *roots, size_t n_roots, char ***missing, size_t *n)
+int pdk_vet_adopt(char *const *roots, size_t n_roots, const char *skip, char ***missing,
+		  size_t *n)
 {
 	_cleanup_free_ char *dir = NULL;
 	DIR *d;
@@ -387,8 +393,11 @@ int pdk_vet_adopt(char *const *roots, size_t n_roots, char ***missing, size_t *n
 			continue;
 		if (parse(fd, &other, &path) == 0)
 			for (size_t i = 0; r == 0 && i < other.n_missing; i++) {
-				const char *m = other.missing[i];
+				const char *m = other.missing[i], *base = strrchr(m, '/');
 				bool inside = false;
+
+				if (skip && base && !strcmp(base + 1, skip))
+					continue;
 
 				for (size_t k = 0; k < n_roots && !inside; k++)
 					inside = pdk_path_under(m, roots[k]) && strcmp(m, roots[k]);
@@ -524,7 +533,7 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 	FILE *f;
 	int r = 0;
 
-	*v = (struct pdk_vet){.fd = -1};
+	*v = (struct pdk_vet){.fd = -1, .allow_hooks = git && git->allow_hooks};
 	for (size_t i = 0; r == 0 && i < n_roots; i++)
 		r = push(&v->roots, &v->n_roots, roots[i], strlen(roots[i]));
 	for (size_t i = 0; r == 0 && i < n; i++)
@@ -565,6 +574,8 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 		fprintf(f, "K\t%s\n", v->known[i]);
 	for (size_t i = 0; i < v->n_gitfiles; i++)
 		fprintf(f, "S\t%s\n", v->gitfiles[i]);
+	if (v->allow_hooks)
+		fprintf(f, "A\thooks\n");
 	if (fclose(f) == EOF)
 		return -ENOMEM;
 	/* Made, locked, then written (the copies first): a sweep that finds it in between sees

@@ -26,6 +26,7 @@ struct pdk_vet {
 	size_t n_known;
 	char **gitfiles; /* owned: a submodule's .git, missing before, which the run may make */
 	size_t n_gitfiles;
+	bool allow_hooks; /* --allow-git-hooks: core.hooksPath stays (journal: "A\thooks") */
 };
 
 /* What a run's git may make that git would later run code from, beyond missing paths and
@@ -39,6 +40,7 @@ struct pdk_vet_git {
 	size_t n_gitdirs;
 	char *const *gitfiles;
 	size_t n_gitfiles;
+	bool allow_hooks; /* --allow-git-hooks: the run may install hooks and set core.hooksPath */
 };
 
 /* A git configuration the command may write, vetted after the run: what it was. */
@@ -62,9 +64,11 @@ int pdk_vet_sweep(char **ret_note);
  * onto *missing (*n of them) unless there already: what is at them now was made while those
  * runs lasted, perhaps by their commands, and this run must not take it for the user's. Under
  * Landlock, which does not hold what exists, this run's command could otherwise write there
- * after the earlier run has cleaned up. 0 or -ENOMEM.
+ * after the earlier run has cleaned up. Those named skip (a last component; NULL: none) are
+ * left out: this run may make them. 0 or -ENOMEM.
  */
-int pdk_vet_adopt(char *const *roots, size_t n_roots, char ***missing, size_t *n);
+int pdk_vet_adopt(char *const *roots, size_t n_roots, const char *skip, char ***missing,
+		  size_t *n);
 
 /*
  * Before the run: write down the n missing paths (absolute, no newline), the n_configs git

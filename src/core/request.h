@@ -6,6 +6,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* --allow-git-hooks as the question names it (raised: ...), and as a session approval
+ * remembers it. */
+#define PDK_WIDEN_GIT_HOOKS                                                                        \
+	"installs git hooks: writes .git/hooks and core.hooksPath, which your own git runs "     \
+	"later, outside the sandbox (--allow-git-hooks)"
+
 struct pdk_request {
 	char **argv;            /* the program and its arguments (borrowed) */
 	double timeout;         /* seconds, after clamping to timeout_cap */
@@ -16,6 +22,7 @@ struct pdk_request {
 	bool json;
 	bool no_sandbox;        /* a person turned confinement off */
 	bool outside_sandbox;   /* ask a person to run this one call unconfined */
+	bool allow_git_hooks;   /* let it write git hooks and core.hooksPath (asked) */
 	bool yes;               /* --yes: approve what the confirm gate would ask */
 	bool network;
 	bool print_profile;
