@@ -7,13 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "seatbelt.h"
 #include "confine/confine.h"
 #include "core/fmt.h"
+#include "core/path.h"
 #include "core/util.h"
 
 extern char **environ;
@@ -156,21 +161,52 @@ static const char profile_devices[] =
 	"    (regex #\"^/dev/ttys[0-9]+$\")\n"
 	"    (extension \"com.apple.sandbox.pty\")))\n";
 
+/*
+ * The network, in the three modes of the policy. Seatbelt filters a socket's
+ * address, not who made the listener: loopback is the host's loopback, and
+ * "localhost:*" reaches a service the host runs there as well as the run's
+ * own (paddock(1) says so). No mode opens the host's unix sockets: only
+ * socket() and socketpair() for them, and the paths named one by one.
+ */
+static const char profile_net_sockets[] =
+	"; sockets: made freely; what they may reach follows\n"
+	"(allow system-socket (socket-domain AF_UNIX))\n"
+	"(allow system-socket (socket-domain AF_INET))\n"
+	"(allow system-socket (socket-domain AF_INET6))\n";
+
+static const char profile_net_loopback[] =
+	"; loopback: a test suite's own server binds, listens and is reached\n"
+	"(allow network-bind (local ip \"localhost:*\"))\n"
+	"(allow network-inbound (local ip \"localhost:*\"))\n"
+	"(allow network-outbound (remote ip \"localhost:*\"))\n";
+
 static const char profile_net_off[] =
 	"\n"
-	"; network off: no IP sockets, no bind or connect. Unix sockets: socket()\n"
-	"; and socketpair() work, bind and connect do not: SBPL cannot tell a\n"
-	"; socket this command created from an outside listener that sits under\n"
-	"; a writable root too (ssh-agent, tmux and editor sockets in the temp\n"
-	"; directories).\n"
-	"(allow system-socket (socket-domain AF_UNIX))\n"
-	"(deny network*)\n";
+	"; network off: loopback only; no other address, no name resolution,\n"
+	"; no host unix socket\n";
+
+static const char profile_net_domains[] =
+	"\n"
+	"; network domains: loopback, and paddock's proxy, which runs outside\n"
+	"; the sandbox on this loopback port and reaches the allowed domains\n"
+	"; itself; no other address, no name resolution, no host unix socket\n";
+
+static const char profile_net_proxy[] =
+	"; the proxy: inside the loopback rule above, and named on its own as\n"
+	"; the one port this mode must reach\n"
+	"(allow network-outbound\n"
+	"  (remote ip (string-append \"localhost:\" (param \"PROXY_PORT\"))))\n";
 
 static const char profile_net_on[] =
 	"\n"
-	"; network on: every socket, and the services name resolution and TLS\n"
-	"; certificate checks use\n"
-	"(allow network*)\n"
+	"; network on: every IP address, and the services name resolution and\n"
+	"; TLS certificate checks use; still no host unix socket but the\n"
+	"; resolver's\n"
+	"(allow network-bind (local ip))\n"
+	"(allow network-inbound (local ip))\n"
+	"(allow network-outbound (remote ip))\n"
+	"(allow network-outbound\n"
+	"  (remote unix-socket (path-literal \"/private/var/run/mDNSResponder\")))\n"
 	"(allow system-socket)\n"
 	"(allow mach-lookup\n"
 	"  (global-name \"com.apple.SystemConfiguration.DNSConfiguration\")\n"
@@ -321,8 +357,9 @@ static void emit_rule(FILE *f, const char *rule, const char *name, size_t n, boo
 	fputs(")\n", f);
 }
 
-static void write_profile(FILE *f, const struct pdk_confine *policy, const struct pdk_strv *roots,
-			 const struct pdk_strv *protect, const struct pdk_strv *parents)
+static void write_profile(FILE *f, const struct pdk_confine *policy, unsigned proxy_port,
+			  const struct pdk_strv *roots, const struct pdk_strv *protect,
+			  const struct pdk_strv *parents)
 {
 	fputs(profile_head, f);
 	fputs(profile_sysctl, f);
@@ -338,7 +375,15 @@ static void write_profile(FILE *f, const struct pdk_confine *policy, const struc
 		fputs(")\n", f);
 	}
 
-	fputs(policy->network ? profile_net_on : profile_net_off, f);
+	if (policy->network) {
+		fputs(profile_net_on, f);
+	} else {
+		fputs(proxy_port ? profile_net_domains : profile_net_off, f);
+		fputs(profile_net_sockets, f);
+		fputs(profile_net_loopback, f);
+		if (proxy_port)
+			fputs(profile_net_proxy, f);
+	}
 
 	if (protect->n > 0) {
 		fputs("\n; protected paths stay read-only inside the writable roots;\n"
@@ -357,17 +402,20 @@ static void write_profile(FILE *f, const struct pdk_confine *policy, const struc
 	}
 }
 
-int pdk_seatbelt_profile(const struct pdk_confine *policy, char **ret_profile,
-			 char ***ret_params)
+int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seatbelt_run *run,
+			 char **ret_profile, char ***ret_params)
 {
 	struct pdk_strv roots = { 0 }, protect = { 0 }, parents = { 0 }, params = { 0 };
+	bool domains = policy && !policy->network && policy->n_domains > 0;
+	unsigned proxy_port = domains && run ? run->proxy_port : 0;
 	char *text = NULL;
 	size_t text_len = 0;
 	FILE *f;
 	int r = 0;
 
 	if (!policy || !ret_profile || !ret_params || (policy->n_roots && !policy->roots) ||
-	    (policy->n_protect && !policy->protect))
+	    (policy->n_protect && !policy->protect) || (domains && !proxy_port) ||
+	    proxy_port > 65535)
 		return -EINVAL;
 
 	for (size_t i = 0; i < policy->n_roots && r >= 0; i++) {
@@ -402,6 +450,12 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, char **ret_profile,
 		r = pdk_strv_take(&params, param("PROTECTED", i, protect.v[i]));
 	for (size_t i = 0; i < parents.n && r >= 0; i++)
 		r = pdk_strv_take(&params, param("PROTECTED_PARENT", i, parents.v[i]));
+	if (r >= 0 && proxy_port) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "PROXY_PORT=%u", proxy_port);
+		r = pdk_strv_take(&params, strdup(p));
+	}
 	if (r >= 0 && !params.v) {
 		params.v = calloc(1, sizeof(*params.v)); /* no roots, nothing protected */
 		if (!params.v)
@@ -415,7 +469,7 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, char **ret_profile,
 		r = -ENOMEM;
 		goto out;
 	}
-	write_profile(f, policy, &roots, &protect, &parents);
+	write_profile(f, policy, proxy_port, &roots, &protect, &parents);
 	if (ferror(f))
 		r = -ENOMEM;
 	if (fclose(f) != 0 && r >= 0)
@@ -440,6 +494,7 @@ out:
 struct seatbelt_state {
 	char *profile;
 	char **params;
+	char **env; /* the proxy's variables in the domains mode, else NULL */
 };
 
 static void seatbelt_release(void *state)
@@ -450,24 +505,112 @@ static void seatbelt_release(void *state)
 		return;
 	free(s->profile);
 	pdk_strv_freep(&s->params);
+	pdk_strv_freep(&s->env);
 	free(s);
+}
+
+/*
+ * The domains mode: paddock's proxy serves outside the sandbox, on a loopback
+ * port the profile lets the command reach. The listener is made here, in
+ * paddock, and handed to the proxy over the policy's control socket, as the
+ * sandbox side does under bwrap; its port goes to the profile as PROXY_PORT
+ * and to the command's proxy variables.
+ */
+static int proxy_listen(int ctl, unsigned *ret_port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { "L", 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	int fd, r = 0;
+
+	if (ctl < 0)
+		return -EBADF;
+	fd = pdk_socket_cloexec(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return fd;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 128) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen) < 0)
+		r = -errno;
+	if (r == 0) {
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+		if (sendmsg(ctl, &msg, 0) != 1)
+			r = -errno;
+	}
+	close(fd);
+	if (r == 0)
+		*ret_port = ntohs(a.sin_port);
+	return r;
+}
+
+/* The variables curl, git, npm, pip, cargo and go read, pointing at port. */
+static int proxy_env(unsigned port, char ***ret)
+{
+	static const char *const http_vars[] = { "http_proxy", "HTTP_PROXY", "https_proxy",
+						 "HTTPS_PROXY" };
+	struct pdk_strv env = { 0 };
+	char buf[64];
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < PDK_ARRAY_SIZE(http_vars); i++) {
+		snprintf(buf, sizeof(buf), "%s=http://127.0.0.1:%u", http_vars[i], port);
+		r = pdk_strv_take(&env, strdup(buf));
+	}
+	for (size_t i = 0; r >= 0 && i < 2; i++) {
+		snprintf(buf, sizeof(buf), "%s=socks5h://127.0.0.1:%u", i ? "ALL_PROXY" : "all_proxy",
+			 port);
+		r = pdk_strv_take(&env, strdup(buf));
+	}
+	if (r >= 0)
+		r = pdk_strv_take(&env, strdup("no_proxy=localhost,127.0.0.1,::1"));
+	if (r >= 0)
+		r = pdk_strv_take(&env, strdup("NO_PROXY=localhost,127.0.0.1,::1"));
+	if (r < 0) {
+		pdk_strv_release(&env);
+		return r;
+	}
+	*ret = env.v;
+	return 0;
 }
 
 static int seatbelt_prepare(const struct pdk_confine *policy, void **ret_state)
 {
+	struct pdk_seatbelt_run run = { 0 };
 	struct seatbelt_state *s;
-	int r;
+	int r = 0;
 
+	if (!policy)
+		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	r = pdk_seatbelt_profile(policy, &s->profile, &s->params);
+	if (!policy->network && policy->n_domains > 0) {
+		r = proxy_listen(policy->proxy_fd, &run.proxy_port);
+		if (r >= 0)
+			r = proxy_env(run.proxy_port, &s->env);
+	}
+	if (r >= 0)
+		r = pdk_seatbelt_profile(policy, &run, &s->profile, &s->params);
 	if (r < 0) {
+		pdk_strv_freep(&s->env);
 		free(s);
 		return r;
 	}
 	*ret_state = s;
 	return 0;
+}
+
+static char *const *seatbelt_env(void *state)
+{
+	struct seatbelt_state *s = state;
+
+	return s ? s->env : NULL;
 }
 
 static int seatbelt_wrap_argv(void *state, char *const *argv, char ***ret_argv)
@@ -584,4 +727,6 @@ const struct pdk_backend pdk_backend_seatbelt = {
 	.enter = NULL,
 	.release = seatbelt_release,
 	.describe = seatbelt_describe,
+	.env = seatbelt_env,
+	.proxy_on_loopback = true,
 };

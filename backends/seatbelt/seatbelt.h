@@ -11,8 +11,17 @@
  * PATH would otherwise decide what confines the command. */
 #define PDK_SEATBELT_EXEC "/usr/bin/sandbox-exec"
 
+/* What one run adds to the policy's profile. */
+struct pdk_seatbelt_run {
+	/* The domains mode (network off, domains listed): the loopback port of
+	 * paddock's proxy, passed as -D PROXY_PORT. Required in that mode,
+	 * ignored in the others. */
+	unsigned proxy_port;
+};
+
 /*
- * Builds the SBPL profile for policy. Each root and protected path is
+ * Builds the SBPL profile for policy, with run's additions (run may be NULL
+ * outside the domains mode). Each root and protected path is
  * referenced as (param "NAME") and its value comes back in ret_params as
  * "NAME=VALUE" strings (NULL-terminated), to be given to sandbox-exec as
  * -D NAME=VALUE; only the case-insensitive regex of each protected path
@@ -20,12 +29,12 @@
  * character has none, and keeps the exact rules alone). Paths must be absolute and
  * canonical (no empty, "." or ".." component); trailing slashes are dropped,
  * since Seatbelt's subpath does not match them. Returns 0, -EINVAL for a
- * path that is not, or -ENOMEM. On success the caller frees *ret_profile
- * with free() and *ret_params with each string and the array; on failure
- * neither is touched.
+ * path that is not or for the domains mode without a port, or -ENOMEM. On
+ * success the caller frees *ret_profile with free() and *ret_params with
+ * each string and the array; on failure neither is touched.
  */
-int pdk_seatbelt_profile(const struct pdk_confine *policy, char **ret_profile,
-			 char ***ret_params);
+int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seatbelt_run *run,
+			 char **ret_profile, char ***ret_params);
 
 /*
  * What probe() does, for a given sandbox-exec: 0 when exe is executable and

@@ -352,6 +352,14 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 				"(seccomp, and Landlock's scope for abstract ones)"
 			      : "the host's network; the host's unix sockets stay closed (seccomp)";
 #endif
+	} else if (!strcmp(b->name, "seatbelt")) {
+		snprintf(off, sizeof(off), "loopback, the host's included (Seatbelt filters "
+					   "addresses, not who listens); no other address, no "
+					   "host unix socket");
+		domains = "listed domains through paddock's proxy (HTTP, CONNECT, SOCKS5) on a "
+			  "loopback port, and loopback as with the network off";
+		on = "the host's network; the host's unix sockets stay closed but the "
+		     "resolver's";
 	}
 	if (!off[0])
 		return;
@@ -406,6 +414,10 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 				     " was found neither next to paddock nor in " PDK_LIBEXECDIR ")");
 		return;
 	}
+	if (!strcmp(b->name, "seatbelt"))
+		add_str(arr, "with the network off, loopback is the host's: a service the host "
+			     "runs on 127.0.0.1 (a database, a debugger port) can be reached, as "
+			     "the run's own servers can");
 	if (strcmp(b->name, "landlock"))
 		return;
 	add_str(arr, "protected paths that exist inside the writable roots (.git/hooks, shell "

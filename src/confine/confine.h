@@ -49,6 +49,10 @@ struct pdk_backend {
 	/* The network off is a namespace of the run's own: loopback works
 	 * there, and the domains mode's proxy can be reached. */
 	bool private_network;
+	/* The domains mode's proxy is reached on the host's loopback (Seatbelt):
+	 * prepare() hands the proxy its listener over policy.proxy_fd, and the
+	 * profile lets the command reach that port. */
+	bool proxy_on_loopback;
 	/* 0 when usable here, else -errno; writes a one-line reason to why.
 	 * May run the helper (a trivial command of its own): for doctor. */
 	int (*probe)(char *why, size_t why_len);
@@ -88,6 +92,10 @@ struct pdk_backend {
 	 * a signal), given the one the runner saw. NULL: that one. */
 	int (*exit_status)(void *state, int status);
 	void (*release)(void *state);
+	/* Variables the command must see (NAME=VALUE, NULL-terminated, owned by
+	 * state), set after prepare(): the proxy's, when the backend makes its
+	 * listener. NULL, or an op returning NULL: none. */
+	char *const *(*env)(void *state);
 	/* --print-profile: the exact native confinement, as text. */
 	int (*describe)(void *state, char *const *argv, FILE *out);
 	/* Backends that run a helper binary (bwrap); NULL otherwise. set_helper:

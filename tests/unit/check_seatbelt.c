@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -131,11 +134,12 @@ static void check_params_match(const char *profile, char **params)
 	(void)n_refs;
 }
 
-static void check_golden(const char *name, const struct pdk_confine *policy)
+static void check_golden_run(const char *name, const struct pdk_confine *policy,
+			     const struct pdk_seatbelt_run *run)
 {
 	char *profile = NULL, **params = NULL, *dir = golden_dir(), *path, *got;
 
-	ck_assert_int_eq(pdk_seatbelt_profile(policy, &profile, &params), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(policy, run, &profile, &params), 0);
 	ck_assert_msg(paren_depth_ok(profile), "%s: parentheses do not balance", name);
 	check_params_match(profile, params);
 	ck_assert_msg(strncmp(profile, "(version 1)\n", 12) == 0, "%s: no (version 1)", name);
@@ -168,6 +172,11 @@ static void check_golden(const char *name, const struct pdk_confine *policy)
 	free(dir);
 	free(profile);
 	pdk_strv_freep(&params);
+}
+
+static void check_golden(const char *name, const struct pdk_confine *policy)
+{
+	check_golden_run(name, policy, NULL);
 }
 
 START_TEST(golden_one_root)
@@ -220,29 +229,173 @@ START_TEST(golden_no_roots)
 }
 END_TEST
 
-/* The network switch changes what the profile allows, not just a comment:
- * off denies network* and allows only AF_UNIX sockets; on allows both. */
-START_TEST(network_rules)
+START_TEST(golden_network_off)
+{
+	const char *roots[] = { "/Users/dev/proj" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .cwd = "/Users/dev/proj" };
+
+	check_golden("network-off", &c);
+}
+END_TEST
+
+START_TEST(golden_network_domains)
+{
+	const char *roots[] = { "/Users/dev/proj" };
+	const char *domains[] = { "registry.npmjs.org", "*.pythonhosted.org" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .domains = domains,
+				 .n_domains = 2, .proxy_fd = -1, .cwd = "/Users/dev/proj" };
+	struct pdk_seatbelt_run run = { .proxy_port = 43210 };
+
+	check_golden_run("network-domains", &c, &run);
+}
+END_TEST
+
+/* The network rules of a profile: the text from the network comment to the
+ * next blank line. */
+static char *net_section(const char *profile)
+{
+	const char *p = strstr(profile, "\n; network ");
+	const char *e;
+
+	ck_assert_ptr_nonnull(p);
+	e = strstr(p + 1, "\n\n");
+	return strndup(p + 1, e ? (size_t)(e - p) : strlen(p + 1));
+}
+
+/* The three modes: off reaches loopback only; domains adds the proxy's port
+ * and nothing else; on reaches every IP address. No mode opens a unix socket
+ * by path but the resolver's, and only on; none allows network* wholesale,
+ * which would open every unix socket of the host. */
+START_TEST(network_modes)
 {
 	const char *roots[] = { "/private/tmp" };
-	struct pdk_confine c = { .roots = roots, .n_roots = 1 };
-	char *off, *on, **p1, **p2;
+	const char *domains[] = { "example.org" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .proxy_fd = -1 };
+	struct pdk_seatbelt_run run = { .proxy_port = 8123 };
+	static const char loopback[] = "(allow network-bind (local ip \"localhost:*\"))\n"
+				       "(allow network-inbound (local ip \"localhost:*\"))\n"
+				       "(allow network-outbound (remote ip \"localhost:*\"))\n";
+	static const char proxy[] =
+	    "(allow network-outbound\n  (remote ip (string-append \"localhost:\" (param "
+	    "\"PROXY_PORT\"))))\n";
+	char *text[3], *net[3], **params[3], *p;
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&c, &off, &p1), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &text[0], &params[0]), 0);
+	c.domains = domains;
+	c.n_domains = 1;
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &text[1], &params[1]), -EINVAL);
+	run.proxy_port = 70000;
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &text[1], &params[1]), -EINVAL);
+	run.proxy_port = 8123;
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &text[1], &params[1]), 0);
 	c.network = true;
-	ck_assert_int_eq(pdk_seatbelt_profile(&c, &on, &p2), 0);
-	ck_assert_ptr_nonnull(strstr(off, "\n(deny network*)\n"));
-	ck_assert_ptr_null(strstr(off, "\n(allow network*)\n"));
-	ck_assert_ptr_nonnull(strstr(off, "\n(allow system-socket (socket-domain AF_UNIX))\n"));
-	ck_assert_ptr_null(strstr(off, "\n(allow system-socket)\n"));
-	ck_assert_ptr_null(strstr(off, "unix-socket"));
-	ck_assert_ptr_nonnull(strstr(on, "\n(allow network*)\n"));
-	ck_assert_ptr_nonnull(strstr(on, "\n(allow system-socket)\n"));
-	ck_assert_ptr_null(strstr(on, "(deny network*)"));
-	free(off);
-	free(on);
-	pdk_strv_freep(&p1);
-	pdk_strv_freep(&p2);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &text[2], &params[2]), 0);
+	for (int i = 0; i < 3; i++) {
+		net[i] = net_section(text[i]);
+		ck_assert_ptr_null(strstr(text[i], "(allow network*"));
+		ck_assert_ptr_null(strstr(text[i], "(allow network-outbound)"));
+		ck_assert_ptr_null(strstr(text[i], "(allow network-bind)"));
+		ck_assert_ptr_null(strstr(text[i], "(remote unix-socket)"));
+		ck_assert_ptr_null(strstr(text[i], "(local unix-socket"));
+		check_params_match(text[i], params[i]);
+	}
+	/* off: loopback, sockets of the three families, nothing else */
+	ck_assert_ptr_nonnull(strstr(net[0], loopback));
+	ck_assert_ptr_null(strstr(net[0], "PROXY_PORT"));
+	ck_assert_ptr_null(strstr(net[0], "unix-socket"));
+	ck_assert_ptr_null(strstr(net[0], "(remote ip)"));
+	ck_assert_ptr_null(strstr(net[0], "(allow system-socket)"));
+	ck_assert_ptr_null(strstr(net[0], "mach-lookup"));
+	ck_assert_ptr_null(params[0][1]); /* the port is not a parameter here */
+	/* domains: off's rules and the proxy's port */
+	p = strstr(net[1], loopback);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(strstr(p + strlen(loopback), proxy));
+	ck_assert_ptr_null(strstr(net[1], "unix-socket"));
+	ck_assert_ptr_null(strstr(net[1], "mach-lookup"));
+	ck_assert_str_eq(params[1][1], "PROXY_PORT=8123");
+	/* on: every address, the resolver's socket, no port parameter */
+	ck_assert_ptr_nonnull(strstr(net[2], "(allow network-outbound (remote ip))\n"));
+	ck_assert_ptr_nonnull(strstr(net[2], "(allow network-bind (local ip))\n"));
+	ck_assert_ptr_null(strstr(net[2], "PROXY_PORT"));
+	p = strstr(net[2], "unix-socket");
+	ck_assert_ptr_nonnull(p);
+	ck_assert(strncmp(p, "unix-socket (path-literal \"/private/var/run/mDNSResponder\"))", 59) ==
+		  0);
+	ck_assert_ptr_null(strstr(p + 1, "unix-socket"));
+	ck_assert_ptr_null(params[2][1]);
+	for (int i = 0; i < 3; i++) {
+		free(text[i]);
+		free(net[i]);
+		pdk_strv_freep(&params[i]);
+	}
+}
+END_TEST
+
+/* The domains mode through the backend: prepare() makes the proxy's
+ * listener on loopback, hands it over the policy's control socket, and the
+ * profile and the command's proxy variables name its port. */
+START_TEST(prepare_domains_hands_listener)
+{
+	const char *roots[] = { "/private/tmp" };
+	const char *domains[] = { "example.org" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .domains = domains,
+				 .n_domains = 1 };
+	char cbuf[CMSG_SPACE(sizeof(int))], byte, want[64];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct sockaddr_in a;
+	socklen_t alen = sizeof(a);
+	void *state = NULL;
+	char *const *env, **argv;
+	char *const cmd[] = { "/bin/true", NULL };
+	int sv[2], fd, n_env = 0;
+	bool found = false;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	c.proxy_fd = sv[1];
+	ck_assert_ptr_nonnull(pdk_backend_seatbelt.env);
+	ck_assert(pdk_backend_seatbelt.proxy_on_loopback);
+	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&c, &state), 0);
+	ck_assert_int_eq(recvmsg(sv[0], &msg, 0), 1);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	ck_assert_ptr_nonnull(cm);
+	ck_assert_int_eq(cm->cmsg_type, SCM_RIGHTS);
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	ck_assert_int_eq(a.sin_family, AF_INET);
+	ck_assert_uint_eq(ntohl(a.sin_addr.s_addr), INADDR_LOOPBACK);
+	int acc = -1;
+	socklen_t olen = sizeof(acc);
+	ck_assert_int_eq(getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &olen), 0);
+	ck_assert_int_eq(acc, 1);
+
+	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
+	snprintf(want, sizeof(want), "PROXY_PORT=%u", ntohs(a.sin_port));
+	for (char **p = argv; *p; p++)
+		found |= strcmp(*p, want) == 0;
+	ck_assert_msg(found, "no -D %s", want);
+	env = pdk_backend_seatbelt.env(state);
+	ck_assert_ptr_nonnull(env);
+	snprintf(want, sizeof(want), "HTTPS_PROXY=http://127.0.0.1:%u", ntohs(a.sin_port));
+	found = false;
+	for (; env[n_env]; n_env++)
+		found |= strcmp(env[n_env], want) == 0;
+	ck_assert_msg(found, "no %s", want);
+	ck_assert_int_eq(n_env, 8);
+
+	/* the network on, or off without domains: no listener, no variables */
+	pdk_strv_freep(&argv);
+	pdk_backend_seatbelt.release(state);
+	c.network = true;
+	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&c, &state), 0);
+	ck_assert_ptr_null(pdk_backend_seatbelt.env(state));
+	pdk_backend_seatbelt.release(state);
+	close(fd);
+	close(sv[0]);
+	close(sv[1]);
 }
 END_TEST
 
@@ -257,7 +410,7 @@ START_TEST(protected_after_allows)
 	char *profile, **params;
 	const char *allow, *deny, *unlink;
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
 	allow = strstr(profile, "(allow file-write*\n  (subpath (param \"WRITABLE_ROOT_0\"))");
 	deny = strstr(profile, "(deny file-write*\n  (literal (param \"PROTECTED_0\"))\n"
 			       "  (subpath (param \"PROTECTED_0\")))");
@@ -289,7 +442,7 @@ START_TEST(protected_at_top)
 				 .n_protect = 1 };
 	char *profile, **params;
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
 	ck_assert_ptr_null(strstr(profile, "file-write-unlink"));
 	ck_assert_ptr_nonnull(strstr(profile, "(deny file-write*\n  (literal (param \"PROTECTED_0\"))"));
 	ck_assert(paren_depth_ok(profile));
@@ -318,8 +471,8 @@ START_TEST(injection_root_and_protect)
 	struct pdk_confine c2 = { .roots = evil_roots, .n_roots = 2, .protect = evil_protect,
 				  .n_protect = 1 };
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&c1, &plain, &pp), 0);
-	ck_assert_int_eq(pdk_seatbelt_profile(&c2, &bad, &bp), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c1, NULL, &plain, &pp), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c2, NULL, &bad, &bp), 0);
 	/* /a/b has one parent (/a); evil/.git has evil, /Users/dev, /Users */
 	ck_assert_ptr_null(strstr(bad, "/Users"));
 	ck_assert_ptr_null(strstr(bad, "(subpath \"/\")"));
@@ -363,7 +516,7 @@ START_TEST(nul_cuts_path)
 	struct pdk_confine c = { .roots = roots, .n_roots = 1 };
 	char *profile, **params;
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
 	ck_assert_str_eq(params[0], "WRITABLE_ROOT_0=/private/tmp/a");
 	ck_assert_ptr_null(params[1]);
 	ck_assert_ptr_null(strstr(profile, "(subpath \"/\")"));
@@ -390,8 +543,8 @@ START_TEST(bad_path_rejected)
 	char *profile = (char *)"untouched", **params = (char **)"untouched";
 	void *state = (void *)"untouched";
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&as_root, &profile, &params), -EINVAL);
-	ck_assert_int_eq(pdk_seatbelt_profile(&as_protect, &profile, &params), -EINVAL);
+	ck_assert_int_eq(pdk_seatbelt_profile(&as_root, NULL, &profile, &params), -EINVAL);
+	ck_assert_int_eq(pdk_seatbelt_profile(&as_protect, NULL, &profile, &params), -EINVAL);
 	ck_assert_str_eq(profile, "untouched");
 	ck_assert_ptr_eq(params, (char **)"untouched");
 	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&as_root, &state), -EINVAL);
@@ -406,9 +559,9 @@ START_TEST(null_path_rejected)
 	struct pdk_confine no_array = { .n_roots = 1 };
 	char *profile, **params;
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), -EINVAL);
-	ck_assert_int_eq(pdk_seatbelt_profile(&no_array, &profile, &params), -EINVAL);
-	ck_assert_int_eq(pdk_seatbelt_profile(NULL, &profile, &params), -EINVAL);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), -EINVAL);
+	ck_assert_int_eq(pdk_seatbelt_profile(&no_array, NULL, &profile, &params), -EINVAL);
+	ck_assert_int_eq(pdk_seatbelt_profile(NULL, NULL, &profile, &params), -EINVAL);
 }
 END_TEST
 
@@ -419,7 +572,7 @@ START_TEST(trailing_slash_dropped)
 	struct pdk_confine c = { .roots = roots, .n_roots = 2 };
 	char *profile, **params;
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
 	ck_assert_str_eq(params[0], "WRITABLE_ROOT_0=/private/var/folders/q1/xyz/T");
 	ck_assert_str_eq(params[1], "WRITABLE_ROOT_1=/");
 	free(profile);
@@ -436,7 +589,7 @@ START_TEST(wrap_argv_shape)
 	void *state = NULL;
 	size_t i = 0;
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
 	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&c, &state), 0);
 	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
 	ck_assert_str_eq(argv[i++], "/usr/bin/sandbox-exec");
@@ -656,7 +809,7 @@ START_TEST(protected_any_case)
 	char *profile, **params, *re = NULL, *s;
 	regex_t rx[2];
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
 	ck_assert(paren_depth_ok(profile));
 	ck_assert_ptr_null(strstr(profile, "(allow file-write* (subpath \"/\"))"));
 	/* the two regexes, in order, are the strings that start with ^ */
@@ -729,7 +882,7 @@ START_TEST(protected_symlink_and_link)
 	c.protect = protect;
 	c.n_protect = 1;
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&c, &profile, &params), 0);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
 	ck_assert_int_ge(asprintf(&want, "PROTECTED_1=%s", real), 0);
 	for (char **p = params; *p; p++)
 		found |= strcmp(*p, want) == 0;
@@ -761,7 +914,9 @@ static Suite *seatbelt_suite(void)
 	tcase_add_test(g, golden_protected);
 	tcase_add_test(g, golden_network_on);
 	tcase_add_test(g, golden_no_roots);
-	tcase_add_test(g, network_rules);
+	tcase_add_test(g, golden_network_off);
+	tcase_add_test(g, golden_network_domains);
+	tcase_add_test(g, network_modes);
 	tcase_add_test(g, protected_after_allows);
 	tcase_add_test(g, protected_at_top);
 	suite_add_tcase(s, g);
@@ -777,6 +932,7 @@ static Suite *seatbelt_suite(void)
 
 	tcase_add_test(b, wrap_argv_shape);
 	tcase_add_test(b, describe_round_trips);
+	tcase_add_test(b, prepare_domains_hands_listener);
 	tcase_add_test(b, probe_linux_absent);
 	tcase_add_test(b, probe_runs_trivial_profile);
 	suite_add_tcase(s, b);
