@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "confine/backend.h"
@@ -465,11 +466,26 @@ static int exec_failure(struct run *x)
 	return fail(x, PDK_FAIL_NOT_EXECUTABLE, PDK_EXIT_NOEXEC, "%s: %s", prog, strerror(e));
 }
 
+/* A call whose rm goes to the trash first lets the trash's oldest entries of paddock's own go,
+ * at most once a day (paddock(1), REMOVING FILES). What cannot go stays for the next time. */
+static void run_expire(struct run *x)
+{
+	struct pdk_trash_expiry e = {
+	    .max_age_days = x->c.cfg.trash_max_age_days,
+	    .max_size = x->c.cfg.trash_max_size,
+	};
+
+	if (x->cd || x->preset || !runs_rm(&x->c.d))
+		return;
+	(void)pdk_trash_expire(&e, time(NULL), false, NULL);
+}
+
 static int run_execute(struct run *x)
 {
 	struct pdk_sandbox *sb = &x->sb;
 	int r;
 
+	run_expire(x);
 	if (x->cd) {
 		r = x->st.exit_status = cd_main(&x->c, &x->out, &x->err);
 	} else if (x->special) {

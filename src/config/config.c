@@ -120,6 +120,8 @@ void pdk_config_init(struct pdk_config *cfg)
 	cfg->timeout_cap = PDK_TIMEOUT_CAP;
 	cfg->bound = PDK_BOUND_DEFAULT;
 	cfg->store_cap = PDK_STORE_CAP_DEFAULT;
+	cfg->trash_max_age_days = PDK_TRASH_MAX_AGE_DEFAULT;
+	cfg->trash_max_size = (size_t)PDK_TRASH_MAX_SIZE_DEFAULT;
 	cfg->approval_mode = PDK_APPROVAL_AUTO;
 	cfg->approval_out_of_band = true;
 	cfg->threshold = PDK_RISK_MODERATE;

@@ -68,6 +68,9 @@ struct pdk_config {
 	size_t bound;                  /* 16 KiB */
 	size_t store_cap;              /* bytes kept per output, 16 MiB */
 	char *store_dir;               /* NULL = $XDG_STATE_HOME/paddock/outputs */
+	/* trash: what paddock put there expires */
+	unsigned long trash_max_age_days; /* 30; 0 = never by age */
+	size_t trash_max_size;            /* 1 GiB; 0 = no cap */
 	/* approval */
 	enum pdk_approval_mode approval_mode;
 	enum pdk_risk threshold;       /* moderate */

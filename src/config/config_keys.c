@@ -79,6 +79,11 @@ static const struct pdk_config_range bound_range = {MIN_BOUND, true, MAX_BOUND, 
 static const struct pdk_config_range store_cap_range = {MIN_BOUND, true, MAX_STORE_CAP, true,
 							"bytes"};
 
+static const struct pdk_config_range trash_age_range = {0, true, PDK_TRASH_MAX_AGE_MAX, true,
+							"days"};
+static const struct pdk_config_range trash_size_range = {0, true, (double)PDK_TRASH_MAX_SIZE_MAX,
+							 true, "bytes"};
+
 static const struct key sandbox_keys[] = {
     CFG("enabled", T_BOOL, sandbox_enabled),
     CFG("allowNetwork", T_BOOL, allow_network),
@@ -106,6 +111,10 @@ static const struct key output_keys[] = {
 	.seen = PDK_CONFIG_SEEN_STORE_CAP),
     CFG("storeDir", T_HOME_PATH, store_dir),
 };
+static const struct key trash_keys[] = {
+    CFG("maxAgeDays", T_COUNT, trash_max_age_days, .range = &trash_age_range),
+    CFG("maxSize", T_BYTES, trash_max_size, .range = &trash_size_range),
+};
 static const struct key approval_keys[] = {
     CFG("mode", T_MODE, approval_mode, .seen = PDK_CONFIG_SEEN_MODE),
     CFG("threshold", T_RISK, threshold),
@@ -125,6 +134,7 @@ static const struct key top_keys[] = {
     CFG("env", T_LIST, env, .item = PDK_CONFIG_ITEM_ENV),
     OBJ("timeouts", timeout_keys),
     OBJ("output", output_keys),
+    OBJ("trash", trash_keys),
     OBJ("approval", approval_keys),
     OBJ("pkg", pkg_keys),
     CFG("risk", T_RULES, risk_rules),

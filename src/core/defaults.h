@@ -18,4 +18,10 @@
 #define PDK_STORE_CAP_DEFAULT	(16ULL << 20)
 #define PDK_STORE_PRUNE_DEFAULT (256ULL << 20)
 
+/* trash: what paddock put there expires (trash.maxAgeDays, trash.maxSize) */
+#define PDK_TRASH_MAX_AGE_DEFAULT  30		/* days */
+#define PDK_TRASH_MAX_AGE_MAX	   36500	/* days */
+#define PDK_TRASH_MAX_SIZE_DEFAULT (1ULL << 30) /* bytes */
+#define PDK_TRASH_MAX_SIZE_MAX	   (1ULL << 50) /* bytes */
+
 #endif

@@ -267,6 +267,9 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 		if (!as)
 			return fail(err, -ENOMEM, "out of memory");
 		if (renameatx_np(parent_fd, base, tfd, name, RENAME_EXCL) == 0) {
+			/* Recorded, so that expiry knows it for paddock's own. */
+			if (fstatat(tfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				(void)pdk_trash_note_made(trash, name, &st, NULL);
 			if (ret_trashed_as)
 				*ret_trashed_as = steal_pointer(&as);
 			return 0;
@@ -545,6 +548,9 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 				return fail(err, r, "it contains the trash (%s) itself", trash);
 			return fail(err, r, "cannot move it to %s: %s", files, strerror(-r));
 		}
+		/* Recorded, so that expiry knows it for paddock's own. */
+		if (fstatat(files_fd, name, &ignored, AT_SYMLINK_NOFOLLOW) == 0)
+			(void)pdk_trash_note_made(trash, name, &ignored, date);
 		if (ret_trashed_as)
 			*ret_trashed_as = steal_pointer(&as);
 		return 0;

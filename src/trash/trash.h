@@ -110,4 +110,41 @@ int pdk_trash_refuse_mount_point(int dirfd, const char *name, struct pdk_error *
  * specification's $topdir when stop is "/". 0 or -errno. */
 int pdk_trash_mount_top(const char *dir, const struct pdk_mount_ident *want, const char *stop,
 			char **ret);
+/*
+ * Expiry of the entries paddock put in a trash (paddock(1), REMOVING FILES). Each entry
+ * paddock makes is recorded in $XDG_STATE_HOME/paddock/trash/made: its trash, its name there,
+ * its device and inode, and its DeletionDate. Only recorded entries that are still the same
+ * file with the same .trashinfo date are ever removed; everything else in a trash is the
+ * user's.
+ */
+#define PDK_TRASH_EXPIRE_EVERY	  86400	       /* seconds between two expiries */
+
+struct stat;
+
+struct pdk_trash_expiry {
+	unsigned long max_age_days; /* entries at least this old go; 0: none by age */
+	uint64_t max_size;	    /* beyond this total the oldest go; 0: no cap */
+};
+
+struct pdk_trash_expired {
+	size_t removed, kept, failed;
+	uint64_t bytes_removed, bytes_kept;
+};
+
+/* Record that paddock made TRASH's entry NAME (ST: the entry after the move; DATE: the
+ * DeletionDate written, or NULL). 0 or -errno; a failure leaves the entry unexpirable. */
+int pdk_trash_note_made(const char *trash, const char *name, const struct stat *st,
+			const char *date);
+
+/*
+ * Expire: when FORCE, or when the last expiry is PDK_TRASH_EXPIRE_EVERY seconds old or more
+ * (the time of $XDG_STATE_HOME/paddock/trash/expired), remove every recorded entry whose
+ * DeletionDate is CFG->max_age_days old at NOW, then the oldest of the rest until their total
+ * apparent size is at most CFG->max_size. A file is removed before its .trashinfo; symlinks
+ * are removed, never followed, and no other file system is entered. Records of entries gone
+ * from their trash are dropped. Returns 1 when it ran (*RET, when not NULL, says what it did),
+ * 0 when it was not due or another paddock is at it, or -errno.
+ */
+int pdk_trash_expire(const struct pdk_trash_expiry *cfg, time_t now, bool force,
+		     struct pdk_trash_expired *ret);
 #endif

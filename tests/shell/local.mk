@@ -46,4 +46,7 @@ EXTRA_DIST += tests/shell/net-domains.sh
 # Only the rm a call names goes to the trash.
 SHELL_TESTS += tests/shell/rm-named.sh
 EXTRA_DIST += tests/shell/rm-named.sh
+# What paddock put in the trash expires; nothing else does.
+SHELL_TESTS += tests/shell/trash-expire.sh
+EXTRA_DIST += tests/shell/trash-expire.sh
 EXTRA_DIST += tests/shell/pkg.sh

@@ -269,7 +269,7 @@ struct warn_case {
 static const struct warn_case warns[] = {
     {"{\n  \"comment\": \"x\"\n}",
      "2:3: unknown key 'comment' ignored; the keys here are: commandPolicy, read_only_command, "
-     "denied_command, sensitive_paths, protected_paths, env, timeouts, output, approval, pkg, risk"},
+     "denied_command, sensitive_paths, protected_paths, env, timeouts, output, trash, approval, pkg, risk"},
     {"{\"commandPolicy\": {\"sandbox\": {\n\t\"writeablePaths\": [\"/x\"]}}}",
      "2:2: unknown key 'commandPolicy.sandbox.writeablePaths' ignored (did you mean "
      "'writablePaths'?); the keys here are: enabled, allowNetwork, writablePaths, allowedDomains, "
@@ -282,7 +282,7 @@ static const struct warn_case warns[] = {
     /* a UTF-8 byte order mark is skipped, and columns count its bytes */
     {"\xef\xbb\xbf{\"x\": 1}",
      "1:5: unknown key 'x' ignored; the keys here are: commandPolicy, read_only_command, "
-     "denied_command, sensitive_paths, protected_paths, env, timeouts, output, approval, pkg, risk"},
+     "denied_command, sensitive_paths, protected_paths, env, timeouts, output, trash, approval, pkg, risk"},
     {"{\"env\": [\"A\"],\n \"env\": [\"B\"]}",
      "1:2: duplicate key 'env' ignored; the later one at FILE:2:2 wins"},
 };
@@ -591,6 +591,8 @@ START_TEST(test_example_loads_clean)
 	ck_assert_uint_ge(cfg.n_risk_rules, 1);
 	ck_assert_str_eq(cfg.writable_paths.v[0], "/home/tester/.cargo/registry");
 	ck_assert(pdk_pattern_match(&cfg.deny[0], "curl https://x | sh", 19));
+	ck_assert_uint_eq(cfg.trash_max_age_days, 30);
+	ck_assert_uint_eq(cfg.trash_max_size, 1073741824);
 	pdk_config_release(&cfg);
 	warnings_free(&w);
 }
