@@ -165,9 +165,13 @@ static int walk(struct rctx *x, const struct rword *w, size_t n, unsigned depth)
 		prog = pdk_policy_base_name(w[0].s);
 		if (!strcmp(w[0].s, "rm")) {
 			if (!span_is_rm(x, &w[0])) {
+				/* Run as written, it would be the system's rm: refused. */
 				snprintf(x->why, x->why_len,
-					 "the rm at byte %zu of the script could not be pointed at "
-					 "the trash: write it plainly, as `rm`",
+					 "the rm at byte %zu of the script is spelled so that "
+					 "paddock cannot point it at the trash ($'...' quoting, or "
+					 "a backslash-newline inside the word), and as written it "
+					 "would delete for good, so nothing ran: write it as plain "
+					 "`rm` ('rm', \\rm and \"rm\" are fine too)",
 					 w[0].off + 1);
 				return -EINVAL;
 			}

@@ -62,4 +62,23 @@ check "EXECIGNORE does not make the call's rm delete for good" in_trash "$W/e.tx
 echo x >"f'q.txt"
 run -- sh -c "rm \"f'q.txt\" && echo \`rm -v nothing-here 2>&1\`"
 check "an rm inside backquotes and quotes still works" in_trash "$W/f'q.txt"
+
+# An rm spelled so that it cannot be rewritten is refused before anything runs, saying how
+# to write it; written that way, it goes to the trash.
+for how in "\$'rm'" "r\\<newline>m"; do
+	case $how in
+	r*) spelled="r\\
+m g.txt" ;;
+	*) spelled="\$'rm' g.txt" ;;
+	esac
+	echo x >g.txt
+	run -- sh -c "echo ran >ran.txt; $spelled"
+	check "refused: rm spelled $how in sh -c (exit 125, one line)" \
+		sh -c "[ \$1 = 125 ] && [ ! -s '$T/out' ] && [ \$(wc -l <'$T/err') = 1 ]" sh $?
+	check "... nothing ran, the file is still there" sh -c '[ ! -e ran.txt ] && [ -e g.txt ]'
+	check "... and the line says to write it as plain rm" \
+		grep -q "nothing ran: write it as plain \`rm\`" "$T/err"
+done
+run -- sh -c "echo ran >ran.txt; rm g.txt"
+check "written as the line says, the rm goes to the trash" in_trash "$W/g.txt"
 finish
