@@ -19,7 +19,9 @@
 
 #include "confine/confine.h"
 #include "backends/seccomp/seccomp.h"
+#include "core/strv.h"
 #include "core/util.h"
+#include "net/proxy.h"
 #include "net/supervise.h"
 
 /* Older uapi headers (Debian 12 ships 6.1) lack the later ABIs. */
@@ -96,6 +98,11 @@ struct ll_state {
 	bool supervised;
 	char unsupervised_why[128];
 	struct pdk_netsup *sup;
+	/* The domains mode: paddock's proxy on the host's 127.0.0.1:proxy_port,
+	 * the one address outside the run the supervisor lets it reach, and
+	 * the command's proxy variables (NULL without it). */
+	unsigned proxy_port;
+	char **env;
 };
 
 static int ll_abi(void)
@@ -207,6 +214,7 @@ static void landlock_release(void *p)
 	free(st->rules);
 	pdk_bpf_release(&st->bpf);
 	pdk_netsup_free(st->sup);
+	pdk_strv_freep(&st->env);
 	free(st);
 }
 
@@ -220,6 +228,36 @@ static enum pdk_seccomp_net seccomp_net(const struct ll_state *st)
 static void statep_release(struct ll_state **st)
 {
 	landlock_release(*st);
+}
+
+/*
+ * The domains mode without a network of the run's own: paddock's proxy
+ * listens on the host's loopback; the listener is made here and handed to
+ * the proxy over the policy's control socket, and the connect supervisor
+ * lets the run reach that one port.
+ */
+static int host_proxy(struct ll_state *st, const struct pdk_confine *policy)
+{
+	char env[PDK_PROXY_ENV_N][PDK_PROXY_ENV_LEN];
+	unsigned port = 0;
+	int fd, r;
+
+	fd = pdk_proxy_listen_host(&port);
+	if (fd < 0)
+		return fd;
+	r = pdk_proxy_hand(policy->proxy_fd, fd);
+	close(fd);
+	if (r < 0)
+		return r;
+	st->env = calloc(PDK_PROXY_ENV_N + 1, sizeof(*st->env));
+	if (!st->env)
+		return -ENOMEM;
+	pdk_proxy_env(port, env);
+	for (size_t i = 0; i < PDK_PROXY_ENV_N; i++)
+		if (!(st->env[i] = strdup(env[i])))
+			return -ENOMEM;
+	st->proxy_port = port;
+	return 0;
 }
 
 static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
@@ -273,6 +311,8 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 	if (!policy->network)
 		st->supervised = pdk_netsup_probe(st->unsupervised_why,
 						  sizeof(st->unsupervised_why)) == 0;
+	if (st->supervised && policy->n_domains && (r = host_proxy(st, policy)) < 0)
+		return r;
 	r = pdk_seccomp_compile(seccomp_net(st), &st->bpf);
 	if (r < 0)
 		return r;
@@ -349,7 +389,17 @@ static int landlock_before_fork(void *p)
 	st->sup = NULL;
 	if ((r = pdk_netsup_new(&st->sup)) < 0)
 		return r;
+	if (st->proxy_port)
+		pdk_netsup_allow_proxy(st->sup, st->proxy_port);
 	return 1;
+}
+
+/* The proxy's variables, when this run reaches it. */
+static char *const *landlock_env(void *p)
+{
+	const struct ll_state *st = p;
+
+	return st ? st->env : NULL;
 }
 
 static int landlock_forked(void *p, pid_t pid)
@@ -408,6 +458,10 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 			     "through paddock's connect supervisor (a bind is narrowed to the "
 			     "loopback, a connection or addressed send reaches only a loopback "
 			     "address the run bound; SO_REUSEPORT is not honoured)\n");
+	if (st->proxy_port)
+		fprintf(out, "landlock: domains: the supervisor lets a TCP connection reach "
+			     "127.0.0.1:%u, paddock's proxy on the host's loopback, and no other "
+			     "address outside the run\n", st->proxy_port);
 	else if (!st->network)
 		fprintf(out, "landlock: network off: no loopback either (no connect supervisor "
 			     "here: %s)\n", st->unsupervised_why);
@@ -441,7 +495,11 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 const struct pdk_backend pdk_backend_landlock = {
 	.name = "landlock",
 	.probe = landlock_probe,
+	/* With the connect supervisor: without it env() gives nothing, and
+	 * the domains mode is off. */
+	.proxy_on_loopback = true,
 	.prepare = landlock_prepare,
+	.env = landlock_env,
 	.wrap_argv = NULL,
 	.enter = landlock_enter,
 	.before_fork = landlock_before_fork,

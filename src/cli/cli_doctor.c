@@ -337,17 +337,21 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 		double abi = cJSON_GetNumberValue(
 		    cJSON_GetObjectItem(cJSON_GetObjectItem(facts, "landlock"), "abi"));
 
-		if (pdk_netsup_probe(swhy, sizeof(swhy)) == 0)
+		if (pdk_netsup_probe(swhy, sizeof(swhy)) == 0) {
 			snprintf(off, sizeof(off),
 				 "loopback among the run's own processes through the connect "
 				 "supervisor (%s)%s; no host service, no other address",
 				 swhy, abi >= 4 ? ", TCP denied to the command itself by Landlock" : "");
-		else
+			domains = "listed domains through paddock's proxy (HTTP, CONNECT, SOCKS5) "
+				  "on the host's loopback, the one port outside the run the connect "
+				  "supervisor lets a connection reach; loopback of the run's own";
+		} else {
 			snprintf(off, sizeof(off),
 				 "no IPv4 or IPv6 socket at all, loopback included (no connect "
 				 "supervisor: %s)", swhy);
-		domains = "not available (no network of the run's own to hold the proxy): the "
-			  "network is off";
+			domains = "not available (no connect supervisor to let the run reach the "
+				  "proxy): the network is off";
+		}
 		on = abi >= 6 ? "the host's network; the host's unix sockets stay closed "
 				"(seccomp, and Landlock's scope for abstract ones)"
 			      : "the host's network; the host's unix sockets stay closed (seccomp)";
@@ -435,11 +439,12 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 				 "a network namespace of the run's own)",
 				 swhy);
 			add_str(arr, msg);
+			add_str(arr, "the domains mode: no connect supervisor to let the run reach "
+				     "paddock's proxy, so such a run has the network off (bwrap has a "
+				     "network of the run's own to hold it)");
 		}
 	}
 #endif
-	add_str(arr, "the domains mode: no network of the run's own to hold the proxy, so such "
-		     "a run has the network off (bwrap has one)");
 	add_str(arr, "reads stay open everywhere, the user's other terminals (/dev/pts/N) "
 		     "included: the command can read what is typed there");
 	if (!cgroup)

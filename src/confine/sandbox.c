@@ -777,10 +777,15 @@ static int setup_domains(struct pdk_sandbox *sb, const struct pdk_request *req,
 	return 0;
 }
 
-/* Whether the backend lets the command reach the domains mode's proxy. */
-static bool proxy_reachable(const struct pdk_backend *b)
+/* Whether the backend lets the command reach the domains mode's proxy: one on
+ * the host's loopback gives the proxy's variables when it does (Landlock does
+ * only with its connect supervisor). */
+static bool proxy_reachable(const struct pdk_sandbox *sb)
 {
-	return b->private_network || b->proxy_on_loopback;
+	const struct pdk_backend *b = sb->backend;
+
+	return b->private_network ||
+	       (b->proxy_on_loopback && (!b->env || (sb->state && b->env(sb->state))));
 }
 
 /* Prepare the chosen backend and, for a wrapper, the argv it runs. */
@@ -822,7 +827,7 @@ static int arm(struct pdk_sandbox *sb, char *why, size_t why_len)
 	sb->spec.backend = sb->backend;
 	sb->spec.backend_state = sb->state;
 	sb->spec.tree_dies_with_parent = sb->backend->tree_dies_with_parent;
-	if (sb->domains_mode && !proxy_reachable(sb->backend)) {
+	if (sb->domains_mode && !proxy_reachable(sb)) {
 		add_note(sb, "sandbox: the network is off: the %s backend has no network of the "
 			     "run's own to hold the proxy that reaches the allowed domains (bwrap "
 			     "has); they are out of reach here",
@@ -840,7 +845,7 @@ static int run_proxied(struct pdk_sandbox *sb, struct pdk_capture *out, struct p
 	size_t n;
 	int ctl, r;
 
-	if (!sb->domains_mode || !sb->backend || !proxy_reachable(sb->backend))
+	if (!sb->domains_mode || !sb->backend || !proxy_reachable(sb))
 		return pdk_run(&sb->spec, out, err, st);
 	ctl = fcntl(sb->proxy_ctl, F_DUPFD_CLOEXEC, 3);
 	if (ctl < 0)
@@ -1190,7 +1195,7 @@ const char *pdk_sandbox_network(const struct pdk_sandbox *sb)
 		return NULL;
 	if (sb->policy.network)
 		return "on";
-	return sb->domains_mode && proxy_reachable(sb->backend) ? "domains" : "off";
+	return sb->domains_mode && proxy_reachable(sb) ? "domains" : "off";
 }
 
 /* One line per path: what it is, then the path as a shell word. */
@@ -1212,13 +1217,13 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 	fprintf(out, "backend: %s\n", sb->backend->name);
 	if (sb->policy.network)
 		fprintf(out, "network: on (the host's unix sockets stay out of reach)\n");
-	else if (sb->domains_mode && proxy_reachable(sb->backend))
+	else if (sb->domains_mode && proxy_reachable(sb))
 		fprintf(out, "network: domains, through paddock's proxy (HTTP, HTTPS CONNECT, "
 			     "SOCKS5) only\n");
 	else
 		fprintf(out, "network: off%s\n",
 			sb->backend->private_network ? ", loopback of the run's own"
-			: sb->backend->proxy_on_loopback
+			: !strcmp(sb->backend->name, "seatbelt")
 			    ? ", loopback (the host's: Seatbelt cannot tell the run's own listeners)"
 			    : "");
 	for (size_t i = 0; sb->domains_mode && i < sb->n_domains; i++)

@@ -762,42 +762,84 @@ void pdk_proxy_free(struct pdk_proxy *p)
 
 /* --- the sandbox side ------------------------------------------------------ */
 
-int pdk_proxy_listen_exec(int ctl, char *const *argv)
+/* Hand the listening socket fd to the proxy over ctl (SCM_RIGHTS). */
+static int hand_over(int ctl, int fd)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t alen = sizeof(a);
-	char cbuf[CMSG_SPACE(sizeof(int))] = {0}, url[64], socks[64];
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
 	struct iovec iov = {"L", 1};
 	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-	int fd;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(ctl, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
+/* A listening socket on 127.0.0.1, a port the kernel picks. */
+static int listen_loopback(unsigned *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t alen = sizeof(a);
+	int fd, r;
 
 	fd = pdk_socket_cloexec(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0)
 		return fd;
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 128) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&a, &alen) < 0)
-		return -errno;
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(ctl, &msg, MSG_NOSIGNAL) != 1)
-		return -errno;
-	close(fd);
-	close(ctl);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u", ntohs(a.sin_port));
-	snprintf(socks, sizeof(socks), "socks5h://127.0.0.1:%u", ntohs(a.sin_port));
+	    getsockname(fd, (struct sockaddr *)&a, &alen) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+int pdk_proxy_listen_host(unsigned *port)
+{
+	return listen_loopback(port);
+}
+
+int pdk_proxy_hand(int ctl, int listen_fd)
+{
+	return hand_over(ctl, listen_fd);
+}
+
+int pdk_proxy_env(unsigned port, char env[PDK_PROXY_ENV_N][PDK_PROXY_ENV_LEN])
+{
 	static const char *const http_vars[] = {"http_proxy", "HTTP_PROXY", "https_proxy",
 						"HTTPS_PROXY"};
+	size_t k = 0;
+
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(http_vars); i++)
-		if (setenv(http_vars[i], url, 1) < 0)
+		snprintf(env[k++], PDK_PROXY_ENV_LEN, "%s=http://127.0.0.1:%u", http_vars[i], port);
+	snprintf(env[k++], PDK_PROXY_ENV_LEN, "all_proxy=socks5h://127.0.0.1:%u", port);
+	snprintf(env[k++], PDK_PROXY_ENV_LEN, "ALL_PROXY=socks5h://127.0.0.1:%u", port);
+	snprintf(env[k++], PDK_PROXY_ENV_LEN, "no_proxy=localhost,127.0.0.1,::1");
+	snprintf(env[k++], PDK_PROXY_ENV_LEN, "NO_PROXY=localhost,127.0.0.1,::1");
+	return (int)k;
+}
+
+int pdk_proxy_listen_exec(int ctl, char *const *argv)
+{
+	char env[PDK_PROXY_ENV_N][PDK_PROXY_ENV_LEN];
+	unsigned port = 0;
+	int fd, r;
+
+	fd = listen_loopback(&port);
+	if (fd < 0)
+		return fd;
+	if ((r = hand_over(ctl, fd)) < 0)
+		return r;
+	close(fd);
+	close(ctl);
+	pdk_proxy_env(port, env);
+	for (size_t i = 0; i < PDK_PROXY_ENV_N; i++)
+		if (putenv(env[i]) < 0)
 			return -errno;
-	if (setenv("all_proxy", socks, 1) < 0 || setenv("ALL_PROXY", socks, 1) < 0 ||
-	    setenv("no_proxy", "localhost,127.0.0.1,::1", 1) < 0 ||
-	    setenv("NO_PROXY", "localhost,127.0.0.1,::1", 1) < 0)
-		return -errno;
 	execv(argv[0], argv);
 	return -errno;
 }

@@ -39,4 +39,21 @@ void pdk_proxy_free(struct pdk_proxy *p);
  */
 int pdk_proxy_listen_exec(int ctl, char *const *argv);
 
+/*
+ * Without a network of the run's own (Landlock's connect supervisor), the
+ * proxy listens on the host's loopback instead: pdk_proxy_listen_host makes
+ * that socket (a port the kernel picks, in *port) and returns it or -errno;
+ * pdk_proxy_hand gives the proxy a copy over ctl (the other end of the one
+ * pdk_proxy_start reads), once a run.
+ */
+int pdk_proxy_listen_host(unsigned *port);
+int pdk_proxy_hand(int ctl, int listen_fd);
+
+/* The proxy variables for a proxy on 127.0.0.1:port, as NAME=VALUE entries:
+ * HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY and their lower-case forms.
+ * Returns how many (PDK_PROXY_ENV_N). */
+#define PDK_PROXY_ENV_N 8
+#define PDK_PROXY_ENV_LEN 64
+int pdk_proxy_env(unsigned port, char env[PDK_PROXY_ENV_N][PDK_PROXY_ENV_LEN]);
+
 #endif

@@ -16,6 +16,9 @@ struct pdk_netsup;
 int pdk_netsup_probe(char *why, size_t why_len);
 /* Parent, before the fork: the pipes the child hands its listener over. */
 int pdk_netsup_new(struct pdk_netsup **ret);
+/* Parent, before the fork: the domains mode's proxy listens on the host's
+ * 127.0.0.1:port, which TCP connections of the run may reach too. */
+void pdk_netsup_allow_proxy(struct pdk_netsup *ns, unsigned port);
 /*
  * Child, after fork, async-signal-safe: load the filter (struct sock_filter
  * filter[len], which sends the supervised calls to user notification) with a
