@@ -22,8 +22,9 @@ static int put_program(FILE *out, const char *name, const struct pdk_bpf *bpf)
 
 int main(int argc, char **argv)
 {
-	static const char *const names[PDK_SECCOMP_NET_MODES] = {"net_off", "net_full",
-								  "net_private", "net_supervised"};
+	static const char *const names[PDK_SECCOMP_NET_MODES] = {
+	    "net_off",		"net_full",	       "net_private",	 "net_supervised",
+	    "net_full_unix", "net_private_unix", "net_supervised_unix", "connect_notify"};
 	const struct scmp_version *v = seccomp_version();
 	struct pdk_bpf prog[PDK_SECCOMP_NET_MODES] = {{0}};
 	FILE *out = stdout;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@
 #include "core/fmt.h"
 #include "core/path.h"
 #include "backends/seccomp/seccomp.h"
+#include "net/supervise.h"
 #include "output/store.h"
 #include "run/reap.h"
 #include "core/util.h"
@@ -64,6 +66,17 @@ struct bwrap_state {
 	 * "signal N" on reap_wr. NULL when it is not found: 128+N it is. */
 	char *reaper;
 	int reap_rd, reap_wr;
+	/* allowUnixSockets: paddock's connect supervisor takes every connect()
+	 * (connect_bpf, loaded before bwrap executes, under bwrap's own
+	 * program), so that a unix socket reaches the configured paths only.
+	 * The paths and descriptors are the policy's. */
+	const char *const *unix_paths;
+	const int *unix_fds;
+	size_t n_unix;
+	bool unix_supervised;
+	char unsupervised_why[128];
+	struct pdk_bpf connect_bpf;
+	struct pdk_netsup *sup;
 };
 
 static int push(struct bwrap_state *s, const char *arg)
@@ -279,6 +292,8 @@ static void bwrap_release(void *state)
 		close(s->status_rd);
 	if (s->status_wr >= 0)
 		close(s->status_wr);
+	pdk_bpf_release(&s->connect_bpf);
+	pdk_netsup_free(s->sup);
 	free(s);
 }
 
@@ -389,6 +404,13 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 	return push2(s, "--block-fd", fdbuf);
 }
 
+static enum pdk_seccomp_net bwrap_net(const struct bwrap_state *s)
+{
+	enum pdk_seccomp_net net = s->network ? PDK_SECCOMP_NET_FULL : PDK_SECCOMP_NET_PRIVATE;
+
+	return s->unix_supervised ? pdk_seccomp_with_unix(net) : net;
+}
+
 static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 {
 	_cleanup_free_ char *dir = held_dir();
@@ -421,10 +443,19 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 		}
 		s->proxy_fd = policy->proxy_fd;
 	}
+	s->unix_paths = policy->unix_paths;
+	s->unix_fds = policy->unix_fds;
+	s->n_unix = policy->n_unix;
+	if (s->n_unix)
+		s->unix_supervised =
+		    pdk_netsup_probe(s->unsupervised_why, sizeof(s->unsupervised_why)) == 0;
+	r = 0;
+	if (s->unix_supervised)
+		r = pdk_seccomp_compile(PDK_SECCOMP_CONNECT_NOTIFY, &s->connect_bpf);
 	/* Off: bwrap's private network namespace, with nothing but its own
 	 * loopback, lets inet sockets be made there. */
-	r = pdk_seccomp_compile(policy->network ? PDK_SECCOMP_NET_FULL : PDK_SECCOMP_NET_PRIVATE,
-				&bpf);
+	if (r == 0)
+		r = pdk_seccomp_compile(bwrap_net(s), &bpf);
 	if (r == 0) {
 		r = pdk_seccomp_memfd(&bpf, &fd);
 		pdk_bpf_release(&bpf);
@@ -540,7 +571,39 @@ static int bwrap_enter(void *state)
 		return -errno;
 	if (s->proxy_fd >= 0 && fcntl(s->proxy_fd, F_SETFD, 0) < 0)
 		return -errno;
+	/* bwrap sets no_new_privs itself before it loads its program; this
+	 * one comes first, with a listener paddock takes. */
+	if (s->sup) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			return -errno;
+		return pdk_netsup_child(s->sup, s->connect_bpf.filter, s->connect_bpf.len);
+	}
 	return 0;
+}
+
+/* Parent side: the supervisor of allowUnixSockets, made before the fork. */
+static int bwrap_before_fork(void *state)
+{
+	struct bwrap_state *s = state;
+	int r;
+
+	if (!s->unix_supervised)
+		return 0;
+	pdk_netsup_free(s->sup);
+	s->sup = NULL;
+	if ((r = pdk_netsup_new(&s->sup)) < 0)
+		return r;
+	pdk_netsup_pass_others(s->sup);
+	if ((r = pdk_netsup_allow_unix(s->sup, s->unix_paths, s->unix_fds, s->n_unix)) < 0)
+		return r;
+	return 1;
+}
+
+static int bwrap_forked(void *state, pid_t pid)
+{
+	struct bwrap_state *s = state;
+
+	return s->sup ? pdk_netsup_start(s->sup, pid) : 0;
 }
 
 /* Parent side, after the run: everything bwrap wrote is in the pipe, since
@@ -773,8 +836,16 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 		fprintf(out, "# domains: %s __proxy-listen listens on that loopback and hands the "
 			     "socket to paddock's proxy over fd %d, then executes the command\n",
 			s->self, s->proxy_fd);
-	return pdk_seccomp_describe(s->network ? PDK_SECCOMP_NET_FULL : PDK_SECCOMP_NET_PRIVATE,
-				    out);
+	if (s->n_unix && s->unix_supervised)
+		fprintf(out, "# unix sockets: paddock's connect supervisor takes every connect() "
+			     "(a program loaded before bwrap's), connects a unix socket to the %zu "
+			     "path%s of allowUnixSockets only, to the socket it opened before the "
+			     "run, and refuses every other path and abstract name with EACCES\n",
+			s->n_unix, s->n_unix > 1 ? "s" : "");
+	else if (s->n_unix)
+		fprintf(out, "# unix sockets stay closed, allowUnixSockets too: no connect "
+			     "supervisor here (%s)\n", s->unsupervised_why);
+	return pdk_seccomp_describe(bwrap_net(s), out);
 }
 
 const struct pdk_backend pdk_backend_bwrap = {
@@ -790,6 +861,8 @@ const struct pdk_backend pdk_backend_bwrap = {
     .prepare = bwrap_prepare,
     .wrap_argv = bwrap_wrap_argv,
     .enter = bwrap_enter,
+    .before_fork = bwrap_before_fork,
+    .forked = bwrap_forked,
     .spawned = bwrap_spawned,
     .started = bwrap_started,
     .exit_status = bwrap_exit_status,

@@ -103,6 +103,13 @@ struct ll_state {
 	 * the command's proxy variables (NULL without it). */
 	unsigned proxy_port;
 	char **env;
+	/* allowUnixSockets (borrowed from the policy): with the network on,
+	 * the supervisor takes connect() alone, through connect_bpf, stacked
+	 * on the main program. */
+	const char *const *unix_paths;
+	const int *unix_fds;
+	size_t n_unix;
+	struct pdk_bpf connect_bpf;
 };
 
 static int ll_abi(void)
@@ -213,6 +220,7 @@ static void landlock_release(void *p)
 		free(st->rules[i].path);
 	free(st->rules);
 	pdk_bpf_release(&st->bpf);
+	pdk_bpf_release(&st->connect_bpf);
 	pdk_netsup_free(st->sup);
 	pdk_strv_freep(&st->env);
 	free(st);
@@ -220,9 +228,12 @@ static void landlock_release(void *p)
 
 static enum pdk_seccomp_net seccomp_net(const struct ll_state *st)
 {
-	if (st->network)
-		return PDK_SECCOMP_NET_FULL;
-	return st->supervised ? PDK_SECCOMP_NET_SUPERVISED : PDK_SECCOMP_NET_OFF;
+	enum pdk_seccomp_net net = st->network	  ? PDK_SECCOMP_NET_FULL
+				   : st->supervised ? PDK_SECCOMP_NET_SUPERVISED
+						    : PDK_SECCOMP_NET_OFF;
+
+	/* Unix sockets only where the supervisor sees their connect(). */
+	return st->n_unix && st->supervised ? pdk_seccomp_with_unix(net) : net;
 }
 
 static void statep_release(struct ll_state **st)
@@ -308,13 +319,20 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 			return r;
 	}
 
-	if (!policy->network)
+	if (!policy->network || policy->n_unix)
 		st->supervised = pdk_netsup_probe(st->unsupervised_why,
 						  sizeof(st->unsupervised_why)) == 0;
-	if (st->supervised && policy->n_domains && (r = host_proxy(st, policy)) < 0)
+	if (st->supervised && policy->n_domains && !policy->network &&
+	    (r = host_proxy(st, policy)) < 0)
 		return r;
+	st->unix_paths = policy->unix_paths;
+	st->unix_fds = policy->unix_fds;
+	st->n_unix = policy->n_unix;
 	r = pdk_seccomp_compile(seccomp_net(st), &st->bpf);
 	if (r < 0)
+		return r;
+	if (st->network && st->supervised && st->n_unix &&
+	    (r = pdk_seccomp_compile(PDK_SECCOMP_CONNECT_NOTIFY, &st->connect_bpf)) < 0)
 		return r;
 	*ret_state = steal_pointer(&st);
 	return 0;
@@ -372,6 +390,12 @@ static int landlock_enter(void *p)
 	if (syscall(__NR_landlock_restrict_self, st->ruleset_fd, 0) < 0)
 		return -errno;
 	close(st->ruleset_fd);
+	/* The supervisor's program first: the main one refuses a listener. */
+	if (st->sup && st->connect_bpf.len) {
+		if ((r = pdk_netsup_child(st->sup, st->connect_bpf.filter, st->connect_bpf.len)) < 0)
+			return r;
+		return pdk_seccomp_load(&st->bpf);
+	}
 	if (st->sup)
 		return pdk_netsup_child(st->sup, st->bpf.filter, st->bpf.len);
 	return pdk_seccomp_load(&st->bpf);
@@ -383,7 +407,8 @@ static int landlock_before_fork(void *p)
 	struct ll_state *st = p;
 	int r;
 
-	if (!st->supervised)
+	/* With the network on, the supervisor is there for unix sockets only. */
+	if (!st->supervised || (st->network && !st->n_unix))
 		return 0;
 	pdk_netsup_free(st->sup);
 	st->sup = NULL;
@@ -391,6 +416,10 @@ static int landlock_before_fork(void *p)
 		return r;
 	if (st->proxy_port)
 		pdk_netsup_allow_proxy(st->sup, st->proxy_port);
+	if (st->network)
+		pdk_netsup_pass_others(st->sup);
+	if ((r = pdk_netsup_allow_unix(st->sup, st->unix_paths, st->unix_fds, st->n_unix)) < 0)
+		return r;
 	return 1;
 }
 
@@ -465,6 +494,14 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 	else if (!st->network)
 		fprintf(out, "landlock: network off: no loopback either (no connect supervisor "
 			     "here: %s)\n", st->unsupervised_why);
+	if (st->n_unix && st->supervised)
+		fprintf(out, "landlock: unix sockets: the supervisor performs connect() to the %zu "
+			     "path%s of allowUnixSockets only, to the socket it opened before the "
+			     "run; every other path and abstract name: EACCES\n",
+			st->n_unix, st->n_unix > 1 ? "s" : "");
+	else if (st->n_unix)
+		fprintf(out, "landlock: unix sockets stay closed, allowUnixSockets too: no connect "
+			     "supervisor here (%s)\n", st->unsupervised_why);
 	if (st->attr.scoped & LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET)
 		fprintf(out, "landlock: scoped: abstract unix sockets outside the sandbox\n");
 	if (st->attr.scoped & LANDLOCK_SCOPE_SIGNAL)

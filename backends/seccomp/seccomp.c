@@ -40,7 +40,17 @@
  * INET_ONLY: bwrap's private namespace, where inet reaches only the run's
  * own loopback, and the supervised mode; SUPERVISED: the calls paddock's
  * connect supervisor performs itself (src/net/supervise.c). */
-enum when { ALWAYS = 0, NET_OFF, INET_ONLY, SUPERVISED, PERSONA };
+enum when {
+	ALWAYS = 0,
+	NET_OFF,
+	INET_ONLY,
+	SUPERVISED,
+	PERSONA,
+	NO_UNIX,        /* unix sockets not allowed (no allowUnixSockets) */
+	UNIX_ONLY,      /* unix sockets allowed: the *_UNIX modes */
+	CONNECT_ONLY,   /* the CONNECT_NOTIFY program */
+	NO_LISTENER,    /* wherever a supervisor listens */
+};
 
 struct rule {
 	const char *syscall;
@@ -164,10 +174,30 @@ static const struct rule rules[] = {
      * are made: connected at birth, they ignore an address. */
     {.syscall = "socket",
      .err = EPERM,
+     .when = NO_UNIX,
      .n_args = 1,
      .arg = {DOMAIN_IS(AF_UNIX)},
      .why = "unix sockets (a path or abstract name could reach a service of the host); "
 	    "socketpair() stays usable"},
+    /* allowUnixSockets: streams and sequenced packets, whose connect() the
+     * supervisor performs to a configured path only; a datagram socket
+     * could address any socket in each send. */
+    {.syscall = "socket",
+     .err = EPERM,
+     .when = UNIX_ONLY,
+     .n_args = 2,
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
+     .why = "unix datagram sockets (each send could address any socket)"},
+    {.syscall = "socket",
+     .err = EPERM,
+     .when = UNIX_ONLY,
+     .n_args = 2,
+     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
+     .why = "unix raw sockets (datagrams)"},
+    {.syscall = "connect",
+     .when = CONNECT_ONLY,
+     .notify = true,
+     .why = "a unix socket only to a configured path (allowUnixSockets); others as given"},
     /* A datagram pair's end can still sendmsg() to an address; SOCK_RAW
      * is a datagram socket for AF_UNIX. */
     {.syscall = "socketpair",
@@ -233,7 +263,7 @@ static const struct rule rules[] = {
      * notifications first and could let the calls through unchecked. */
     {.syscall = "seccomp",
      .err = EPERM,
-     .when = SUPERVISED,
+     .when = NO_LISTENER,
      .n_args = 1,
      .arg = {ARG(1, SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
 		 SECCOMP_FILTER_FLAG_NEW_LISTENER)},
@@ -263,15 +293,46 @@ static int resolve(const struct rule *rl)
 	return nr < 0 ? -ENOSYS : nr;
 }
 
+enum pdk_seccomp_net pdk_seccomp_with_unix(enum pdk_seccomp_net net)
+{
+	switch (net) {
+	case PDK_SECCOMP_NET_FULL: return PDK_SECCOMP_NET_FULL_UNIX;
+	case PDK_SECCOMP_NET_PRIVATE: return PDK_SECCOMP_NET_PRIVATE_UNIX;
+	case PDK_SECCOMP_NET_SUPERVISED: return PDK_SECCOMP_NET_SUPERVISED_UNIX;
+	default: return net;
+	}
+}
+
+/* The mode without its unix allowance, and whether it has one. */
+static enum pdk_seccomp_net base(enum pdk_seccomp_net net, bool *unix_ok)
+{
+	*unix_ok = true;
+	switch (net) {
+	case PDK_SECCOMP_NET_FULL_UNIX: return PDK_SECCOMP_NET_FULL;
+	case PDK_SECCOMP_NET_PRIVATE_UNIX: return PDK_SECCOMP_NET_PRIVATE;
+	case PDK_SECCOMP_NET_SUPERVISED_UNIX: return PDK_SECCOMP_NET_SUPERVISED;
+	default: *unix_ok = false; return net;
+	}
+}
+
 static bool applies(const struct rule *r, enum pdk_seccomp_net net)
 {
-	if (r->when == NET_OFF)
-		return net == PDK_SECCOMP_NET_OFF;
-	if (r->when == INET_ONLY)
-		return net == PDK_SECCOMP_NET_PRIVATE || net == PDK_SECCOMP_NET_SUPERVISED;
-	if (r->when == SUPERVISED)
-		return net == PDK_SECCOMP_NET_SUPERVISED;
-	return true;
+	bool unix_ok;
+
+	/* The stacked program holds its own rules and no other. */
+	if (net == PDK_SECCOMP_CONNECT_NOTIFY)
+		return r->when == CONNECT_ONLY || r->when == NO_LISTENER;
+	net = base(net, &unix_ok);
+	switch (r->when) {
+	case NET_OFF: return net == PDK_SECCOMP_NET_OFF;
+	case INET_ONLY: return net == PDK_SECCOMP_NET_PRIVATE || net == PDK_SECCOMP_NET_SUPERVISED;
+	case SUPERVISED: return net == PDK_SECCOMP_NET_SUPERVISED;
+	case NO_UNIX: return !unix_ok;
+	case UNIX_ONLY: return unix_ok;
+	case CONNECT_ONLY: return false;
+	case NO_LISTENER: return net == PDK_SECCOMP_NET_SUPERVISED || unix_ok;
+	default: return true;
+	}
 }
 
 /*
@@ -531,12 +592,12 @@ int pdk_seccomp_describe(enum pdk_seccomp_net net, FILE *out)
 			fprintf(out, "seccomp: deny %s with %s: %s\n", rl->syscall,
 				errname(rl->err), rl->why);
 	}
-	if (net == PDK_SECCOMP_NET_FULL)
+	if (net == PDK_SECCOMP_NET_FULL || net == PDK_SECCOMP_NET_FULL_UNIX)
 		fprintf(out, "seccomp: network on: inet sockets and connect() are not filtered\n");
-	else if (net == PDK_SECCOMP_NET_PRIVATE)
+	else if (net == PDK_SECCOMP_NET_PRIVATE || net == PDK_SECCOMP_NET_PRIVATE_UNIX)
 		fprintf(out, "seccomp: network off in a private network namespace: IPv4 and IPv6 "
 			     "sockets reach its loopback only\n");
-	else if (net == PDK_SECCOMP_NET_SUPERVISED)
+	else if (net == PDK_SECCOMP_NET_SUPERVISED || net == PDK_SECCOMP_NET_SUPERVISED_UNIX)
 		fprintf(out, "seccomp: network off, supervised: paddock performs the calls above "
 			     "on the command's socket with its own copy of the address; loopback "
 			     "reaches the run's own servers only\n");

@@ -16,6 +16,16 @@ enum pdk_seccomp_net {
 	/* inet with paddock's connect supervisor: connect, bind, listen and
 	 * addressed sends go to seccomp user notification (src/net/supervise.c) */
 	PDK_SECCOMP_NET_SUPERVISED = 3,
+	/* The same three with unix stream and sequenced-packet sockets allowed
+	 * (commandPolicy.sandbox.allowUnixSockets): their connect() goes to
+	 * the supervisor, which lets only the configured paths through. */
+	PDK_SECCOMP_NET_FULL_UNIX = 4,
+	PDK_SECCOMP_NET_PRIVATE_UNIX = 5,
+	PDK_SECCOMP_NET_SUPERVISED_UNIX = 6,
+	/* Not a whole filter: connect() to user notification and nothing else
+	 * (and no listener of the command's own), stacked on FULL_UNIX or
+	 * PRIVATE_UNIX so that the supervisor sees every connect(). */
+	PDK_SECCOMP_CONNECT_NOTIFY = 7,
 	PDK_SECCOMP_NET_MODES
 };
 
@@ -54,6 +64,8 @@ int pdk_seccomp_memfd(const struct pdk_bpf *bpf, int *ret_fd);
 /* Child side, async-signal-safe: install it (no_new_privs must be set). */
 int pdk_seccomp_load(const struct pdk_bpf *bpf);
 void pdk_bpf_release(struct pdk_bpf *bpf);
+/* The mode with unix sockets allowed (FULL, PRIVATE, SUPERVISED; OFF stays). */
+enum pdk_seccomp_net pdk_seccomp_with_unix(enum pdk_seccomp_net net);
 /* The rules in words, for --print-profile and doctor. */
 int pdk_seccomp_describe(enum pdk_seccomp_net net, FILE *out);
 

@@ -254,6 +254,8 @@ static char *config_widenings(const struct pdk_config *cfg)
 		SAY("writable %s", cfg->writable_paths.v[i]);
 	for (size_t i = 0; i < cfg->allowed_domains.n; i++)
 		SAY("reaches %s", cfg->allowed_domains.v[i]);
+	for (size_t i = 0; i < cfg->allow_unix_sockets.n; i++)
+		SAY("reaches the unix socket %s", cfg->allow_unix_sockets.v[i]);
 	if (cfg->allow_outside_sandbox)
 		SAY("allows runs outside the sandbox");
 	if (cfg->approval_mode == PDK_APPROVAL_ALLOW)
@@ -375,6 +377,8 @@ int pdk_cli_call_decide(struct pdk_cli_call *c)
 	pc.writes = (const char *const *)c->writes.v;
 	pc.widen = (const char *const *)c->widen.v;
 	pc.n_widen = c->widen.n;
+	pc.sockets = (const char *const *)c->cfg.allow_unix_sockets.v;
+	pc.n_sockets = c->cfg.allow_unix_sockets.n;
 	if (!c->o.no_sandbox && (r = unconfigured_domains(c, &asked)) < 0)
 		return r;
 	pc.domains = (const char *const *)asked.v;

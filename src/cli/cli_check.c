@@ -142,6 +142,9 @@ int pdk_cli_check_main(int argc, char **argv)
 		for (size_t i = 0; !c.o.network && i < c.o.n_domains; i++)
 			printf("%s%s", i || c.cfg.allowed_domains.n ? ", " : ": ", c.o.domains[i]);
 		printf("\n");
+		for (size_t i = 0; i < c.cfg.allow_unix_sockets.n; i++)
+			printf("network: unix socket %s (allowUnixSockets)\n",
+			       c.cfg.allow_unix_sockets.v[i]);
 	}
 out:
 	pdk_cli_call_release(&c);

@@ -319,11 +319,12 @@ static cJSON *host_facts(void)
 }
 
 /* What each network mode gives under backend b on this host: doctor's
- * "network" object, off, domains and on. */
+ * "network" object, off, domains and on, and
+ * unix_sockets: what allowUnixSockets gives. */
 static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 {
 	char off[300] = "";
-	const char *domains = NULL, *on = NULL;
+	const char *domains = NULL, *on = NULL, *unix_ = NULL;
 
 	if (!strcmp(b->name, "bwrap")) {
 		snprintf(off, sizeof(off), "loopback of the run's own (a network namespace with "
@@ -331,6 +332,15 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 		domains = "listed domains through paddock's proxy (HTTP, CONNECT, SOCKS5), "
 			  "nothing else; loopback of the run's own";
 		on = "the host's network; the host's unix sockets stay closed";
+#ifdef __linux__
+		char swhy[128];
+
+		unix_ = pdk_netsup_probe(swhy, sizeof(swhy)) == 0
+			    ? "closed but for the paths of allowUnixSockets, whose connect() the "
+			      "connect supervisor performs to the socket opened at the start (a "
+			      "program loaded before bwrap's)"
+			    : "closed, allowUnixSockets too (no connect supervisor here)";
+#endif
 	} else if (!strcmp(b->name, "landlock")) {
 #ifdef __linux__
 		char swhy[128];
@@ -338,6 +348,8 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 		    cJSON_GetObjectItem(cJSON_GetObjectItem(facts, "landlock"), "abi"));
 
 		if (pdk_netsup_probe(swhy, sizeof(swhy)) == 0) {
+			unix_ = "closed but for the paths of allowUnixSockets, whose connect() the "
+				"connect supervisor performs to the socket opened at the start";
 			snprintf(off, sizeof(off),
 				 "loopback among the run's own processes through the connect "
 				 "supervisor (%s)%s; no host service, no other address",
@@ -370,6 +382,9 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 	cJSON_AddStringToObject(o, "off", off);
 	cJSON_AddStringToObject(o, "domains", domains);
 	cJSON_AddStringToObject(o, "on", on);
+	cJSON_AddStringToObject(o, "unix_sockets",
+				unix_ ? unix_ : "closed, allowUnixSockets too (no connect supervisor "
+						"here)");
 }
 
 /* What backend b cannot enforce on this host, given the facts. */

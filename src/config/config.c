@@ -159,6 +159,7 @@ void pdk_config_release(struct pdk_config *cfg)
 	pdk_config_patterns_release(&cfg->allow, &cfg->n_allow);
 	pdk_strv_release(&cfg->writable_paths);
 	pdk_strv_release(&cfg->allowed_domains);
+	pdk_strv_release(&cfg->allow_unix_sockets);
 	free(cfg->backend);
 	free(cfg->pkg_manager);
 	free(cfg->bwrap);

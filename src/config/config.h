@@ -50,6 +50,7 @@ struct pdk_config {
 	bool allow_network;            /* .allowNetwork (false): true = network for every call */
 	struct pdk_strv writable_paths; /* .writablePaths, ~ expanded, not yet resolved */
 	struct pdk_strv allowed_domains; /* .allowedDomains: reached through the proxy, unasked */
+	struct pdk_strv allow_unix_sockets; /* .allowUnixSockets: host unix sockets a run may reach */
 	bool allow_outside_sandbox;    /* .allowOutsideSandbox (false) */
 	char *backend;                 /* .backend: NULL = the first that works */
 	char *bwrap;                   /* .bwrap: absolute path of bubblewrap, NULL = built-in */

@@ -23,6 +23,13 @@ struct pdk_confine {
 	const char *const *domains;
 	size_t n_domains;
 	int proxy_fd;
+	/* commandPolicy.sandbox.allowUnixSockets: the host's unix sockets a
+	 * connect() may reach, by these absolute paths exactly, each through
+	 * unix_fds[i] (an O_PATH descriptor of the socket, opened before the
+	 * run); every other unix socket, by path or abstract name, stays closed. */
+	const char *const *unix_paths;
+	const int *unix_fds;
+	size_t n_unix;
 	const char *cwd;              /* where the command starts */
 	unsigned long max_procs;      /* processes the run may have at once (the runner
 				       * enforces it; backends only describe it) */

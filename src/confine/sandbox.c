@@ -635,6 +635,7 @@ static int add_own_dirs(struct pdk_sandbox *sb, const struct pdk_config *cfg, si
 
 static int setup_domains(struct pdk_sandbox *sb, const struct pdk_request *req,
 			 const struct pdk_config *cfg);
+static int setup_unix(struct pdk_sandbox *sb, const struct pdk_config *cfg);
 
 static int build_policy(const struct pdk_request *req, const struct pdk_config *cfg,
 			struct pdk_sandbox *sb, char *why, size_t why_len)
@@ -722,6 +723,8 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	sb->policy.network = req->network;
 	if ((r = setup_domains(sb, req, cfg)) < 0)
 		return r;
+	if ((r = setup_unix(sb, cfg)) < 0)
+		return r;
 	sb->policy.cwd = req->cwd;
 	sb->policy.max_procs = cfg && cfg->max_procs ? cfg->max_procs : PDK_MAX_PROCS_DEFAULT;
 	return 0;
@@ -786,6 +789,77 @@ static bool proxy_reachable(const struct pdk_sandbox *sb)
 
 	return b->private_network ||
 	       (b->proxy_on_loopback && (!b->env || (sb->state && b->env(sb->state))));
+}
+
+/* One path of allowUnixSockets, with the descriptor that reaches it. */
+static int add_unix(struct pdk_sandbox *sb, const char *path, int fd)
+{
+	char **paths = realloc(sb->unix_paths, (sb->n_unix + 2) * sizeof(*paths));
+	int *fds;
+
+	if (!paths)
+		return -ENOMEM;
+	sb->unix_paths = paths;
+	fds = realloc(sb->unix_fds, (sb->n_unix + 1) * sizeof(*fds));
+	if (!fds)
+		return -ENOMEM;
+	sb->unix_fds = fds;
+	if (!(paths[sb->n_unix] = strdup(path)))
+		return -ENOMEM;
+	fds[sb->n_unix++] = fd;
+	paths[sb->n_unix] = NULL;
+	return 0;
+}
+
+/*
+ * commandPolicy.sandbox.allowUnixSockets: each socket is opened now (O_PATH),
+ * so that a connect() to its path reaches that socket and no other, whatever
+ * happens to the path during the run; it is known by the path as configured
+ * and by its real path. One that is not a socket now is left out.
+ */
+static int setup_unix(struct pdk_sandbox *sb, const struct pdk_config *cfg)
+{
+#ifdef __linux__
+	int r;
+
+	for (size_t i = 0; cfg && i < cfg->allow_unix_sockets.n; i++) {
+		const char *p = cfg->allow_unix_sockets.v[i];
+		_cleanup_free_ char *real = NULL;
+		struct stat st;
+		int fd = open(p, PDK_O_PATH | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+			close(fd);
+			continue;
+		}
+		if ((r = add_unix(sb, p, fd)) < 0) {
+			close(fd);
+			return r;
+		}
+		real = realpath(p, NULL);
+		if (real && strcmp(real, p) != 0) {
+			int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+			if (dup < 0)
+				return -errno;
+			if ((r = add_unix(sb, real, dup)) < 0) {
+				close(dup);
+				return r;
+			}
+		}
+	}
+#else
+	/* Only Linux's connect supervisor can let a listed socket through;
+	 * elsewhere none is. */
+	(void)cfg;
+	(void)add_unix;
+#endif
+	sb->policy.unix_paths = (const char *const *)sb->unix_paths;
+	sb->policy.unix_fds = sb->unix_fds;
+	sb->policy.n_unix = sb->n_unix;
+	return 0;
 }
 
 /* Prepare the chosen backend and, for a wrapper, the argv it runs. */
@@ -1228,6 +1302,8 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 			    : "");
 	for (size_t i = 0; sb->domains_mode && i < sb->n_domains; i++)
 		fprintf(out, "network: allowed domain %s\n", sb->domains[i]);
+	for (size_t i = 0; i < sb->n_unix; i++)
+		fprintf(out, "network: unix socket %s (allowUnixSockets)\n", sb->unix_paths[i]);
 	for (size_t i = 0; i < sb->n_notes; i++)
 		fprintf(out, "%s\n", sb->notes[i]);
 	put_paths(out, "missing protected path, not held while the run lasts; what the command makes "
@@ -1283,6 +1359,10 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 		close(sb->proxy_ctl);
 		close(sb->policy.proxy_fd);
 	}
+	for (size_t i = 0; i < sb->n_unix; i++)
+		close(sb->unix_fds[i]);
+	free(sb->unix_fds);
+	pdk_strv_freep(&sb->unix_paths);
 	free(sb->envp);
 	free(sb->cache);
 	memset(sb, 0, sizeof(*sb));

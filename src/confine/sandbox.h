@@ -46,6 +46,10 @@ struct pdk_sandbox {
 	bool domains_mode;
 	int proxy_ctl;
 	struct pdk_proxy *proxy;
+	/* allowUnixSockets: the paths (owned) and their O_PATH descriptors */
+	char **unix_paths;
+	int *unix_fds;
+	size_t n_unix;
 	char **refused;                /* owned: the names the proxy refused */
 	size_t n_refused;
 	size_t wt_first, n_wt;	       /* roots[wt_first...]: a linked worktree's git directories */

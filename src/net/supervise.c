@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,6 +72,14 @@ struct pdk_netsup {
 	bool running;
 	struct seccomp_notif_sizes sizes;
 	uint16_t proxy_port; /* 127.0.0.1:proxy_port over TCP: paddock's proxy */
+	/* Only connect() comes here (the CONNECT_NOTIFY program): what is not
+	 * a unix socket is connected as the command asked. */
+	bool pass_others;
+	/* allowUnixSockets: the paths, and paddock's O_PATH descriptors of the
+	 * sockets there, opened before the run. */
+	char **unix_paths;
+	int *unix_fds;
+	size_t n_unix;
 	pthread_mutex_t lock; /* what follows */
 	pthread_cond_t idle;
 	unsigned jobs;
@@ -145,6 +154,31 @@ fail:
 void pdk_netsup_allow_proxy(struct pdk_netsup *ns, unsigned port)
 {
 	ns->proxy_port = (uint16_t)port;
+}
+
+void pdk_netsup_pass_others(struct pdk_netsup *ns)
+{
+	ns->pass_others = true;
+}
+
+int pdk_netsup_allow_unix(struct pdk_netsup *ns, const char *const *paths, const int *fds,
+			  size_t n)
+{
+	if (!n)
+		return 0;
+	ns->unix_paths = calloc(n, sizeof(*ns->unix_paths));
+	ns->unix_fds = calloc(n, sizeof(*ns->unix_fds));
+	if (!ns->unix_paths || !ns->unix_fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		ns->unix_fds[i] = -1;
+		ns->n_unix++;
+		if (!(ns->unix_paths[i] = strdup(paths[i])))
+			return -ENOMEM;
+		if ((ns->unix_fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) < 0)
+			return -errno;
+	}
+	return 0;
 }
 
 /* Child side: async-signal-safe calls only. */
@@ -498,6 +532,37 @@ static int read_addr(struct call *c, uint64_t addr, uint64_t len, struct sockadd
 
 /* ---- the calls ---- */
 
+/* A unix socket's connect(): only to a configured path, given exactly as
+ * configured; paddock connects the command's socket to the socket it opened
+ * before the run, so that nothing renamed or swapped on the way since then
+ * leads elsewhere. Abstract names and every other path: EACCES. */
+static long unix_connect(struct call *c, const struct sockaddr_storage *ss, socklen_t len)
+{
+	const struct sockaddr_un *sun = (const struct sockaddr_un *)ss;
+	size_t off = offsetof(struct sockaddr_un, sun_path), max;
+	char path[sizeof(sun->sun_path) + 1], proc[64];
+	struct sockaddr_un mine = {.sun_family = AF_UNIX};
+	int r;
+
+	if (len <= off || sun->sun_family != AF_UNIX)
+		return -EINVAL;
+	if (!sun->sun_path[0])
+		return -EACCES; /* abstract */
+	max = len - off < sizeof(sun->sun_path) ? len - off : sizeof(sun->sun_path);
+	memcpy(path, sun->sun_path, max);
+	path[max] = '\0';
+	for (size_t i = 0; i < c->ns->n_unix; i++) {
+		if (strcmp(path, c->ns->unix_paths[i]) != 0)
+			continue;
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", c->ns->unix_fds[i]);
+		memcpy(mine.sun_path, proc, strlen(proc) + 1);
+		if ((r = still_valid(c)) < 0)
+			return r;
+		return connect(c->fd, (struct sockaddr *)&mine, sizeof(mine)) < 0 ? -errno : 0;
+	}
+	return -EACCES;
+}
+
 static long do_connect(struct call *c)
 {
 	const __u64 *a = c->req->data.args;
@@ -509,6 +574,15 @@ static long do_connect(struct call *c)
 		return r;
 	if ((r = grab_socket(c, (int)a[0])) < 0)
 		return r;
+	if (c->domain == AF_UNIX)
+		return unix_connect(c, &ss, len);
+	/* Performed on paddock's copies rather than let through: the command
+	 * could put a unix socket at that number meanwhile. */
+	if (c->ns->pass_others) {
+		if ((r = still_valid(c)) < 0)
+			return r;
+		return connect(c->fd, (struct sockaddr *)&ss, len) < 0 ? -errno : 0;
+	}
 	if (!inet(c))
 		return -EPERM;
 	if ((r = check_dest(c, &ss, len)) < 0)
@@ -1015,6 +1089,13 @@ void pdk_netsup_free(struct pdk_netsup *ns)
 	}
 	if (ns->listener >= 0)
 		close(ns->listener);
+	for (size_t i = 0; i < ns->n_unix; i++) {
+		free(ns->unix_paths[i]);
+		if (ns->unix_fds[i] >= 0)
+			close(ns->unix_fds[i]);
+	}
+	free(ns->unix_paths);
+	free(ns->unix_fds);
 	free(ns->bound);
 	pthread_mutex_destroy(&ns->lock);
 	pthread_cond_destroy(&ns->idle);

@@ -19,6 +19,15 @@ int pdk_netsup_new(struct pdk_netsup **ret);
 /* Parent, before the fork: the domains mode's proxy listens on the host's
  * 127.0.0.1:port, which TCP connections of the run may reach too. */
 void pdk_netsup_allow_proxy(struct pdk_netsup *ns, unsigned port);
+/* Parent, before the fork: only connect() is supervised (the stacked
+ * CONNECT_NOTIFY program); a socket that is not a unix one is connected as
+ * asked, on paddock's copies. */
+void pdk_netsup_pass_others(struct pdk_netsup *ns);
+/* Parent, before the fork: a unix socket's connect() reaches paths[i] (an
+ * absolute path, given exactly so) through fds[i] (an O_PATH descriptor of
+ * the socket there, duplicated), and nothing else. 0 or -errno. */
+int pdk_netsup_allow_unix(struct pdk_netsup *ns, const char *const *paths, const int *fds,
+			  size_t n);
 /*
  * Child, after fork, async-signal-safe: load the filter (struct sock_filter
  * filter[len], which sends the supervised calls to user notification) with a

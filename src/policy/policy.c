@@ -567,6 +567,8 @@ static int conclude(const struct pdk_config *cfg, const struct pdk_policy_call *
 	}
 	for (size_t i = 0; i < d->raises.n; i++)
 		fprintf(f, "%s%s", i ? ", " : "; raised: ", d->raises.v[i]);
+	for (size_t i = 0; !call->sandbox_off && !call->outside_sandbox && i < call->n_sockets; i++)
+		fprintf(f, "%s%s", i ? ", " : "; reaches the unix socket ", call->sockets[i]);
 	if (fclose(f) != 0 || r < 0) {
 		free(ask);
 		return -ENOMEM;

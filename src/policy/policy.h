@@ -41,6 +41,10 @@ struct pdk_policy_call {
 	const char *const *writes;
 	const char *const *widen;
 	size_t n_widen;
+	/* The host's unix sockets the configuration opens to every confined
+	 * run (allowUnixSockets): named in the question, raising nothing. */
+	const char *const *sockets;
+	size_t n_sockets;
 };
 
 /* One simple command and what the rules said about it. */

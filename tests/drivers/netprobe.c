@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 static int addr_of(const char *host, int port, struct sockaddr_storage *ss, socklen_t *len)
@@ -275,6 +276,62 @@ static int listen_unbound(int family)
 	return 0;
 }
 
+/* race-unix OK NO ROUNDS: a thread flips the path in the address between
+ * OK and NO while the main thread connects; each listener answers with two
+ * bytes of its own, so the count says which socket each connection reached. */
+static struct sockaddr_un race_un;
+static const char *race_paths[2];
+
+static void *flip_path(void *arg)
+{
+	volatile char *p = race_un.sun_path;
+
+	(void)arg;
+	for (unsigned long i = 0; !race_stop; i++) {
+		const char *src = race_paths[i & 1];
+
+		for (size_t k = 0; src[k]; k++)
+			p[k] = src[k];
+	}
+	return NULL;
+}
+
+static int race_unix(const char *ok, const char *no, int rounds)
+{
+	int got_ok = 0, got_no = 0, refused = 0;
+	pthread_t t;
+
+	if (strlen(ok) != strlen(no) || strlen(ok) >= sizeof(race_un.sun_path)) {
+		fprintf(stderr, "race-unix: two paths of one length\n");
+		return 2;
+	}
+	race_un.sun_family = AF_UNIX;
+	strcpy(race_un.sun_path, ok);
+	race_paths[0] = ok;
+	race_paths[1] = no;
+	pthread_create(&t, NULL, flip_path, NULL);
+	for (int i = 0; i < rounds; i++) {
+		int c = socket(AF_UNIX, SOCK_STREAM, 0);
+		char tag[3] = "";
+
+		if (c < 0) {
+			printf("race-failed %s\n", strerror(errno));
+			break;
+		}
+		if (connect(c, (struct sockaddr *)&race_un, sizeof(race_un)) < 0) {
+			refused++;
+		} else if (read(c, tag, 2) == 2) {
+			got_ok += !strcmp(tag, "OK");
+			got_no += !strcmp(tag, "NO");
+		}
+		close(c);
+	}
+	race_stop = 1;
+	pthread_join(t, NULL);
+	printf("race-unix ok=%d no=%d refused=%d\n", got_ok, got_no, refused);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -294,6 +351,8 @@ int main(int argc, char **argv)
 		return race(atoi(argv[2]), atoi(argv[3]), 0);
 	if (!strcmp(cmd, "race-udp") && argc == 4)
 		return race(atoi(argv[2]), atoi(argv[3]), 1);
+	if (!strcmp(cmd, "race-unix") && argc == 5)
+		return race_unix(argv[2], argv[3], atoi(argv[4]));
 	if (!strcmp(cmd, "rights"))
 		return rights();
 	if (!strcmp(cmd, "listen4"))
@@ -301,6 +360,6 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "listen6"))
 		return listen_unbound(AF_INET6);
 	fprintf(stderr, "usage: netprobe own ADDR [TO] | connect|udp|udp-msg ADDR PORT | udp-own | "
-			"race|race-udp HOST-PORT ROUNDS | rights | listen4 | listen6\n");
+			"race|race-udp HOST-PORT ROUNDS | race-unix OK NO ROUNDS | rights | listen4 | listen6\n");
 	return 2;
 }

@@ -43,6 +43,9 @@ clean-local-mcp-sdk:
 # The network modes.
 EXTRA_DIST += tests/shell/net.sh
 EXTRA_DIST += tests/shell/net-domains.sh
+# allowUnixSockets: the host's unix sockets one by one.
+SHELL_TESTS += tests/shell/net-unix.sh
+EXTRA_DIST += tests/shell/net-unix.sh
 # Only the rm a call names goes to the trash.
 SHELL_TESTS += tests/shell/rm-named.sh
 EXTRA_DIST += tests/shell/rm-named.sh

@@ -259,7 +259,7 @@ for b in $backends; do
 import json, sys
 b = [x for x in json.load(open(sys.argv[1]))["backends"] if x["name"] == sys.argv[2]][0]
 n = b["network"]
-assert set(n) == {"off", "domains", "on"}, n
+assert set(n) == {"off", "domains", "on", "unix_sockets"}, n
 want = {"bwrap": "loopback of the run'"'"'s own", "landlock": "through the connect supervisor"}
 assert want[sys.argv[2]] in n["off"], n["off"]
 assert "unix sockets stay closed" in n["on"], n["on"]' "$T/out" "$b"

@@ -272,7 +272,7 @@ static const struct warn_case warns[] = {
      "denied_command, sensitive_paths, protected_paths, env, timeouts, output, trash, approval, pkg, risk"},
     {"{\"commandPolicy\": {\"sandbox\": {\n\t\"writeablePaths\": [\"/x\"]}}}",
      "2:2: unknown key 'commandPolicy.sandbox.writeablePaths' ignored (did you mean "
-     "'writablePaths'?); the keys here are: enabled, allowNetwork, writablePaths, allowedDomains, "
+     "'writablePaths'?); the keys here are: enabled, allowNetwork, writablePaths, allowedDomains, allowUnixSockets, "
      "allowOutsideSandbox, backend, bwrap, maxProcesses, toolCaches"},
     {"{\"timeouts\": {\"Default\": 5}}",
      "1:15: unknown key 'timeouts.Default' ignored (did you mean 'default'?); the keys here "

@@ -467,7 +467,7 @@ static int do_ia32(void)
 
 START_TEST(test_denied_always)
 {
-	for (int net = 0; net < PDK_SECCOMP_NET_MODES; net++) {
+	for (int net = 0; net < PDK_SECCOMP_CONNECT_NOTIFY; net++) {
 		ASSERT_ERRNO(net, do_io_uring, ENOSYS);
 		ASSERT_ERRNO(net, do_keyctl, EPERM);
 		ASSERT_ERRNO(net, do_add_key, EPERM);
@@ -530,9 +530,11 @@ END_TEST
  * socket is made but unnamed stream and seqpacket pairs. */
 START_TEST(test_unix_every_mode)
 {
-	for (int net = 0; net < PDK_SECCOMP_NET_MODES; net++) {
-		ASSERT_ERRNO(net, do_socket_unix, EPERM);
-		ASSERT_ERRNO(net, do_socket_unix_high_bits, EPERM);
+	for (int net = 0; net < PDK_SECCOMP_CONNECT_NOTIFY; net++) {
+		bool allowed = pdk_seccomp_with_unix(net) == net && net != PDK_SECCOMP_NET_OFF;
+
+		ASSERT_ERRNO(net, do_socket_unix, allowed ? 0 : EPERM);
+		ASSERT_ERRNO(net, do_socket_unix_high_bits, allowed ? 0 : EPERM);
 		ASSERT_ERRNO(net, do_socket_unix_dgram, EPERM);
 		ASSERT_ERRNO(net, do_socket_unix_raw, EPERM);
 		ASSERT_ERRNO(net, do_socketpair, 0);
@@ -543,6 +545,26 @@ START_TEST(test_unix_every_mode)
 		ASSERT_ERRNO(net, do_socketpair_raw_high_bits, EPERM);
 		ASSERT_ERRNO(net, do_sendto_connected, 0);
 	}
+}
+END_TEST
+
+/* allowUnixSockets: unix streams are made, their connect() goes to the
+ * supervisor (no listener here: ENOSYS) in the stacked program, and a
+ * command cannot put a listener of its own before it. */
+START_TEST(test_unix_allowed)
+{
+	const int c = PDK_SECCOMP_CONNECT_NOTIFY;
+
+	ck_assert_int_eq(pdk_seccomp_with_unix(PDK_SECCOMP_NET_OFF), PDK_SECCOMP_NET_OFF);
+	ck_assert_int_eq(pdk_seccomp_with_unix(PDK_SECCOMP_NET_FULL), PDK_SECCOMP_NET_FULL_UNIX);
+	ASSERT_ERRNO(PDK_SECCOMP_NET_FULL_UNIX, do_socket_unix, 0);
+	ASSERT_ERRNO(PDK_SECCOMP_NET_PRIVATE_UNIX, do_socket_unix, 0);
+	ASSERT_ERRNO(PDK_SECCOMP_NET_SUPERVISED_UNIX, do_socket_unix, 0);
+	ASSERT_ERRNO(c, do_connect_unix, ENOSYS);
+	ASSERT_ERRNO(c, do_connect_inet_loopback, ENOSYS);
+	ASSERT_ERRNO(c, do_socket_unix, 0);
+	ASSERT_ERRNO(c, do_socketpair, 0);
+	ASSERT_ERRNO(c, do_fork, 0);
 }
 END_TEST
 
@@ -720,6 +742,7 @@ int main(void)
 	tcase_add_test(tc, test_network_off);
 	tcase_add_test(tc, test_network_on);
 	tcase_add_test(tc, test_unix_every_mode);
+	tcase_add_test(tc, test_unix_allowed);
 	tcase_add_test(tc, test_network_private);
 	tcase_add_test(tc, test_sendto_address);
 	tcase_add_test(tc, test_precompiled_matches_libseccomp);
