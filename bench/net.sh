@@ -1,6 +1,7 @@
 #!/bin/sh
 # net.sh - `make bench`, the network: a 100 MB download from a local HTTP server through
-# paddock's proxy (the domains mode) against the same download with the network on, and
+# paddock's proxy (the domains mode) against the same download with the network on, under
+# bwrap and under landlock, and
 # what the domains mode adds to a call that connects nowhere, side by side under bwrap;
 # and what Landlock's connect supervisor costs a plain call and a loopback-heavy run.
 # Environment: PADDOCK, CC (cc), BENCH_NET_ROUNDS (7), BENCH_STRICT=1 (exit 2 on a missed target).
@@ -69,6 +70,18 @@ echo
 	'exec curl -sSf -o /dev/null --noproxy "" -x "$HTTP_PROXY" "$0"' "$url"
 rc1=$?
 echo
+if "$PADDOCK" run --backend landlock --print-profile --allow-domain 127.0.0.1 -- true 2>/dev/null |
+	grep -q "^network: domains"; then
+	"$tmp/timeit" $strict -n "$rounds" -w 1 -t '**100 MB from a local server, landlock**' \
+		:: '`-n`: `curl` straight to the server' as=direct \
+		-- "$PADDOCK" run --backend landlock --yes -n -- curl -sSf -o /dev/null "$url" \
+		:: '`--allow-domain 127.0.0.1`: `curl` through the proxy on the host'"'"'s loopback' \
+		as=proxy vs=direct@1.2 \
+		-- "$PADDOCK" run --backend landlock --yes --allow-domain 127.0.0.1 -- sh -c \
+		'exec curl -sSf -o /dev/null --noproxy "" -x "$HTTP_PROXY" "$0"' "$url"
+	[ $? -eq 0 ] || rc1=1
+	echo
+fi
 "$tmp/timeit" $strict -n $((rounds * 10)) -w 3 -t '**A call that connects nowhere, bwrap**' \
 	:: 'network off' as=off \
 	-- "$PADDOCK" run --backend bwrap -- /bin/true \
