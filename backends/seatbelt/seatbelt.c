@@ -309,9 +309,9 @@ static bool regex_safe(const char *path)
  * .vscode or .git/hooks, or creates what an editor will later open as them.
  * ASCII letters become [aA]; regex metacharacters get a backslash.
  */
-static void put_ci_regex(FILE *f, const char *path)
+static void put_ci_regex(FILE *f, const char *path, bool below, const char *indent)
 {
-	fputs("\n  (regex \"^", f);
+	fprintf(f, "\n%s(regex \"^", indent);
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
 		unsigned char c = *p;
 
@@ -323,7 +323,7 @@ static void put_ci_regex(FILE *f, const char *path)
 			put_sbpl_char(f, '\\');
 		put_sbpl_char(f, c);
 	}
-	fputs("(/|$)\")", f);
+	fputs(below ? "(/|$)\")" : "$\")", f);
 }
 
 /* The protected paths again, matched in any letter case. A rule without a
@@ -341,7 +341,7 @@ static void emit_ci_rule(FILE *f, const struct pdk_strv *protect)
 	      f);
 	for (size_t i = 0; i < protect->n; i++)
 		if (regex_safe(protect->v[i]))
-			put_ci_regex(f, protect->v[i]);
+			put_ci_regex(f, protect->v[i], true, "  ");
 	fputs(")\n", f);
 }
 
@@ -357,9 +357,86 @@ static void emit_rule(FILE *f, const char *rule, const char *name, size_t n, boo
 	fputs(")\n", f);
 }
 
+/*
+ * The git directories whose hooks are protected: each path ending in
+ * "/.git/hooks", cut to ".../.git". Git follows a .git that is a file
+ * ("gitdir: PATH"), a symlink, or a directory with a commondir to another
+ * git directory, whose hooks and configuration no rule covers.
+ */
+static int collect_gitdirs(const struct pdk_strv *protect, struct pdk_strv *gitdirs)
+{
+	static const char tail[] = "/.git/hooks";
+	size_t tl = sizeof(tail) - 1;
+
+	for (size_t i = 0; i < protect->n; i++) {
+		const char *p = protect->v[i];
+		size_t len = strlen(p);
+		char *dir;
+		int r;
+
+		if (len <= tl || strcmp(p + len - tl, tail) != 0)
+			continue;
+		dir = strndup(p, len - tl + sizeof("/.git") - 1);
+		if (!dir)
+			return -ENOMEM;
+		if (pdk_strv_contains(gitdirs->v, gitdirs->n, dir)) {
+			free(dir);
+			continue;
+		}
+		if ((r = pdk_strv_take(gitdirs, dir)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The same path in any letter case, exactly (nothing below it). */
+static void put_ci_exact(FILE *f, const char *path, const char *suffix, const char *indent)
+{
+	char *full = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&full, &len);
+
+	if (!m)
+		return;
+	fputs(path, m);
+	fputs(suffix, m);
+	if (fclose(m) == 0 && regex_safe(full))
+		put_ci_regex(f, full, false, indent);
+	free(full);
+}
+
+/*
+ * A missing .git may be made a directory (git init), never a file or a
+ * symlink, nor a hard link's second name; no .git directory gets a
+ * commondir. Each in any letter case too.
+ */
+static void emit_git_rules(FILE *f, const struct pdk_strv *gitdirs)
+{
+	if (gitdirs->n == 0)
+		return;
+	fputs("; a .git that git would follow elsewhere: a gitdir: file or a symlink\n"
+	      "; in place of a missing one, or a commondir in one\n"
+	      "(deny file-write-create file-link\n"
+	      "  (require-all\n"
+	      "    (require-any (vnode-type REGULAR-FILE) (vnode-type SYMLINK))\n"
+	      "    (require-any",
+	      f);
+	for (size_t i = 0; i < gitdirs->n; i++) {
+		fprintf(f, "\n      (literal (param \"GIT_DIR_%zu\"))", i);
+		put_ci_exact(f, gitdirs->v[i], "", "      ");
+	}
+	fputs(")))\n(deny file-write* file-link", f);
+	for (size_t i = 0; i < gitdirs->n; i++) {
+		fprintf(f, "\n  (literal (string-append (param \"GIT_DIR_%zu\") \"/commondir\"))",
+			i);
+		put_ci_exact(f, gitdirs->v[i], "/commondir", "  ");
+	}
+	fputs(")\n", f);
+}
+
 static void write_profile(FILE *f, const struct pdk_confine *policy, unsigned proxy_port,
 			  const struct pdk_strv *roots, const struct pdk_strv *protect,
-			  const struct pdk_strv *parents)
+			  const struct pdk_strv *parents, const struct pdk_strv *gitdirs)
 {
 	fputs(profile_head, f);
 	fputs(profile_sysctl, f);
@@ -395,6 +472,7 @@ static void write_profile(FILE *f, const struct pdk_confine *policy, unsigned pr
 		      f);
 		emit_rule(f, "deny file-link", "PROTECTED", protect->n, true);
 		emit_ci_rule(f, protect);
+		emit_git_rules(f, gitdirs);
 	}
 	if (parents->n > 0) { /* an empty rule would deny every unlink */
 		fputs("; their parents cannot be removed or renamed away\n", f);
@@ -406,6 +484,7 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 			 char **ret_profile, char ***ret_params)
 {
 	struct pdk_strv roots = { 0 }, protect = { 0 }, parents = { 0 }, params = { 0 };
+	struct pdk_strv gitdirs = { 0 };
 	bool domains = policy && !policy->network && policy->n_domains > 0;
 	unsigned proxy_port = domains && run ? run->proxy_port : 0;
 	char *text = NULL;
@@ -443,6 +522,8 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 	}
 	if (r >= 0)
 		r = collect_parents(&protect, &parents);
+	if (r >= 0)
+		r = collect_gitdirs(&protect, &gitdirs);
 
 	for (size_t i = 0; i < roots.n && r >= 0; i++)
 		r = pdk_strv_take(&params, param("WRITABLE_ROOT", i, roots.v[i]));
@@ -450,6 +531,8 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 		r = pdk_strv_take(&params, param("PROTECTED", i, protect.v[i]));
 	for (size_t i = 0; i < parents.n && r >= 0; i++)
 		r = pdk_strv_take(&params, param("PROTECTED_PARENT", i, parents.v[i]));
+	for (size_t i = 0; i < gitdirs.n && r >= 0; i++)
+		r = pdk_strv_take(&params, param("GIT_DIR", i, gitdirs.v[i]));
 	if (r >= 0 && proxy_port) {
 		char p[32];
 
@@ -469,7 +552,7 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 		r = -ENOMEM;
 		goto out;
 	}
-	write_profile(f, policy, proxy_port, &roots, &protect, &parents);
+	write_profile(f, policy, proxy_port, &roots, &protect, &parents, &gitdirs);
 	if (ferror(f))
 		r = -ENOMEM;
 	if (fclose(f) != 0 && r >= 0)
@@ -485,6 +568,7 @@ out:
 	pdk_strv_release(&roots);
 	pdk_strv_release(&protect);
 	pdk_strv_release(&parents);
+	pdk_strv_release(&gitdirs);
 	pdk_strv_release(&params);
 	return r;
 }

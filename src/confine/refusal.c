@@ -205,10 +205,23 @@ static bool held_in_line(const char *s, size_t n, const char *cwd, const char *c
 	return false;
 }
 
+/*
+ * Tools that say it in a form of their own. Homebrew lists the directories
+ * it cannot write below a heading, one a line, up to a blank line:
+ *   Error: The following directories are not writable by your user:
+ *   /opt/homebrew/share/man/man8
+ * SwiftPM runs its manifests under a Seatbelt profile of its own, and one
+ * sandbox cannot start inside another: sandbox-exec says
+ *   sandbox-exec: sandbox_apply: Operation not permitted
+ */
+static const char brew_heading[] = "the following directories are not writable by your user";
+static const char nested_seatbelt[] = "sandbox_apply: operation not permitted";
+
 size_t pdk_refusal_hints_held(const char *text, size_t text_len, const char *cwd,
 			      const char *const *roots, size_t n_roots, const char *const *held,
 			      size_t n_held, char lines[][768], size_t max)
 {
+	bool brew_list = false, told_nested = false;
 	char seen[PDK_REFUSAL_MAX][PATH_MAX];
 	char rootlist[260];
 	size_t count = 0, rl = 0;
@@ -233,12 +246,32 @@ size_t pdk_refusal_hints_held(const char *text, size_t text_len, const char *cwd
 		char raw[PATH_MAX], joined[2 * PATH_MAX];
 		const char *marker = NULL;
 		bool got = false;
+		size_t lead = strspn(s, " \t");
 
-		for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]) && !marker; i++)
+		if (find_ci(s, n, nested_seatbelt)) {
+			if (!told_nested)
+				snprintf(lines[count++], 768,
+					 "sandbox: a program tried to start a sandbox of its own "
+					 "(SwiftPM does), and Seatbelt cannot start one inside "
+					 "paddock's; for swift build, swift test and swift run, "
+					 "pass --disable-sandbox");
+			told_nested = true;
+			s += n + 1;
+			continue;
+		}
+		if (brew_list && (lead >= n || s[lead] != '/'))
+			brew_list = false;
+		if (brew_list) {
+			got = copy_out(s + lead, field_len(s + lead, s + n), raw, sizeof(raw));
+		} else if (find_ci(s, n, brew_heading)) {
+			brew_list = true;
+			s += n + 1;
+			continue;
+		}
+		for (size_t i = 0; !got && i < sizeof(markers) / sizeof(markers[0]) && !marker; i++)
 			if (find_ci(s, n, markers[i]))
 				marker = markers[i];
 		if (marker) {
-			size_t lead = strspn(s, " \t");
 			got = path_in(s, n, marker, raw, sizeof(raw)) ||
 			      (lead < n && find_ci(s + lead, n - lead, marker) == s + lead &&
 			       path_above(starts, lens, n_above, raw, sizeof(raw)));

@@ -99,6 +99,59 @@ START_TEST(shells)
 }
 END_TEST
 
+/* Homebrew lists what it cannot write below a heading of its own, one directory a line
+ * (its message as brew install prints it, the directories a confined run could not
+ * write); each listed directory gets its line, and the advice after the list none. */
+START_TEST(homebrew)
+{
+	static const char text[] =
+	    "Error: The following directories are not writable by your user:\n"
+	    "/opt/homebrew/share/man/man8\n"
+	    "/opt/homebrew/var/homebrew/locks\n"
+	    "\n"
+	    "You should change the ownership of these directories to your user.\n"
+	    "  sudo chown -R $(whoami) /opt/homebrew/share/man/man8 "
+	    "/opt/homebrew/var/homebrew/locks\n"
+	    "\n"
+	    "And make sure that your user has write permission.\n"
+	    "  chmod u+w /opt/homebrew/share/man/man8 /opt/homebrew/var/homebrew/locks\n";
+	char lines[PDK_REFUSAL_MAX][768];
+	size_t n = pdk_refusal_hints(text, strlen(text), "/tmp/pdk-ck-root", roots, 1, lines,
+				     PDK_REFUSAL_MAX);
+
+	ck_assert_uint_eq(n, 2);
+	ck_assert_ptr_nonnull(strstr(lines[0], "refused a write to /opt/homebrew/share/man/man8, "
+					       "outside the writable roots"));
+	ck_assert_ptr_nonnull(strstr(lines[0], "--write /opt/homebrew/share/man"));
+	ck_assert_ptr_nonnull(strstr(lines[1], "refused a write to /opt/homebrew/var/homebrew/locks"));
+	/* the heading alone names nothing */
+	ck_assert_uint_eq(hints_for("Error: The following directories are not writable by your "
+				    "user:\n\n"),
+			  0);
+}
+END_TEST
+
+/* SwiftPM compiles its manifests under a Seatbelt profile of its own, which cannot start
+ * inside paddock's: sandbox-exec's complaint (as swift build prints it) gets one line,
+ * naming --disable-sandbox, however often it comes, and no path guess. */
+START_TEST(swiftpm)
+{
+	static const char text[] =
+	    "error: 'app': Invalid manifest\n"
+	    "sandbox-exec: sandbox_apply: Operation not permitted\n"
+	    "error: 'lib': Invalid manifest\n"
+	    "sandbox-exec: sandbox_apply: Operation not permitted\n";
+	char lines[PDK_REFUSAL_MAX][768];
+	size_t n = pdk_refusal_hints(text, strlen(text), "/tmp/pdk-ck-root", roots, 1, lines,
+				     PDK_REFUSAL_MAX);
+
+	ck_assert_uint_eq(n, 1);
+	ck_assert_ptr_nonnull(strstr(lines[0], "swift build"));
+	ck_assert_ptr_nonnull(strstr(lines[0], "--disable-sandbox"));
+	ck_assert_ptr_null(strstr(lines[0], "refused a write"));
+}
+END_TEST
+
 /* A write refused at a protected path inside a root is named as one, with why, the bare
  * "Device or resource busy" of a held path moved or removed included; elsewhere in the root
  * the guess stays. */
@@ -147,6 +200,8 @@ int main(void)
 	tcase_add_test(tc, python);
 	tcase_add_test(tc, shells);
 	tcase_add_test(tc, held);
+	tcase_add_test(tc, homebrew);
+	tcase_add_test(tc, swiftpm);
 	suite_add_tcase(s, tc);
 	return pdk_ck_run(s);
 }

@@ -426,7 +426,8 @@ START_TEST(protected_after_allows)
 	ck_assert_str_eq(params[1], "PROTECTED_0=/r/.git/hooks");
 	ck_assert_str_eq(params[2], "PROTECTED_PARENT_0=/r/.git");
 	ck_assert_str_eq(params[3], "PROTECTED_PARENT_1=/r");
-	ck_assert_ptr_null(params[4]);
+	ck_assert_str_eq(params[4], "GIT_DIR_0=/r/.git");
+	ck_assert_ptr_null(params[5]);
 	free(profile);
 	pdk_strv_freep(&params);
 }
@@ -903,6 +904,92 @@ START_TEST(protected_symlink_and_link)
 }
 END_TEST
 
+/* The regexes of the rule that starts at rule (up to the next rule), compiled. */
+static size_t rule_regexes(const char *rule, regex_t *rx, size_t max)
+{
+	const char *end = strstr(rule + 1, "\n(");
+	char *text = strndup(rule, end ? (size_t)(end - rule) : strlen(rule)), *s;
+	size_t k = 0;
+
+	for (size_t i = 0; (s = sbpl_string(text, i)); i++) {
+		if (s[0] == '^' && k < max)
+			ck_assert_int_eq(regcomp(&rx[k++], s, REG_EXTENDED | REG_NOSUB), 0);
+		free(s);
+	}
+	free(text);
+	return k;
+}
+
+/* A missing .git may become a directory only: the rule refusing a file or a
+ * symlink there names it exactly, in any letter case (.Git, .GIT), and not
+ * what git init makes below it; no .git gets a commondir, in any case. */
+START_TEST(git_dir_rules)
+{
+	const char *roots[] = { "/Users/dev/proj", "/Users/dev/lib" };
+	const char *protect[] = { "/Users/dev/proj/.git/hooks", "/Users/dev/proj/.vscode",
+				  "/Users/dev/lib/.git/hooks" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 2, .protect = protect,
+				 .n_protect = 3 };
+	char *profile, **params;
+	const char *create, *common;
+	regex_t rx[4];
+	size_t n;
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
+	check_params_match(profile, params);
+	ck_assert(paren_depth_ok(profile));
+	create = strstr(profile, "\n(deny file-write-create file-link\n  (require-all\n"
+				 "    (require-any (vnode-type REGULAR-FILE) (vnode-type SYMLINK))\n"
+				 "    (require-any\n      (literal (param \"GIT_DIR_0\"))");
+	ck_assert_ptr_nonnull(create);
+	ck_assert_ptr_nonnull(strstr(create, "(literal (param \"GIT_DIR_1\"))"));
+	common = strstr(profile, "\n(deny file-write* file-link\n  (literal (string-append "
+				 "(param \"GIT_DIR_0\") \"/commondir\"))");
+	ck_assert_ptr_nonnull(common);
+	ck_assert(create < common);
+	ck_assert_ptr_null(strstr(common, "(allow"));
+
+	n = rule_regexes(create + 1, rx, 4);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(regexec(&rx[0], "/Users/dev/proj/.git", 0, NULL, 0), 0);
+	ck_assert_int_eq(regexec(&rx[0], "/Users/dev/proj/.Git", 0, NULL, 0), 0);
+	ck_assert_int_eq(regexec(&rx[0], "/users/DEV/proj/.GIT", 0, NULL, 0), 0);
+	ck_assert_int_ne(regexec(&rx[0], "/Users/dev/proj/.git/HEAD", 0, NULL, 0), 0);
+	ck_assert_int_ne(regexec(&rx[0], "/Users/dev/proj/.gitignore", 0, NULL, 0), 0);
+	ck_assert_int_ne(regexec(&rx[0], "/Users/dev/proj/x.git", 0, NULL, 0), 0);
+	ck_assert_int_eq(regexec(&rx[1], "/Users/dev/lib/.Git", 0, NULL, 0), 0);
+	for (size_t i = 0; i < n; i++)
+		regfree(&rx[i]);
+
+	n = rule_regexes(common + 1, rx, 4);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(regexec(&rx[0], "/Users/dev/proj/.git/commondir", 0, NULL, 0), 0);
+	ck_assert_int_eq(regexec(&rx[0], "/Users/dev/proj/.Git/CommonDir", 0, NULL, 0), 0);
+	ck_assert_int_ne(regexec(&rx[0], "/Users/dev/proj/.git/commondir2", 0, NULL, 0), 0);
+	for (size_t i = 0; i < n; i++)
+		regfree(&rx[i]);
+
+	/* the protected rule's own regex covers .Git/hooks below */
+	n = rule_regexes(strstr(profile, "\n(deny file-write* file-link\n  (regex") + 1, rx, 4);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(regexec(&rx[0], "/Users/dev/proj/.Git/hooks/pre-commit", 0, NULL, 0), 0);
+	ck_assert_int_eq(regexec(&rx[1], "/Users/dev/proj/.VSCODE/tasks.json", 0, NULL, 0), 0);
+	for (size_t i = 0; i < n; i++)
+		regfree(&rx[i]);
+
+	/* no .git/hooks protected, no git rule */
+	free(profile);
+	pdk_strv_freep(&params);
+	c.protect = protect + 1;
+	c.n_protect = 1;
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
+	ck_assert_ptr_null(strstr(profile, "GIT_DIR"));
+	ck_assert_ptr_null(strstr(profile, "vnode-type REGULAR-FILE"));
+	free(profile);
+	pdk_strv_freep(&params);
+}
+END_TEST
+
 static Suite *seatbelt_suite(void)
 {
 	Suite *s = suite_create("seatbelt");
@@ -924,6 +1011,7 @@ static Suite *seatbelt_suite(void)
 	tcase_add_test(p, injection_root_and_protect);
 	tcase_add_test(p, protected_any_case);
 	tcase_add_test(p, protected_symlink_and_link);
+	tcase_add_test(p, git_dir_rules);
 	tcase_add_test(p, nul_cuts_path);
 	tcase_add_loop_test(p, bad_path_rejected, 0, (int)PDK_ARRAY_SIZE(bad_paths));
 	tcase_add_test(p, null_path_rejected);
