@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES="build-essential autoconf automake pkg-config libpcre2-dev
 libseccomp-dev check bubblewrap mandoc trash-cli tmux python3 iproute2 util-linux
-procps git sudo valgrind file clang libclang-rt-dev python3-jsonschema
+procps git sudo valgrind file clang clang-tools libclang-rt-dev python3-jsonschema
 python3-pytest python3-venv pre-commit"
 # python3-pytest and python3-venv run the Python project of tests/field; pre-commit is
 # the hook manager tests/shell/git-hooks.sh installs hooks with.

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 			argc == 2 ? strerror(errno) : "");
 		return 1;
 	}
-	if ((r = build()) < 0) {
+	if (build() < 0) {
 		fprintf(stderr, "classes-gen: more than %d program names: raise PDK_CLASS_SLOTS\n",
 			MAX_CLASSES);
 		return 1;

@@ -395,7 +395,8 @@ static cJSON *call_result(struct server *s, struct call *c, int code)
 		/* recall --json: the page in "text", or why not in "error". */
 		const cJSON *text = cJSON_GetObjectItemCaseSensitive(json, "text");
 		const cJSON *error = cJSON_GetObjectItemCaseSensitive(json, "error");
-		bool failed = code != 0 || !cJSON_IsString(text);
+		const char *page = cJSON_GetStringValue(text);
+		bool failed = code != 0 || !page;
 		_cleanup_free_ char *e =
 		    failed ? pdk_asprintf("error: %s", cJSON_IsString(error) ? error->valuestring
 									       : "recall failed")
@@ -405,7 +406,7 @@ static cJSON *call_result(struct server *s, struct call *c, int code)
 		if (failed)
 			add_text(result, e ? e : "error", e ? strlen(e) : 5);
 		else
-			add_text(result, text->valuestring, strlen(text->valuestring));
+			add_text(result, page, strlen(page));
 		cJSON_AddItemToObject(result, "structuredContent", json);
 		cJSON_AddBoolToObject(result, "isError", failed);
 		return result;

@@ -227,8 +227,12 @@ static int policy_roots(struct pdk_cli_call *c)
 		r = push_resolved(&c->roots, c->cfg.writable_paths.v[i]);
 	if (r == 0)
 		r = push_resolved(&c->roots, tmp && tmp[0] == '/' ? tmp : "/tmp");
-	if (r == 0 && (!cache || cache[0] != '/') && home && home[0] == '/')
-		cache = homecache = pdk_path_join(home, ".cache");
+	if (r == 0 && (!cache || cache[0] != '/') && home && home[0] == '/') {
+		homecache = pdk_path_join(home, ".cache");
+		cache = homecache;
+		if (!homecache)
+			r = -ENOMEM;
+	}
 	if (r == 0)
 		r = push_resolved(&c->roots, cache);
 	return r;

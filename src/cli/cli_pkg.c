@@ -270,9 +270,13 @@ int pdk_cli_pkg_main(int argc, char **argv)
 				 "or apk is on PATH; set pkg.manager in the configuration if it "
 				 "lies elsewhere on PATH");
 	}
-	if (!timeout && !(timeout = cap = pdk_asprintf("%g", cfg.timeout_cap))) {
-		cfg_done(&cfg);
-		return say_error(json, PDK_FAIL_INTERNAL, "pkg: out of memory");
+	if (!timeout) {
+		cap = pdk_asprintf("%g", cfg.timeout_cap);
+		timeout = cap;
+		if (!cap) {
+			cfg_done(&cfg);
+			return say_error(json, PDK_FAIL_INTERNAL, "pkg: out of memory");
+		}
 	}
 	cfg_done(&cfg);
 	if (name && pdk_pkg_name_check(m, name, why, sizeof(why)) < 0)

@@ -369,7 +369,7 @@ static int get_rules(struct pdk_config_loader *ld, const cJSON *v, const char *p
 			     : NULL;
 		if (r == 0 && !arr)
 			r = -ENOMEM;
-		if (r < 0) {
+		if (r != 0) {
 			pdk_config_rule_release(&b.rule);
 			return r;
 		}

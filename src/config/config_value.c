@@ -59,8 +59,10 @@ int pdk_config_get_string(struct pdk_config_loader *ld, const cJSON *v, const ch
 {
 	int r;
 
-	if (!cJSON_IsString(v))
-		return pdk_config_type_error(ld, v, path, "a string", "write it in double quotes");
+	if (!cJSON_IsString(v)) {
+		r = pdk_config_type_error(ld, v, path, "a string", "write it in double quotes");
+		return r < 0 ? r : -EINVAL; /* always negative; said where callers see it */
+	}
 	r = check_text(ld, v, path);
 	if (r < 0)
 		return r;

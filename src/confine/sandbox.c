@@ -1087,7 +1087,7 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	}
 	if (pdk_backend_set_helper("bwrap", cfg ? cfg->bwrap : NULL) < 0) {
 		snprintf(why, why_len, "bwrap: %s is not an absolute path; name the bubblewrap "
-				       "binary from /", cfg->bwrap);
+				       "binary from /", cfg && cfg->bwrap ? cfg->bwrap : "");
 		return -EINVAL;
 	}
 	/* Before the protected paths are looked at: what a killed run's command made at

@@ -367,7 +367,7 @@ int pdk_gate_ask_command(const struct pdk_config *cfg, const struct pdk_gate_req
 				       PDK_GATE_INSTEAD_NOBODY);
 	json = pdk_gate_request_json(cfg, rq);
 	by = pdk_asprintf("approval command %s", path);
-	cr = malloc(sizeof(*cr));
+	cr = calloc(1, sizeof(*cr));
 	if (!json || !by || !cr)
 		return -ENOMEM;
 	ret->asked = true;

@@ -211,7 +211,7 @@ int pdk_gate_ask_tty(const struct pdk_config *cfg, const struct pdk_gate_request
 	if (offer_session && !heads)
 		return -ENOMEM;
 	put_prompt(&b, cfg, rq, heads);
-	if (b.oom) {
+	if (b.oom || !b.data) {
 		pdk_buf_free(&b);
 		return -ENOMEM;
 	}

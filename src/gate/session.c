@@ -75,6 +75,9 @@ static int read_state(const char *dir, const char *name, char **ret, size_t *ret
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 
+	*ret = NULL;
+	if (ret_len)
+		*ret_len = 0;
 	if (!(path = pdk_path_join(dir, name)))
 		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);

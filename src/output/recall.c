@@ -39,6 +39,9 @@ static int slurp(int fd, struct file *f)
 static uint64_t count_lines(const struct file *f)
 {
 	uint64_t n = 0;
+
+	if (!f->data)
+		return 0;
 	for (const char *p = f->data; (p = memchr(p, '\n', f->len - (size_t)(p - f->data))); p++)
 		n++;
 	return n + (f->len > 0 && f->data[f->len - 1] != '\n');

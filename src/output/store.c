@@ -272,6 +272,7 @@ int pdk_store_commit(struct pdk_store_entry *e, const struct pdk_store_part *par
 	fd = temp_file(e, true, &tmp);
 	if (fd < 0)
 		return fd;
+	PDK_ANALYZER_ASSUME(tmp); /* temp_file names the file it made when asked to */
 	if (fchmod(fd, 0600) < 0) {
 		r = -errno;
 		goto unlink_tmp;

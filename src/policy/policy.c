@@ -658,14 +658,14 @@ fail:
 	pdk_policy_match_data_free(j.md);
 	pdk_pcmd_list_release(&l);
 	pdk_decision_release(&d);
-	return -ENOMEM;
+	return r < 0 ? r : -ENOMEM;
 }
 
 void pdk_decision_release(struct pdk_decision *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->n_steps; i++) {
+	for (size_t i = 0; d->steps && i < d->n_steps; i++) {
 		struct pdk_policy_step *st = &d->steps[i];
 
 		free(st->text);

@@ -83,7 +83,8 @@ struct pdk_decision {
 	bool shell;             /* the call was sh/bash/dash/zsh -c SCRIPT */
 };
 
-/* Decide. Returns 0 (the verdict is in ret, refusals included) or -ENOMEM. */
+/* Decide. Returns 0 (the verdict is in ret, refusals included) or a negative errno
+ * (-ENOMEM). */
 int pdk_policy_decide(const struct pdk_config *cfg, const struct pdk_policy_call *call,
 		      struct pdk_decision *ret);
 void pdk_decision_release(struct pdk_decision *d);

@@ -767,8 +767,10 @@ static int parse_script(struct ctx *x, const char *script, size_t len, unsigned 
 		}
 		if (!c->nwords)
 			continue;
-		if (c->nwords > PDK_ARRAY_SIZE(stack))
-			w = heap = malloc(c->nwords * sizeof(*w));
+		if (c->nwords > PDK_ARRAY_SIZE(stack)) {
+			heap = malloc(c->nwords * sizeof(*w));
+			w = heap;
+		}
 		if (!w || scan_redirs(c, &o) < 0 || glob_words(c, x->call->cwd, &globs) < 0) {
 			free(o.paths);
 			pdk_strv_release(&globs);

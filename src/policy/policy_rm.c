@@ -102,9 +102,9 @@ static int nested(struct rctx *x, const struct rword *w, unsigned depth)
 	if (w->flags & NONLITERAL || depth > PDK_POLICY_MAX_SH_DEPTH)
 		return 0; /* the policy refuses these */
 	r = rewrite_script(x->rm_path, w->s, strlen(w->s), depth, &inner, x->why, x->why_len);
-	if (r <= 0)
+	if (r < 0)
 		return r;
-	return replace(x, w, inner);
+	return inner ? replace(x, w, inner) : 0; /* nothing rewritten, nothing to replace */
 }
 
 static int walk(struct rctx *x, const struct rword *w, size_t n, unsigned depth);

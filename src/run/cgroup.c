@@ -54,6 +54,7 @@ static int read_file(int dfd, const char *path, char *buf, size_t len)
 	size_t got = 0;
 	ssize_t n;
 
+	buf[0] = '\0';
 	if (fd < 0)
 		return -errno;
 	while (got < len - 1) {

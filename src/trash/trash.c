@@ -598,6 +598,7 @@ int pdk_trash_refuse_mount_point(int dirfd, const char *name, struct pdk_error *
 {
 	struct stat st, pst;
 
+	PDK_ANALYZER_ASSUME(name); /* callers pass the base name their look-up returned */
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return fail(err, -errno, "%s", strerror(errno));
 	if (fstat(dirfd, &pst) < 0)
