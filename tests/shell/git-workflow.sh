@@ -31,7 +31,7 @@ for b in $backends; do
 	W=$T/w-$b
 	git clone -q "$O" "$W"
 	# The second run, in the same root, for as long as the steps take.
-	(cd "$W" && exec "$P" run --backend "$b" -- sh -c \
+	(cd "$W" && exec "$P" run --backend "$b" -t 1800 -- sh -c \
 		"while [ ! -e '$T/stop-$b' ]; do sleep 0.05; done; echo second-done") \
 		>"$T/second-$b" 2>&1 </dev/null &
 	second=$!
