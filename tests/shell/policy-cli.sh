@@ -140,7 +140,7 @@ refused "a wrong type" 'commandPolicy.sandbox.enabled' run --config "$T/type.jso
 printf '{ "commandPolicy": [1,\n' >"$T/syntax.json"
 refused "invalid JSON" 'syntax.json:' run --config "$T/syntax.json" -- touch made
 refused "a missing --config file" 'nope.json' run --config "$T/nope.json" -- touch made
-printf '{ "timeouts": { "default": 5 }, "colour": "blue" }\n' >"$XDG_CONFIG_HOME/paddock.tmp"
+printf '{ "timeouts": { "default": 300 }, "colour": "blue" }\n' >"$XDG_CONFIG_HOME/paddock.tmp"
 mkdir -p "$XDG_CONFIG_HOME/paddock" && mv "$XDG_CONFIG_HOME/paddock.tmp" "$XDG_CONFIG_HOME/paddock/config.json"
 pcall run -- true
 check "an unknown key is only a warning (rc $rc)" test "$rc" -eq 0
