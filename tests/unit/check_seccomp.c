@@ -531,7 +531,7 @@ END_TEST
 START_TEST(test_unix_every_mode)
 {
 	for (int net = 0; net < PDK_SECCOMP_CONNECT_NOTIFY; net++) {
-		bool allowed = pdk_seccomp_with_unix(net) == net && net != PDK_SECCOMP_NET_OFF;
+		bool allowed = (int)pdk_seccomp_with_unix(net) == net && net != PDK_SECCOMP_NET_OFF;
 
 		ASSERT_ERRNO(net, do_socket_unix, allowed ? 0 : EPERM);
 		ASSERT_ERRNO(net, do_socket_unix_high_bits, allowed ? 0 : EPERM);
