@@ -33,29 +33,8 @@
 /* How deep a trashed tree is walked; deeper parts are left (and so is the entry). */
 #define TREE_MAX_DEPTH 256
 
-/* Bytes outside [A-Za-z0-9-_.~/] as %XX: the record's fields hold no blank or newline. */
-static char *encode(const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	char *out = malloc(strlen(s) * 3 + 1), *o = out;
-
-	if (!out)
-		return NULL;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("-_.~/", *p)) {
-			*o++ = (char)*p;
-		} else {
-			*o++ = '%';
-			*o++ = hex[*p >> 4];
-			*o++ = hex[*p & 15];
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-/* In place; false on a malformed escape or an escaped NUL. */
+/* A record field (pdk_trash_path_encode: no blank or newline), in place; false on a
+ * malformed escape or an escaped NUL. */
 static bool decode(char *s)
 {
 	char *o = s;
@@ -108,8 +87,8 @@ int pdk_trash_note_made(const char *trash, const char *name, const struct stat *
 
 	if (!dir)
 		return -ENOENT;
-	if (!(path = pdk_path_join(dir, RECORD_FILE)) || !(t = encode(trash)) ||
-	    !(n = encode(name)))
+	if (!(path = pdk_path_join(dir, RECORD_FILE)) || !(t = pdk_trash_path_encode(trash)) ||
+	    !(n = pdk_trash_path_encode(name)))
 		return -ENOMEM;
 	if (!date || !date[0] || strchr(date, ' ') || strchr(date, '\n'))
 		date = "-";
