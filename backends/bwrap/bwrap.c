@@ -245,7 +245,7 @@ static void sweep_held(const char *dir)
 		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && !pdk_being_made(fd) &&
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0 &&
 		    (n = read(fd, buf, sizeof(buf) - 1)) >= 0) {
 			buf[n] = '\0';
 			for (char *line = buf, *nl; *line; line = nl + 1) {

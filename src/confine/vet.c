@@ -440,7 +440,7 @@ int pdk_vet_sweep(char **ret_note)
 			continue;
 		}
 		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || pdk_being_made(fd))
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
 			continue;
 		if ((r = finish(fd, &list)) == -EINVAL) {
 			(void)unlinkat(dirfd(d), e->d_name, 0); /* not a journal */
@@ -578,12 +578,10 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 		fprintf(f, "A\thooks\n");
 	if (fclose(f) == EOF)
 		return -ENOMEM;
-	/* Made, locked, then written (the copies first): a sweep that finds it in between sees
-	 * it being made. */
-	v->fd = pdk_open_in_dir(dir, v->journal,
-				O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
-	if (v->fd >= 0 && flock(v->fd, LOCK_EX) == 0 && write_copies(v) == 0 &&
-	    pdk_write_all(v->fd, text, size) == 0)
+	/* Made and locked, then written (the copies first): a sweep never finds it unlocked
+	 * while its run lives. */
+	v->fd = pdk_create_locked(dir, v->journal);
+	if (v->fd >= 0 && write_copies(v) == 0 && pdk_write_all(v->fd, text, size) == 0)
 		return 0;
 	unlink_copies(v->journal, v->n_configs);
 	if (v->fd >= 0) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -128,11 +129,28 @@ int pdk_open_in_dir(const char *dir, const char *path, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-bool pdk_being_made(int fd)
+int pdk_create_locked(const char *dir, const char *path)
 {
-	struct stat st;
+	for (int tries = 0; tries < 8; tries++) {
+		struct stat a, b;
+		int fd = pdk_open_in_dir(dir, path,
+					 O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
 
-	return fstat(fd, &st) == 0 && st.st_size == 0 && st.st_mtime >= time(NULL) - 60;
+		if (fd < 0)
+			return fd;
+		if (flock(fd, LOCK_EX) < 0) {
+			int r = -errno;
+
+			close(fd);
+			return r;
+		}
+		/* Still the file at path: no sweep took it before the lock. */
+		if (fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			return fd;
+		close(fd);
+	}
+	return -EAGAIN;
 }
 
 int pdk_read_size(int fd, size_t size, char **ret, size_t *ret_len)

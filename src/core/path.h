@@ -23,10 +23,12 @@ int pdk_mkdir_p(const char *path, mode_t mode);
 /* open(path, flags, 0600) for a file in dir, making dir (mkdir -p, 0700) only when the open
  * finds it missing: most calls find it made. The fd or -errno. */
 int pdk_open_in_dir(const char *dir, const char *path, int flags);
-/* A run's list (the rm shim's registry, bwrap's placeholders) is made, then locked, then
- * written: found unlocked but empty and less than a minute old, it is one whose run is between
- * the first two, not a dead run's. */
-bool pdk_being_made(int fd);
+/* A run's record (a vet journal, the rm shim's registry), made new at path in dir
+ * (pdk_open_in_dir, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC) and locked
+ * (flock LOCK_EX) before anything is written. One found unlocked is a dead run's, even
+ * empty: a sweep removes it, and a run whose record was removed between its open and its
+ * lock makes it again. The fd or -errno. */
+int pdk_create_locked(const char *dir, const char *path);
 /* Up to size bytes of fd (a regular file's size, from fstat), read to the end
  * or to size, across short reads and EINTR: a new NUL-terminated buffer in
  * *ret, its length in *ret_len when not NULL. 0 or -errno. */

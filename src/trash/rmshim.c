@@ -237,12 +237,9 @@ static int prepare(const char *const *roots, size_t n_roots, struct pdk_rmshim *
 	/* The registry names the roots to sweep should this process die before its sweep; its
 	 * lock tells other paddocks that the run is still going. runs/ is made again when
 	 * something removed it. */
-	if ((r = pdk_open_in_dir(runs, ret->registry,
-				 O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if ((r = pdk_create_locked(runs, ret->registry)) < 0)
 		return r;
 	ret->lock_fd = r;
-	if (flock(ret->lock_fd, LOCK_EX) < 0)
-		return -errno;
 	if ((r = pdk_write_all(ret->lock_fd, joined, strlen(joined))) < 0)
 		return r;
 

@@ -472,7 +472,7 @@ static void adopt_dead_runs(struct sweep *s)
 		fd = openat(dfd, names[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB) < 0 || pdk_being_made(fd)) {
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			close(fd);
 			continue; /* alive */
 		}

@@ -312,6 +312,10 @@ for b in $backends; do
 	while pgrep -f "sleep $SL\$" >/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 	check "$b: ... nor a process of the run (within 10 s)" sh -c "! pgrep -f 'sleep $SL\$' >/dev/null"
 	check "$b: ... and the tree is clean" clean_tree "$R"
+	# Killed between making its journal and writing it: the next run removes it at once.
+	: >"$XDG_STATE_HOME/paddock/runs/1-0badf00d"
+	(cd "$R" && "$P" run --backend "$b" -- true) >/dev/null 2>&1 </dev/null
+	check "$b: an empty journal nobody holds goes with the next run" test "$(journals)" = 0
 done
 
 finish
