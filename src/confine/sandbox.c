@@ -1189,6 +1189,49 @@ static bool host_cannot(const char *line)
 	return false;
 }
 
+/* The hooks directories the backend cannot hold (Landlock), that are there: vetted after the
+ * run instead, unless the call may install hooks. Borrowed from sb->protect into *ret. */
+static int hooks_to_vet(const struct pdk_sandbox *sb, const char ***ret, size_t *n)
+{
+	*ret = NULL;
+	*n = 0;
+	if (!sb->backend || sb->backend->enforces_protect || sb->allow_hooks)
+		return 0;
+	if (!(*ret = calloc(sb->own_first + 1, sizeof(**ret))))
+		return -ENOMEM;
+	for (size_t i = 0; i < sb->own_first; i++) {
+		const char *base = strrchr(sb->protect[i], '/');
+		struct stat st;
+
+		if (base && !strcmp(base, "/hooks") && lstat(sb->protect[i], &st) == 0 &&
+		    S_ISDIR(st.st_mode) && !pdk_strv_contains((char **)*ret, *n, sb->protect[i]))
+			(*ret)[(*n)++] = sb->protect[i];
+	}
+	return 0;
+}
+
+/* Write down, before the command starts, what is missing and what is vetted after the run,
+ * for the guardian to finish with if paddock dies. */
+static int begin_vet(struct pdk_sandbox *sb)
+{
+	_cleanup_free_ const char **hooks = NULL;
+	size_t n_hooks;
+	int r;
+
+	if ((r = hooks_to_vet(sb, &hooks, &n_hooks)) < 0)
+		return r;
+	struct pdk_vet_git git = {sb->pins,	 sb->n_pins,	 sb->gitdirs,
+				  sb->n_gitdirs, sb->gitfiles, sb->n_gitfiles,
+				  sb->allow_hooks, (char *const *)hooks, n_hooks};
+
+	if ((r = pdk_vet_begin(&sb->vet, sb->policy.roots, sb->policy.n_roots, sb->missing,
+			       sb->n_missing, sb->configs, sb->n_configs, &git)) < 0)
+		return r;
+	sb->vetting = true;
+	sb->spec.finish_fd = pdk_vet_fd(&sb->vet);
+	return 0;
+}
+
 int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_capture *err,
 		    struct pdk_run_status *st)
 {
@@ -1200,17 +1243,8 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	sb->spec.why_len = sizeof(sb->why);
 	/* What is missing is written down before the command starts, for the guardian to
 	 * finish with if paddock dies; the journal stays through a second backend's run. */
-	if (sb->backend && !sb->vetting) {
-		struct pdk_vet_git git = {sb->pins,	 sb->n_pins,	 sb->gitdirs,
-					  sb->n_gitdirs, sb->gitfiles, sb->n_gitfiles,
-					  sb->allow_hooks};
-
-		if ((r = pdk_vet_begin(&sb->vet, sb->policy.roots, sb->policy.n_roots, sb->missing,
-				       sb->n_missing, sb->configs, sb->n_configs, &git)) < 0)
-			return r;
-		sb->vetting = true;
-		sb->spec.finish_fd = pdk_vet_fd(&sb->vet);
-	}
+	if (sb->backend && !sb->vetting && (r = begin_vet(sb)) < 0)
+		return r;
 	r = run_proxied(sb, out, err, st);
 	if (r < 0 || !sb->backend || !sb->backend->started)
 		return r;
@@ -1252,11 +1286,21 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 			 sb->backend->name, line);
 		return -ENOSYS;
 	}
+	bool held = sb->backend->enforces_protect;
 	disarm(sb);
 	if ((r = select_backend(sb, NULL, why, sizeof(why))) < 0 ||
 	    (r = arm(sb, why, sizeof(why))) < 0) {
 		snprintf(sb->why, sizeof(sb->why), "%s", why);
 		return r;
+	}
+	/* The next backend cannot hold what this one held: the hooks are vetted after the run
+	 * instead, in a new journal (nothing of the command ran yet). */
+	if (held && !sb->backend->enforces_protect && sb->vetting) {
+		_cleanup_free_ char *note = NULL;
+
+		sb->vetting = false;
+		if ((r = pdk_vet_end(&sb->vet, &note)) < 0 || (r = begin_vet(sb)) < 0)
+			return r;
 	}
 	if ((r = capture_reset(out)) < 0 || (r = capture_reset(err)) < 0)
 		return r;
@@ -1312,9 +1356,19 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 	put_paths(out, "git configuration, writable; put back after the run if the command set in it "
 		   "what makes git run a program: ",
 		  sb->configs, sb->n_configs);
-	if (sb->allow_hooks)
+	if (sb->allow_hooks) {
 		fprintf(out, "git hooks: writable, and kept after the run, with core.hooksPath "
 			     "(--allow-git-hooks)\n");
+	} else {
+		_cleanup_free_ const char **hooks = NULL;
+		size_t n_hooks = 0;
+
+		if (hooks_to_vet(sb, &hooks, &n_hooks) == 0)
+			put_paths(out, "hooks directory, writable while the run lasts (the backend "
+				       "cannot hold it); what the command changes, removes or adds "
+				       "there is undone after the run: ",
+				  (char *const *)hooks, n_hooks);
+	}
 	put_paths(out, "submodule's gitdir: file, writable; put back after the run if the command "
 		   "changed it: ",
 		  sb->pins, sb->n_pins);

@@ -24,6 +24,9 @@
 #define JOURNAL_MAX (1 << 20)
 /* The largest git configuration vetted; a larger one is left as the command leaves it. */
 #define CONFIG_MAX (1 << 20)
+/* The largest hook copied, and how deep a hooks directory is looked into. */
+#define HOOK_MAX (4 << 20)
+#define HOOKS_DEPTH 3
 
 static int push(char ***v, size_t *n, const char *s, size_t len)
 {
@@ -81,6 +84,8 @@ static int restore(int dfd, const char *name, const char *text, size_t len, mode
 	if (fd < 0)
 		return -errno;
 	r = pdk_write_all(fd, text, len);
+	if (r == 0 && fchmod(fd, mode & 07777) < 0)
+		r = -errno;
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
@@ -161,6 +166,182 @@ static int vet_config(char *const *roots, size_t n_roots, const struct pdk_vet_c
 	return 0;
 }
 
+/* Put the symlink to target back at dfd/name, by one made beside it and renamed over it. */
+static int restore_link(int dfd, const char *name, const char *target)
+{
+	char tmp[64];
+	unsigned int rnd = 0;
+	int r = 0;
+
+	if (getentropy(&rnd, sizeof(rnd)) < 0)
+		rnd = (unsigned int)getpid() * 2654435761u;
+	snprintf(tmp, sizeof(tmp), ".paddock-restore-%08x", rnd);
+	if (symlinkat(target, dfd, tmp) < 0)
+		return -errno;
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		r = -errno;
+		(void)unlinkat(dfd, tmp, 0);
+	}
+	return r;
+}
+
+static bool open_clause(FILE **f, char **buf, size_t *size)
+{
+	if (!*f && !(*f = open_memstream(buf, size)))
+		return false;
+	if (ftell(*f))
+		fputs("; ", *f);
+	return true;
+}
+
+/* Is path one of the hooks directories or of what was in them before the run? */
+static bool hook_known(const struct pdk_vet *v, const char *path)
+{
+	if (pdk_strv_contains(v->hookdirs, v->n_hookdirs, path))
+		return true;
+	for (size_t i = 0; i < v->n_configs; i++)
+		if (v->configs[i].hook && !strcmp(v->configs[i].path, path))
+			return true;
+	return false;
+}
+
+/*
+ * A hooks directory after the run: made again when the command removed it or put something
+ * else in its place (that to the trash), and what is new in it to the trash. What was done,
+ * as clauses, onto *f; *undone is set when anything was.
+ */
+static int vet_hookdir(const struct pdk_vet *v, const char *dir, FILE **f, char **buf,
+		       size_t *size, bool *undone)
+{
+	const char *name;
+	_cleanup_close_ int pfd = pdk_open_parent_nofollow_at(AT_FDCWD, dir, &name);
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	int fd;
+
+	if (pfd < 0)
+		return 0; /* its parent gone: git reads nothing there */
+	bool there = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+
+	if (!there || !S_ISDIR(st.st_mode)) {
+		_cleanup_free_ char *trashed = NULL;
+		struct pdk_error err = {0};
+
+		if (!open_clause(f, buf, size))
+			return -ENOMEM;
+		*undone = true;
+		if (!there)
+			fprintf(*f, "the command removed the hooks directory %s", dir);
+		else if (pdk_trash_put(dir, (const char *const *)v->roots, v->n_roots, &trashed,
+				       &err) == 0)
+			fprintf(*f, "the command put something else in place of the hooks directory "
+				    "%s: moved to the trash as %s", dir, trashed);
+		else
+			fprintf(*f, "the command put something else in place of the hooks directory "
+				    "%s, which could not go to the trash (%s)", dir, err.message);
+		if (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST) {
+			fprintf(*f, ", and it could not be made again: %s", strerror(errno));
+			return 0;
+		}
+		fprintf(*f, there ? "; it is made again" : ": it is made again");
+	}
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		_cleanup_free_ char *path = NULL, *trashed = NULL;
+		struct pdk_error err = {0};
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!(path = pdk_path_join(dir, e->d_name))) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		if (hook_known(v, path))
+			continue;
+		if (!open_clause(f, buf, size)) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		*undone = true;
+		if (pdk_trash_put(path, (const char *const *)v->roots, v->n_roots, &trashed, &err) == 0)
+			fprintf(*f, "the command made %s, in a hooks directory: moved to the trash as %s",
+				path, trashed);
+		else if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+			fprintf(*f, "the command made %s, in a hooks directory: deleted, as the trash "
+				    "would not take it (%s)", path, err.message);
+		else
+			fprintf(*f, "the command made %s, in a hooks directory, and it could not be "
+				    "taken away: %s", path, err.message);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* A hook that was there before the run: put back when the command changed or removed it, its
+ * version to the trash. */
+static int vet_hook(const struct pdk_vet *v, const struct pdk_vet_config *c, FILE **f,
+		    char **buf, size_t *size, bool *undone)
+{
+	_cleanup_free_ char *now = NULL, *trashed = NULL;
+	const char *name;
+	_cleanup_close_ int dfd = -1;
+	struct stat st;
+	size_t len = 0;
+	bool there;
+	int r;
+
+	if (c->hook == 'D' || !c->before)
+		return 0;
+	if ((dfd = pdk_open_parent_nofollow_at(AT_FDCWD, c->path, &name)) < 0)
+		return 0;
+	there = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (there && c->hook == 'H' && S_ISREG(st.st_mode) && (st.st_mode & 07777) == c->mode &&
+	    (size_t)st.st_size == c->len) {
+		_cleanup_close_ int fd =
+		    openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+		if (fd >= 0 && pdk_read_size(fd, c->len + 1, &now, &len) == 0 && len == c->len &&
+		    !memcmp(now, c->before, len))
+			return 0;
+	} else if (there && c->hook == 'L' && S_ISLNK(st.st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
+
+		if (n >= 0 && (size_t)n == c->len && !memcmp(target, c->before, c->len))
+			return 0;
+	}
+	if (!open_clause(f, buf, size))
+		return -ENOMEM;
+	*undone = true;
+	if (!there) {
+		fprintf(*f, "the command removed the hook %s", c->path);
+	} else {
+		struct pdk_error err = {0};
+
+		if (pdk_trash_put(c->path, (const char *const *)v->roots, v->n_roots, &trashed,
+				  &err) == 0)
+			fprintf(*f, "the command changed the hook %s: its version is in the trash as %s",
+				c->path, trashed);
+		else
+			fprintf(*f, "the command changed the hook %s: its version could not go to the "
+				    "trash (%s)", c->path, err.message);
+	}
+	r = c->hook == 'L' ? restore_link(dfd, name, c->before)
+			   : restore(dfd, name, c->before, c->len, c->mode);
+	if (r == 0)
+		fprintf(*f, ", and the one from before the run is back");
+	else
+		fprintf(*f, ", and the one from before the run could not be put back: %s",
+			strerror(-r));
+	return 0;
+}
+
 static int undo(const struct pdk_vet *v, char **ret_made, char **ret_configs)
 {
 	char *mbuf = NULL, *cbuf = NULL;
@@ -170,14 +351,26 @@ static int undo(const struct pdk_vet *v, char **ret_made, char **ret_configs)
 
 	r = undo_made(v->roots, v->n_roots, v->missing, v->n_missing, &mf, &mbuf, &msize);
 	for (size_t i = 0; r == 0 && i < v->n_configs; i++)
-		r = vet_config(v->roots, v->n_roots, &v->configs[i], v->allow_hooks, &cf, &cbuf,
-			       &csize);
+		if (!v->configs[i].hook)
+			r = vet_config(v->roots, v->n_roots, &v->configs[i], v->allow_hooks, &cf,
+				       &cbuf, &csize);
+	/* The hooks directories first, made again where they went, then what was in them. */
+	bool hooks_undone = false;
+	for (size_t i = 0; r == 0 && i < v->n_hookdirs; i++)
+		r = vet_hookdir(v, v->hookdirs[i], &cf, &cbuf, &csize, &hooks_undone);
+	for (size_t i = 0; r == 0 && i < v->n_configs; i++)
+		if (v->configs[i].hook)
+			r = vet_hook(v, &v->configs[i], &cf, &cbuf, &csize, &hooks_undone);
+	if (r == 0 && hooks_undone)
+		fprintf(cf, " (the landlock backend cannot hold a hooks directory while the run "
+			    "lasts, so it is put back after it; a hook manager's install step asks "
+			    "for it with --allow-git-hooks)");
 	_cleanup_free_ char **pins = calloc(v->n_configs + 1, sizeof(char *));
 	size_t n_pins = 0;
 	if (!pins)
 		r = -ENOMEM;
 	for (size_t i = 0; r == 0 && i < v->n_configs; i++)
-		if (v->configs[i].pinned)
+		if (v->configs[i].pinned && !v->configs[i].hook)
 			pins[n_pins++] = v->configs[i].path;
 	if (r == 0)
 		r = pdk_vetgit_undo(v->roots, v->n_roots, v->gitdirs, v->n_gitdirs, v->known,
@@ -273,8 +466,8 @@ static int load_config(struct pdk_vet *v, const char *journal, const char *path,
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    pdk_read_size(fd, CONFIG_MAX, &c->before, &c->len) == 0)
-		c->mode = st.st_mode & 0777;
+	    pdk_read_size(fd, HOOK_MAX, &c->before, &c->len) == 0)
+		c->mode = st.st_mode & 07777;
 	close(fd);
 	return 0;
 }
@@ -319,10 +512,16 @@ static int parse(int fd, struct pdk_vet *v, char **ret_path)
 			r = push(&v->missing, &v->n_missing, line + 2, l - 2);
 		else if (line[0] == 'J' && !*ret_path)
 			r = (*ret_path = strndup(line + 2, l - 2)) ? 0 : -ENOMEM;
-		else if ((line[0] == 'C' || line[0] == 'P') && *ret_path) {
-			if ((r = load_config(v, *ret_path, line + 2, l - 2)) == 0)
-				v->configs[v->n_configs - 1].pinned = line[0] == 'P';
-		} else if (line[0] == 'D')
+		else if (strchr("CPHLX", line[0]) && *ret_path) {
+			if ((r = load_config(v, *ret_path, line + 2, l - 2)) == 0) {
+				struct pdk_vet_config *c = &v->configs[v->n_configs - 1];
+
+				c->pinned = line[0] == 'P';
+				c->hook = line[0] == 'X' ? 'D' : strchr("HL", line[0]) ? line[0] : 0;
+			}
+		} else if (line[0] == 'h')
+			r = push(&v->hookdirs, &v->n_hookdirs, line + 2, l - 2);
+		else if (line[0] == 'D')
 			r = push(&v->gitdirs, &v->n_gitdirs, line + 2, l - 2);
 		else if (line[0] == 'K')
 			r = push(&v->known, &v->n_known, line + 2, l - 2);
@@ -497,6 +696,69 @@ static int snapshot_config(struct pdk_vet *v, const char *path, bool pinned)
 	return 0;
 }
 
+/* What is in the hooks directory dir (depth levels down), onto v: each file and symlink as
+ * it is now, each directory to look into after the run. */
+static int snapshot_hooks(struct pdk_vet *v, const char *dir, int depth)
+{
+	_cleanup_close_ int pfd = pdk_open_dir_nofollow(dir);
+	struct dirent *e;
+	DIR *d;
+	int fd, r;
+
+	if (pfd < 0)
+		return 0;
+	if ((fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return 0;
+	}
+	r = push(&v->hookdirs, &v->n_hookdirs, dir, strlen(dir));
+	while (r == 0 && (e = readdir(d))) {
+		_cleanup_free_ char *path = NULL, *text = NULL;
+		struct pdk_vet_config *c;
+		struct stat st;
+		size_t len = 0;
+		char kind = 'D';
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (!(path = pdk_path_join(dir, e->d_name))) {
+			r = -ENOMEM;
+			break;
+		}
+		if (S_ISDIR(st.st_mode) && depth < HOOKS_DEPTH) {
+			r = snapshot_hooks(v, path, depth + 1);
+			continue;
+		}
+		if (S_ISREG(st.st_mode) && st.st_size <= HOOK_MAX) {
+			_cleanup_close_ int hfd =
+			    openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+			if (hfd >= 0 && pdk_read_size(hfd, HOOK_MAX, &text, &len) == 0)
+				kind = 'H';
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof(target) - 1);
+
+			if (n >= 0 && (text = strndup(target, (size_t)n))) {
+				len = (size_t)n;
+				kind = 'L';
+			}
+		}
+		if ((r = add_config(v, path, strlen(path))) < 0)
+			break;
+		c = &v->configs[v->n_configs - 1];
+		c->hook = kind;
+		c->before = kind == 'D' ? NULL : steal_pointer(&text);
+		c->len = len;
+		c->mode = st.st_mode & 07777;
+	}
+	closedir(d);
+	return r;
+}
+
 /* The copies of the configurations beside the journal, for whoever finishes it. */
 static int write_copies(const struct pdk_vet *v)
 {
@@ -514,7 +776,7 @@ static int write_copies(const struct pdk_vet *v)
 		if (fd < 0)
 			return -errno;
 		r = pdk_write_all(fd, c->before, c->len);
-		if (r == 0 && fchmod(fd, c->mode) < 0)
+		if (r == 0 && fchmod(fd, c->hook == 'L' ? 0600 : c->mode & 07777) < 0)
 			r = -errno;
 		close(fd);
 		if (r < 0)
@@ -546,9 +808,11 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 		r = push(&v->gitdirs, &v->n_gitdirs, git->gitdirs[i], strlen(git->gitdirs[i]));
 	for (size_t i = 0; git && r == 0 && i < git->n_gitfiles; i++)
 		r = push(&v->gitfiles, &v->n_gitfiles, git->gitfiles[i], strlen(git->gitfiles[i]));
+	for (size_t i = 0; git && r == 0 && i < git->n_hooks; i++)
+		r = snapshot_hooks(v, git->hooks[i], 0);
 	if (r == 0)
 		r = pdk_vetgit_scan(v->gitdirs, v->n_gitdirs, &v->known, &v->n_known);
-	if (r < 0 || (!n && !v->n_configs && !v->n_gitdirs && !v->n_gitfiles))
+	if (r < 0 || (!n && !v->n_configs && !v->n_gitdirs && !v->n_gitfiles && !v->n_hookdirs))
 		return r;
 	/* Best effort from here: without a journal paddock still undoes after the run. */
 	if (journal_dir(&dir) < 0)
@@ -566,8 +830,14 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 		fprintf(f, "R\t%s\n", v->roots[i]);
 	for (size_t i = 0; i < v->n_missing; i++)
 		fprintf(f, "M\t%s\n", v->missing[i]);
-	for (size_t i = 0; i < v->n_configs; i++)
-		fprintf(f, "%c\t%s\n", v->configs[i].pinned ? 'P' : 'C', v->configs[i].path);
+	for (size_t i = 0; i < v->n_hookdirs; i++)
+		fprintf(f, "h\t%s\n", v->hookdirs[i]);
+	for (size_t i = 0; i < v->n_configs; i++) {
+		const struct pdk_vet_config *c = &v->configs[i];
+
+		fprintf(f, "%c\t%s\n", c->hook == 'D' ? 'X' : c->hook ? c->hook : c->pinned ? 'P' : 'C',
+			c->path);
+	}
 	for (size_t i = 0; i < v->n_gitdirs; i++)
 		fprintf(f, "D\t%s\n", v->gitdirs[i]);
 	for (size_t i = 0; i < v->n_known; i++)
@@ -616,6 +886,7 @@ void pdk_vet_release(struct pdk_vet *v)
 	pdk_strv_freep(&v->gitdirs);
 	pdk_strv_freep(&v->known);
 	pdk_strv_freep(&v->gitfiles);
+	pdk_strv_freep(&v->hookdirs);
 	for (size_t i = 0; i < v->n_configs; i++) {
 		free(v->configs[i].path);
 		free(v->configs[i].before);

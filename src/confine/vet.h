@@ -27,6 +27,9 @@ struct pdk_vet {
 	char **gitfiles; /* owned: a submodule's .git, missing before, which the run may make */
 	size_t n_gitfiles;
 	bool allow_hooks; /* --allow-git-hooks: core.hooksPath stays (journal: "A\thooks") */
+	char **hookdirs; /* owned: hooks directories (and those in them) vetted after the run:
+			  * what is new in them goes to the trash (journal: "h") */
+	size_t n_hookdirs;
 };
 
 /* What a run's git may make that git would later run code from, beyond missing paths and
@@ -41,6 +44,10 @@ struct pdk_vet_git {
 	char *const *gitfiles;
 	size_t n_gitfiles;
 	bool allow_hooks; /* --allow-git-hooks: the run may install hooks and set core.hooksPath */
+	/* Hooks directories the backend cannot hold (Landlock): what is in them is copied before
+	 * the run and put back after it, and what is new goes to the trash. */
+	char *const *hooks;
+	size_t n_hooks;
 };
 
 /* A git configuration the command may write, vetted after the run: what it was. */
@@ -50,6 +57,10 @@ struct pdk_vet_config {
 	size_t len;
 	unsigned int mode;
 	bool pinned; /* not a configuration: a gitdir: file, put back whatever the change */
+	/* Not a configuration but what is in a hooks directory: 'H' a file, 'L' a symlink
+	 * (before: its target), 'D' anything else (a directory too deep, a fifo), left as it is;
+	 * 0 for a configuration or a pin. */
+	char hook;
 };
 
 /*
@@ -92,8 +103,9 @@ static inline int pdk_vet_fd(const struct pdk_vet *v)
  * take is deleted); a git configuration that gained a setting that runs a program (or that git
  * cannot read) goes to the trash too and the earlier one is put back, while other changes
  * (user.email, a remote, a branch's upstream) stay; a pin the command changed goes to the
- * trash and the earlier one is put back; new git directories are vetted (vetgit.h); the
- * journal is removed. *ret_note is a
+ * trash and the earlier one is put back; new git directories are vetted (vetgit.h); in a hooks
+ * directory, a hook the command changed or removed is put back (its version to the trash)
+ * and one it made goes to the trash; the journal is removed. *ret_note is a
  * sandbox: line saying what was undone, or NULL when nothing was. 0 or -ENOMEM.
  */
 int pdk_vet_end(struct pdk_vet *v, char **ret_note);

@@ -3,7 +3,8 @@
 # that works here: refused (held, or undone after the run) without --allow-git-hooks, so that
 # the user's own git commit runs nothing of the command's; kept with it, once the confirm gate
 # said yes, so that the user's git commit runs the hook. The real pre-commit when it is
-# installed, and what husky does (core.hooksPath and a hook in the work tree) by script.
+# installed, and what husky does (core.hooksPath and a hook in the work tree) by script. And a
+# hook of the user's own that the command changes, under Landlock too, after paddock's SIGKILL too.
 . "$(dirname "$0")/lib.sh"
 
 command -v git >/dev/null || skip_all "git missing"
@@ -70,9 +71,7 @@ else
 fi
 
 for b in $backends; do
-	layouts="hooks nohooks"
-	[ "$b" = landlock ] && layouts=nohooks
-	for layout in $layouts; do
+	for layout in hooks nohooks; do
 		R=$T/$b-$layout
 		mkproj "$R" "$([ $layout = nohooks ] && echo nohooks)"
 		# Without the flag: refused while the run lasts (bwrap holds what exists), or undone
@@ -109,6 +108,62 @@ for b in $backends; do
 	run "$b" "$R" --allow-git-hooks --yes -- sh -c 'git config core.fsmonitor "touch $MARKFILE"'
 	check "$b: --allow-git-hooks does not let core.fsmonitor stay" \
 		sh -c "! git -C '$R' config core.fsmonitor && grep -q '^sandbox: .*core.fsmonitor' '$T/out'"
+done
+
+# A hook of the user's own, which the command changes, or a hook it adds beside it, or the
+# hooks directory swapped for a symlink to one of its own: under bwrap the write is refused
+# (the directory is held), under Landlock (which cannot hold it) undone after the run and
+# after paddock's SIGKILL, the command's version in the trash. Either way the user's next git
+# commit runs the user's hook and nothing of the command's.
+journals() { ls -A "$XDG_STATE_HOME/paddock/runs" 2>/dev/null | grep -c .; }
+killed() { # killed B DIR SHELL-TEXT: paddock SIGKILLed once the command did SHELL-TEXT
+	rm -f "$T/made"
+	(cd "$2" && exec "$P" run --backend "$1" -- sh -c "$3; echo > '$T/made'; exec sleep 31.4159") \
+		>/dev/null 2>&1 </dev/null &
+	pk=$!
+	wait_for_file "$T/made"
+	kill -9 $pk
+	wait $pk 2>/dev/null
+	i=0
+	while [ "$(journals)" != 0 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+}
+userhook() { # userhook DIR: the user's own pre-commit, which leaves $T/user-mark
+	printf '#!/bin/sh\ntouch "%s"\n' "$T/user-mark" >"$1/.git/hooks/pre-commit"
+	chmod 755 "$1/.git/hooks/pre-commit"
+	cp -p "$1/.git/hooks/pre-commit" "$T/userhook"
+}
+# user_hook_only DIR: the user's commit ran the user's hook, as it was, and no hook of the command's.
+user_hook_only() {
+	rm -f "$T/user-mark" "$T/mark"
+	(cd "$1" && echo y >>a && MARKFILE="$T/mark" git commit -qam "u$$" >/dev/null 2>&1)
+	test -e "$T/user-mark" && ! test -e "$T/mark" && cmp -s "$1/.git/hooks/pre-commit" "$T/userhook" &&
+		test -x "$1/.git/hooks/pre-commit" && test -d "$1/.git/hooks" && ! test -L "$1/.git/hooks"
+}
+change='printf "#!/bin/sh\ntouch \"\$MARKFILE\"\n" > .git/hooks/pre-commit'
+add='printf "#!/bin/sh\ntouch \"\$MARKFILE\"\n" > .git/hooks/post-commit && chmod +x .git/hooks/post-commit'
+swap='mkdir -p "$TMPDIR/h$$" && printf "#!/bin/sh\ntouch \"\$MARKFILE\"\n" > "$TMPDIR/h$$/pre-commit" &&
+	chmod +x "$TMPDIR/h$$/pre-commit" && mv .git/hooks .git/hooks.old && ln -s "$TMPDIR/h$$" .git/hooks'
+remove='for f in .git/hooks/*; do unlink "$f"; done; rmdir .git/hooks'
+for b in $backends; do
+	for a in change add swap remove; do
+		eval "text=\$$a"
+		R=$T/$b-user-$a
+		mkproj "$R"
+		userhook "$R"
+		run "$b" "$R" -- sh -c "$text"
+		check "$b, $a: the user's commit runs the user's hook only, after the run" user_hook_only "$R"
+		[ "$b" = landlock ] && check "$b, $a: ... the result says what was undone" \
+			grep -q '^sandbox: .*hook.*--allow-git-hooks' "$T/out"
+		[ "$b" = landlock ] && [ "$a" = change ] && check "$b, $a: ... and the command's version is in the trash" \
+			sh -c "f=\$(sed -n 's/.*changed the hook [^ ]*: its version is in the trash as \([^,;]*\).*/\1/p' '$T/out');
+				test -n \"\$f\" && grep -q MARKFILE \"\$f\""
+		R=$T/$b-user-$a-kill
+		mkproj "$R"
+		userhook "$R"
+		killed "$b" "$R" "$text"
+		check "$b, $a: ... and after paddock's SIGKILL" user_hook_only "$R"
+		check "$b, $a: ... leaving no journal" test "$(journals)" = 0
+	done
 done
 
 # The gate: an approval.command sees the widening among the raises, and a session "yes" without
