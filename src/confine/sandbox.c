@@ -1203,7 +1203,12 @@ static int hooks_to_vet(const struct pdk_sandbox *sb, const char ***ret, size_t 
 		const char *base = strrchr(sb->protect[i], '/');
 		struct stat st;
 
-		if (base && !strcmp(base, "/hooks") && lstat(sb->protect[i], &st) == 0 &&
+		bool made = false;
+
+		/* One a run going on found missing was made since: it goes to the trash. */
+		for (size_t k = 0; k < sb->n_missing && !made; k++)
+			made = pdk_path_under(sb->protect[i], sb->missing[k]);
+		if (base && !strcmp(base, "/hooks") && !made && lstat(sb->protect[i], &st) == 0 &&
 		    S_ISDIR(st.st_mode) && !pdk_strv_contains((char **)*ret, *n, sb->protect[i]))
 			(*ret)[(*n)++] = sb->protect[i];
 	}

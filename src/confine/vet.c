@@ -697,7 +697,8 @@ static int snapshot_config(struct pdk_vet *v, const char *path, bool pinned)
 }
 
 /* What is in the hooks directory dir (depth levels down), onto v: each file and symlink as
- * it is now, each directory to look into after the run. */
+ * it is now, each directory to look into after the run. git's *.sample files, which git never
+ * runs, are only known to be there: a fresh repository's dozen of them are not copied. */
 static int snapshot_hooks(struct pdk_vet *v, const char *dir, int depth)
 {
 	_cleanup_close_ int pfd = pdk_open_dir_nofollow(dir);
@@ -718,8 +719,9 @@ static int snapshot_hooks(struct pdk_vet *v, const char *dir, int depth)
 		_cleanup_free_ char *path = NULL, *text = NULL;
 		struct pdk_vet_config *c;
 		struct stat st;
-		size_t len = 0;
+		size_t len = 0, name_len = strlen(e->d_name);
 		char kind = 'D';
+		bool sample = name_len > 7 && !strcmp(e->d_name + name_len - 7, ".sample");
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -732,7 +734,7 @@ static int snapshot_hooks(struct pdk_vet *v, const char *dir, int depth)
 			r = snapshot_hooks(v, path, depth + 1);
 			continue;
 		}
-		if (S_ISREG(st.st_mode) && st.st_size <= HOOK_MAX) {
+		if (S_ISREG(st.st_mode) && !sample && st.st_size <= HOOK_MAX) {
 			_cleanup_close_ int hfd =
 			    openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
@@ -754,6 +756,60 @@ static int snapshot_hooks(struct pdk_vet *v, const char *dir, int depth)
 		c->before = kind == 'D' ? NULL : steal_pointer(&text);
 		c->len = len;
 		c->mode = st.st_mode & 07777;
+	}
+	closedir(d);
+	return r;
+}
+
+static int parse(int fd, struct pdk_vet *v, char **ret_path);
+
+/*
+ * A run going on that vets the hooks directory dir copied it before its command started: what
+ * is there now may be that command's. Its copy of dir, and of what was in it, onto v: 1 when
+ * one was found, 0 when none (then dir is copied as it is), or -ENOMEM.
+ */
+static int adopt_hooks(struct pdk_vet *v, const char *dir)
+{
+	_cleanup_free_ char *jdir = NULL;
+	struct dirent *e;
+	DIR *d;
+	int r = 0;
+
+	if (journal_dir(&jdir) < 0 || !(d = opendir(jdir)))
+		return 0;
+	while (r == 0 && (e = readdir(d))) {
+		struct pdk_vet other = {.fd = -1};
+		_cleanup_free_ char *path = NULL;
+		_cleanup_close_ int fd = -1;
+
+		if (e->d_name[0] == '.' || strchr(e->d_name, '.'))
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		/* Only a run going on holds its journal's lock. */
+		if (fd < 0 || flock(fd, LOCK_SH | LOCK_NB) == 0 || errno != EWOULDBLOCK)
+			continue;
+		if (parse(fd, &other, &path) == 0 &&
+		    pdk_strv_contains(other.hookdirs, other.n_hookdirs, dir)) {
+			for (size_t i = 0; r == 0 && i < other.n_hookdirs; i++)
+				if (pdk_path_under(other.hookdirs[i], dir))
+					r = push(&v->hookdirs, &v->n_hookdirs, other.hookdirs[i],
+						 strlen(other.hookdirs[i]));
+			for (size_t i = 0; r == 0 && i < other.n_configs; i++) {
+				struct pdk_vet_config *oc = &other.configs[i], *c;
+
+				if (!oc->hook || !pdk_path_under(oc->path, dir))
+					continue;
+				if ((r = add_config(v, oc->path, strlen(oc->path))) < 0)
+					break;
+				c = &v->configs[v->n_configs - 1];
+				c->hook = oc->hook;
+				c->before = steal_pointer(&oc->before);
+				c->len = oc->len;
+				c->mode = oc->mode;
+			}
+			r = r < 0 ? r : 1;
+		}
+		pdk_vet_release(&other);
 	}
 	closedir(d);
 	return r;
@@ -809,7 +865,9 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 	for (size_t i = 0; git && r == 0 && i < git->n_gitfiles; i++)
 		r = push(&v->gitfiles, &v->n_gitfiles, git->gitfiles[i], strlen(git->gitfiles[i]));
 	for (size_t i = 0; git && r == 0 && i < git->n_hooks; i++)
-		r = snapshot_hooks(v, git->hooks[i], 0);
+		if ((r = adopt_hooks(v, git->hooks[i])) == 0)
+			r = snapshot_hooks(v, git->hooks[i], 0);
+	r = r < 0 ? r : 0;
 	if (r == 0)
 		r = pdk_vetgit_scan(v->gitdirs, v->n_gitdirs, &v->known, &v->n_known);
 	if (r < 0 || (!n && !v->n_configs && !v->n_gitdirs && !v->n_gitfiles && !v->n_hookdirs))
