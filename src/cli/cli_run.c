@@ -78,26 +78,44 @@ static void timeout_notes(const struct pdk_request *o, const struct pdk_run_stat
 
 /* What the command printed that paddock still holds, scanned for writes
  * the sandbox refused. */
-static size_t refusal_hints(const struct pdk_sandbox *sb, const struct pdk_capture *out,
-			    const struct pdk_capture *err, char hints[][768])
+static size_t refusal_hints(const struct pdk_config *cfg, const struct pdk_sandbox *sb,
+			    const struct pdk_capture *out, const struct pdk_capture *err,
+			    char hints[][768])
 {
 	const struct pdk_capture *caps[] = {err, out};
 	char cwd[4096];
-	size_t k = 0;
+	size_t k = 0, n_never = 0;
+	/* Never offered to --write: the protected paths (paddock's own among
+	 * them) and the sensitive ones. */
+	_cleanup_free_ const char **never =
+	    calloc(sb->policy.n_protect + cfg->sensitive_paths.n + 1, sizeof(*never));
+	struct pdk_refusal_scope scope = {
+	    .roots = sb->policy.roots,
+	    .n_roots = sb->policy.n_roots,
+	    .outside_ok = cfg->allow_outside_sandbox,
+	};
 
-	if (!getcwd(cwd, sizeof(cwd)))
+	if (!never || !getcwd(cwd, sizeof(cwd)))
 		return 0;
+	for (size_t i = 0; i < sb->policy.n_protect; i++)
+		never[n_never++] = sb->policy.protect[i];
+	for (size_t i = 0; i < cfg->sensitive_paths.n; i++)
+		if (!strpbrk(cfg->sensitive_paths.v[i], "*?["))
+			never[n_never++] = cfg->sensitive_paths.v[i];
+	scope.cwd = sb->policy.cwd ? sb->policy.cwd : cwd;
+	scope.never = never;
+	scope.n_never = n_never;
+	/* Only a backend that holds protected paths makes them refuse a write. */
+	if (sb->backend && sb->backend->enforces_protect) {
+		scope.held = sb->policy.protect;
+		scope.n_held = sb->policy.n_protect;
+	}
 	for (size_t i = 0; i < 2 && k < PDK_REFUSAL_MAX; i++) {
 		char *buf = pdk_capture_join(caps[i]);
 		if (!buf)
 			break;
-		/* Only a backend that holds protected paths makes them refuse a write. */
-		bool held = sb->backend && sb->backend->enforces_protect;
-		k += pdk_refusal_hints_held(buf, caps[i]->head_len + caps[i]->ring_len,
-					    sb->policy.cwd ? sb->policy.cwd : cwd, sb->policy.roots,
-					    sb->policy.n_roots, held ? sb->policy.protect : NULL,
-					    held ? sb->policy.n_protect : 0, hints + k,
-					    PDK_REFUSAL_MAX - k);
+		k += pdk_refusal_hints(buf, caps[i]->head_len + caps[i]->ring_len, &scope, hints + k,
+				       PDK_REFUSAL_MAX - k);
 		free(buf);
 	}
 	return k;
@@ -551,7 +569,7 @@ static void run_notes(struct run *x)
 	for (size_t i = 0; !x->outside && i < sb->n_notes; i++)
 		add_note(x, sb->notes[i]);
 	if (sb->backend && x->st.exit_status != 0 && !x->special)
-		x->n_hints = refusal_hints(sb, &x->out, &x->err, x->hints);
+		x->n_hints = refusal_hints(&x->c.cfg, sb, &x->out, &x->err, x->hints);
 	for (size_t i = 0; i < x->n_hints; i++)
 		x->hint_lines[i] = x->hints[i];
 	if (x->outside)

@@ -160,10 +160,36 @@ static bool path_above(const char *const *starts, const size_t *lens, size_t n_a
 	return false;
 }
 
-size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
-			 const char *const *roots, size_t n_roots, char lines[][768], size_t max)
+/* Names that are never offered to --write, wherever they are: a repository's
+ * git directory (hooks and config run code), editor and agent settings that
+ * run tasks, shell start-up files, and where keys and credentials live. */
+static const char *const never_names[] = {
+	".git",	     ".vscode",	 ".idea",   ".mcp.json", ".envrc", ".bashrc", ".bash_profile",
+	".zshrc",    ".zshenv",	 ".zprofile", ".profile", ".ssh",    ".gnupg",  ".aws",
+	".kube",     ".docker",	 ".netrc",  NULL,
+};
+
+/* Is path (absolute, resolved) one never offered: under a never path, or with
+ * a never name as a component? Then *what names it. */
+static bool never_offered(const struct pdk_refusal_scope *sc, const char *path, const char **what)
 {
-	return pdk_refusal_hints_held(text, text_len, cwd, roots, n_roots, NULL, 0, lines, max);
+	for (size_t i = 0; i < sc->n_never; i++)
+		if (sc->never[i] && pdk_path_under(path, sc->never[i])) {
+			*what = sc->never[i];
+			return true;
+		}
+	for (const char *p = path; p && *p;) {
+		const char *next = strchr(p + 1, '/');
+		size_t len = next ? (size_t)(next - p - 1) : strlen(p + 1);
+
+		for (size_t i = 0; never_names[i]; i++)
+			if (strlen(never_names[i]) == len && !strncmp(p + 1, never_names[i], len)) {
+				*what = never_names[i];
+				return true;
+			}
+		p = next;
+	}
+	return false;
 }
 
 /* The protected path of the n held that path is or lies in, or NULL. */
@@ -217,10 +243,14 @@ static bool held_in_line(const char *s, size_t n, const char *cwd, const char *c
 static const char brew_heading[] = "the following directories are not writable by your user";
 static const char nested_seatbelt[] = "sandbox_apply: operation not permitted";
 
-size_t pdk_refusal_hints_held(const char *text, size_t text_len, const char *cwd,
-			      const char *const *roots, size_t n_roots, const char *const *held,
-			      size_t n_held, char lines[][768], size_t max)
+size_t pdk_refusal_hints(const char *text, size_t text_len, const struct pdk_refusal_scope *scope,
+			 char lines[][768], size_t max)
 {
+	const char *cwd = scope->cwd;
+	const char *const *roots = scope->roots;
+	size_t n_roots = scope->n_roots;
+	const char *const *held = scope->held;
+	size_t n_held = scope->n_held;
 	bool brew_list = false, told_nested = false;
 	char seen[PDK_REFUSAL_MAX][PATH_MAX];
 	char rootlist[260];
@@ -292,6 +322,8 @@ size_t pdk_refusal_hints_held(const char *text, size_t text_len, const char *cwd
 				bool inside = false;
 				for (size_t i = 0; i < n_roots && !inside; i++)
 					inside = pdk_path_under(real, roots[i]);
+				const char *what = NULL;
+
 				snprintf(seen[count], sizeof(seen[count]), "%s", real);
 				const char *h = inside ? held_by(real, held, n_held) : NULL;
 				if (h) {
@@ -303,6 +335,12 @@ size_t pdk_refusal_hints_held(const char *text, size_t text_len, const char *cwd
 						 "paddock if it must change",
 						 real, strcmp(h, real) ? ", as it lies in " : "",
 						 strcmp(h, real) ? h : "");
+				} else if (never_offered(scope, real, &what)) {
+					snprintf(lines[count], 768, "sandbox: a write to %.200s failed; "
+						 "it is a protected or sensitive path (%.100s), which "
+						 "paddock never opens to commands: do not ask for it "
+						 "with --write; if it must change, ask the person to "
+						 "change it themselves", real, what);
 				} else if (inside) {
 					snprintf(lines[count], 768, "sandbox: a write to %.200s failed though "
 						 "it lies inside a writable root; this is only a guess: "
@@ -317,7 +355,11 @@ size_t pdk_refusal_hints_held(const char *text, size_t text_len, const char *cwd
 					snprintf(lines[count], 768, "sandbox: the sandbox refused a write "
 						 "to %.160s, outside the writable roots (%s); if the "
 						 "command must write there, ask for it with --write "
-						 "%.100s", real, rootlist, dir);
+						 "%.100s%s", real, rootlist, dir,
+						 scope->outside_ok
+						     ? ", or, for a chore that cannot run confined, "
+						       "ask the person to run it with --outside-sandbox"
+						     : "");
 				}
 				count++;
 			}

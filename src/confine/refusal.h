@@ -3,27 +3,41 @@
 #ifndef PDK_REFUSAL_H
 #define PDK_REFUSAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define PDK_REFUSAL_MAX 3
+
+/* What the hints are judged against. */
+struct pdk_refusal_scope {
+	const char *cwd;		/* relative paths are resolved from here */
+	const char *const *roots;	/* the writable roots */
+	size_t n_roots;
+	/* Paths never offered to --write: the protected paths, paddock's own
+	 * directories, the sensitive paths. Paths with a component named like
+	 * a protected or sensitive name (.git, .vscode, .ssh, ...) never are either. */
+	const char *const *never;
+	size_t n_never;
+	bool outside_ok; /* --outside-sandbox is allowed here: offered beside --write */
+	/* The protected paths the backend holds read-only (bwrap; none under Landlock): a
+	 * path refused inside a root that is or lies in one is named as such, with why,
+	 * instead of a guess. */
+	const char *const *held;
+	size_t n_held;
+};
 
 /*
  * Scan text (command output) for refused writes ("Operation not permitted",
  * "Permission denied", "Read-only file system", "Device or resource busy" in any
  * case, Python's [Errno 1|13|16|30], Java's AccessDeniedException, "PATH is not writable.", and
  * a reason alone on a line below its path, as cargo prints it), resolve each
- * path against cwd, and write up to max lines into lines[i]. Returns how many.
+ * path against the scope's cwd, and write up to max lines into lines[i].
+ * Returns how many. A path held (scope's held) is named as protected, with
+ * why; of mv's two names the held one is taken. A path outside the roots gets
+ * the --write that would allow it, unless it is one never offered: then the
+ * line says so and that a person must make the change.
  */
-size_t pdk_refusal_hints(const char *text, size_t text_len, const char *cwd,
-			 const char *const *roots, size_t n_roots, char lines[][768], size_t max);
-
-/*
- * The same, where a path refused inside a root that is or lies in one of the n_held paths
- * paddock holds read-only (protected paths) is named as such, with why, instead of a guess;
- * "Device or resource busy" (a held path moved or removed) counts as a refusal too.
- */
-size_t pdk_refusal_hints_held(const char *text, size_t text_len, const char *cwd,
-			      const char *const *roots, size_t n_roots, const char *const *held,
-			      size_t n_held, char lines[][768], size_t max);
+size_t pdk_refusal_hints(const char *text, size_t text_len, const struct pdk_refusal_scope *scope,
+			 char lines[][768], size_t max);
 
 #endif

@@ -88,6 +88,14 @@ for b in bwrap landlock; do
 	check "$b: a refused write gets a sandbox: line naming it and --write" sh -c \
 		'echo "$0" | grep -q "^sandbox: the sandbox refused a write to $1/hint-.*--write $1\$"' \
 		"$out" "$T/outside"
+	# Launched from a subdirectory, the repository's .git lies outside the root: the hint
+	# must not offer it to --write (hooks and config run code).
+	mkdir -p "$T/outside/repo-$b/.git/hooks" "$T/outside/repo-$b/sub"
+	out=$(cd "$T/outside/repo-$b/sub" && "$P" run --backend "$b" -- sh -c 'echo x >../.git/hooks/pre-commit')
+	check "$b: from a subdirectory, the hint does not offer the repository's .git to --write" sh -c \
+		'echo "$0" | grep -q "^sandbox: a write to .*/.git/hooks/pre-commit failed; it is a protected or sensitive path (.git), which paddock never opens" &&
+		! echo "$0" | grep -q -- "--write /"' "$out"
+	check "$b: ... and the hook was not written" absent "$T/outside/repo-$b/.git/hooks/pre-commit"
 	out=$(run --json -- touch "$T/outside/hint-$b")
 	check "$b: with --json the refused write is in sandbox_refusals, not notes" python3 -c '
 import json, sys

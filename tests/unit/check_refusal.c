@@ -8,13 +8,15 @@
 #include "confine/refusal.h"
 
 static const char *const roots[] = {"/tmp/pdk-ck-root"};
+static const char *const never[] = {"/root/.ssh", "/tmp/pdk-ck-root/.git/hooks"};
+static const struct pdk_refusal_scope scope = {
+    .cwd = "/tmp/pdk-ck-root", .roots = roots, .n_roots = 1, .never = never, .n_never = 2};
 
 /* The one hint text gives, asserted to name want. */
 static void hint_names(const char *text, const char *want)
 {
 	char lines[PDK_REFUSAL_MAX][768];
-	size_t n = pdk_refusal_hints(text, strlen(text), "/tmp/pdk-ck-root", roots, 1, lines,
-				     PDK_REFUSAL_MAX);
+	size_t n = pdk_refusal_hints(text, strlen(text), &scope, lines, PDK_REFUSAL_MAX);
 	char needle[600];
 
 	ck_assert_msg(n == 1, "%zu hints for: %s", n, text);
@@ -27,8 +29,7 @@ static size_t hints_for(const char *text)
 {
 	char lines[PDK_REFUSAL_MAX][768];
 
-	return pdk_refusal_hints(text, strlen(text), "/tmp/pdk-ck-root", roots, 1, lines,
-				 PDK_REFUSAL_MAX);
+	return pdk_refusal_hints(text, strlen(text), &scope, lines, PDK_REFUSAL_MAX);
 }
 
 START_TEST(node)
@@ -116,8 +117,7 @@ START_TEST(homebrew)
 	    "And make sure that your user has write permission.\n"
 	    "  chmod u+w /opt/homebrew/share/man/man8 /opt/homebrew/var/homebrew/locks\n";
 	char lines[PDK_REFUSAL_MAX][768];
-	size_t n = pdk_refusal_hints(text, strlen(text), "/tmp/pdk-ck-root", roots, 1, lines,
-				     PDK_REFUSAL_MAX);
+	size_t n = pdk_refusal_hints(text, strlen(text), &scope, lines, PDK_REFUSAL_MAX);
 
 	ck_assert_uint_eq(n, 2);
 	ck_assert_ptr_nonnull(strstr(lines[0], "refused a write to /opt/homebrew/share/man/man8, "
@@ -142,8 +142,7 @@ START_TEST(swiftpm)
 	    "error: 'lib': Invalid manifest\n"
 	    "sandbox-exec: sandbox_apply: Operation not permitted\n";
 	char lines[PDK_REFUSAL_MAX][768];
-	size_t n = pdk_refusal_hints(text, strlen(text), "/tmp/pdk-ck-root", roots, 1, lines,
-				     PDK_REFUSAL_MAX);
+	size_t n = pdk_refusal_hints(text, strlen(text), &scope, lines, PDK_REFUSAL_MAX);
 
 	ck_assert_uint_eq(n, 1);
 	ck_assert_ptr_nonnull(strstr(lines[0], "swift build"));
@@ -173,9 +172,12 @@ START_TEST(held)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char lines[PDK_REFUSAL_MAX][768];
-		size_t n = pdk_refusal_hints_held(cases[i][0], strlen(cases[i][0]),
-						  "/tmp/pdk-ck-root", roots, 1, held_paths, 2, lines,
-						  PDK_REFUSAL_MAX);
+		struct pdk_refusal_scope sc = scope;
+		size_t n;
+
+		sc.held = held_paths;
+		sc.n_held = 2;
+		n = pdk_refusal_hints(cases[i][0], strlen(cases[i][0]), &sc, lines, PDK_REFUSAL_MAX);
 
 		ck_assert_msg(n == 1, "%zu hints for: %s", n, cases[i][0]);
 		ck_assert_msg(strstr(lines[0], cases[i][1]), "hint for %s: %s", cases[i][0],
@@ -185,6 +187,51 @@ START_TEST(held)
 	ck_assert_uint_eq(hints_for("mv: cannot move '.git/hooks' to '.git/h2': Device or "
 				    "resource busy\n"),
 			  1);
+}
+END_TEST
+
+/* What the command prints steers no hint onto a protected or sensitive path. */
+static const char *one_hint(const struct pdk_refusal_scope *sc, const char *text)
+{
+	static char lines[PDK_REFUSAL_MAX][768];
+
+	ck_assert_msg(pdk_refusal_hints(text, strlen(text), sc, lines, PDK_REFUSAL_MAX) == 1, "no hint for %s", text);
+	return lines[0];
+}
+
+START_TEST(never_onto_protected_or_sensitive)
+{
+	static const char *const sub_roots[] = {"/tmp/pdk-ck-root/sub"};
+	struct pdk_refusal_scope sub = scope;
+	const char *l;
+
+	/* a line the command printed itself, naming a key file */
+	l = one_hint(&scope, "sh: 1: cannot create /root/.ssh/authorized_keys: Permission denied\n");
+	ck_assert_msg(!strstr(l, "--write /"), "%s", l);
+	ck_assert_msg(strstr(l, "ask the person to change it themselves"), "%s", l);
+	/* .ssh anywhere, not only where the scope lists it */
+	l = one_hint(&scope, "sh: /home/other/.ssh/config: Permission denied\n");
+	ck_assert_msg(!strstr(l, "--write /"), "%s", l);
+	/* launched from a subdirectory: the repository's .git is outside the root */
+	sub.roots = sub_roots;
+	sub.cwd = sub_roots[0];
+	l = one_hint(&sub, "error: could not lock config file /tmp/pdk-ck-root/.git/config: "
+			   "Read-only file system\n");
+	ck_assert_msg(!strstr(l, "--write /"), "%s", l);
+	ck_assert_msg(strstr(l, "(.git)"), "%s", l);
+	l = one_hint(&sub, "cp: cannot create regular file '../.vscode/tasks.json': Read-only file "
+			   "system\n");
+	ck_assert_msg(!strstr(l, "--write /"), "%s", l);
+	/* the twin: an ordinary path outside the roots is offered */
+	l = one_hint(&sub, "touch: cannot touch '/tmp/pdk-ck-root/out.txt': Read-only file system\n");
+	ck_assert_msg(strstr(l, "--write /tmp/pdk-ck-root"), "%s", l);
+	ck_assert_msg(!strstr(l, "--outside-sandbox"), "%s", l);
+	/* where outside runs are allowed, that is offered beside --write */
+	sub.outside_ok = true;
+	l = one_hint(&sub, "touch: cannot touch '/tmp/pdk-ck-root/out.txt': Read-only file system\n");
+	ck_assert_msg(strstr(l, "--write /tmp/pdk-ck-root, or, for a chore that cannot run "
+				"confined, ask the person to run it with --outside-sandbox"),
+		      "%s", l);
 }
 END_TEST
 
@@ -202,6 +249,7 @@ int main(void)
 	tcase_add_test(tc, held);
 	tcase_add_test(tc, homebrew);
 	tcase_add_test(tc, swiftpm);
+	tcase_add_test(tc, never_onto_protected_or_sensitive);
 	suite_add_tcase(s, tc);
 	return pdk_ck_run(s);
 }
