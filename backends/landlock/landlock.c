@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -110,6 +112,8 @@ struct ll_state {
 	const int *unix_fds;
 	size_t n_unix;
 	struct pdk_bpf connect_bpf;
+	/* A private /dev/shm: the maps a user namespace needs, written in the child. */
+	char uid_map[32], gid_map[32];
 };
 
 static int ll_abi(void)
@@ -319,6 +323,10 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 			return r;
 	}
 
+	snprintf(st->uid_map, sizeof(st->uid_map), "%u %u 1\n", (unsigned)getuid(),
+		 (unsigned)getuid());
+	snprintf(st->gid_map, sizeof(st->gid_map), "%u %u 1\n", (unsigned)getgid(),
+		 (unsigned)getgid());
 	if (!policy->network || policy->n_unix)
 		st->supervised = pdk_netsup_probe(st->unsupervised_why,
 						  sizeof(st->unsupervised_why)) == 0;
@@ -375,11 +383,69 @@ static int drop_capabilities(const struct ll_state *st)
 	return 0;
 }
 
+static int write_proc(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	if (n < 0 || (size_t)n != strlen(text)) {
+		int e = n < 0 ? errno : EIO;
+
+		close(fd);
+		return -e;
+	}
+	return close(fd) < 0 ? -errno : 0;
+}
+
+/*
+ * A private, writable /dev/shm (POSIX semaphores and shared memory: Python's multiprocessing,
+ * Chromium) where this process can have a mount namespace of its own: with CAP_SYS_ADMIN
+ * (root), else in a user namespace that maps only the user's own uid and gid. The host's
+ * /dev/shm is then hidden under an empty tmpfs the run alone sees, which goes with its last
+ * process; the write right is given on that tmpfs alone. Where no namespace can be made, the
+ * host's /dev/shm stays as it was: readable, not writable. 1: made; 0: not possible here;
+ * -errno: a user namespace was entered and could not be set up (the run must not go on).
+ */
+static int private_shm(const struct ll_state *st)
+{
+	struct landlock_path_beneath_attr pb = { 0 };
+	int fd, r;
+
+	if (unshare(CLONE_NEWNS) < 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			return 0;
+		if ((r = write_proc("/proc/self/setgroups", "deny")) < 0 ||
+		    (r = write_proc("/proc/self/uid_map", st->uid_map)) < 0 ||
+		    (r = write_proc("/proc/self/gid_map", st->gid_map)) < 0)
+			return r;
+	}
+	/* Nothing mounted here may reach the host's namespace. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+		return 0;
+	if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+		return 0;
+	fd = open("/dev/shm", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	pb.allowed_access = st->attr.handled_access_fs;
+	pb.parent_fd = fd;
+	r = syscall(__NR_landlock_add_rule, st->ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+	r = r < 0 ? -errno : 1;
+	close(fd);
+	return r;
+}
+
 static int landlock_enter(void *p)
 {
 	const struct ll_state *st = p;
 	int r;
 
+	r = private_shm(st);
+	if (r < 0)
+		return r;
 	r = drop_capabilities(st);
 	if (r < 0)
 		return r;
@@ -509,6 +575,10 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 	if (st->abi < 6)
 		fprintf(out, "landlock: ABI %d has no scoping: seccomp and the ptrace rules of "
 			     "Landlock only\n", st->abi);
+	fprintf(out, "landlock: /dev/shm: a private tmpfs, writable, in a mount namespace of the "
+		     "run's own where one can be made (CAP_SYS_ADMIN, or a user namespace mapping "
+		     "only uid %.*s); else the host's, read-only\n",
+		(int)strcspn(st->uid_map, " "), st->uid_map);
 	fprintf(out, "landlock: not covered: chmod, chown, utimes on files outside the roots "
 		     "that the user owns\n");
 	fprintf(out, "landlock: not covered: reads, of the user's other terminals (/dev/pts/N) "

@@ -187,22 +187,6 @@ for proj in hello onf toolz; do
 	for b in $backends; do
 		desc="$proj under $b: the same passes and exit statuses as the direct run"
 		cmp_mode=$b cmp_proj=$proj
-		if [ "$proj.$b" = toolz.landlock ]; then
-			# Landlock leaves the host's /dev/shm read-only (no private one, as
-			# bwrap has: paddock(1), CAVEATS), so the POSIX semaphore of Python's
-			# multiprocessing is refused: exactly test_fold fails, nothing else.
-			want="$(($(passes direct $proj) - 1)) passed, exit 0/0/1"
-			if [ "$(summary "$b" $proj)" = "$(summary direct $proj)" ]; then
-				not_ok "$desc (expected one failure, /dev/shm read-only under landlock, yet all passed)"
-			else
-				not_ok_show=show_logs
-				check "$proj under $b: the same but for test_fold, which needs a writable /dev/shm ($want)" \
-					sh -c "[ '$(summary "$b" $proj)' = '$want' ] &&
-						grep -q 'FAILED toolz/sandbox/tests/test_parallel.py::test_fold' '$T/$b/toolz.test.log'"
-				not_ok_show=
-			fi
-			continue
-		fi
 		not_ok_show=show_logs
 		check "$desc" test "$(summary "$b" $proj)" = "$(summary direct $proj)"
 		not_ok_show=

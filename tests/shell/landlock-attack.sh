@@ -77,8 +77,31 @@ sbx -- mkdir "$O/dir" 2>/dev/null
 check "mkdir outside refused" absent "$O/dir"
 sbx -- mkfifo "$O/fifo" 2>/dev/null
 check "mkfifo outside refused" absent "$O/fifo"
+# /dev/shm: a private tmpfs where the run can have a mount namespace (root with
+# CAP_SYS_ADMIN, or a user namespace), else the host's, read-only; the host's objects are
+# never written either way.
 sbx -- sh -c "echo x > /dev/shm/pdk-attack-$$" 2>/dev/null
-check "write to /dev/shm refused" absent "/dev/shm/pdk-attack-$$"
+check "a write to /dev/shm does not reach the host's" absent "/dev/shm/pdk-attack-$$"
+host=/dev/shm/pdk-host-$$
+if [ "$BACKEND" = landlock ] && (unshare -m true || unshare -Urm true) 2>/dev/null &&
+	echo host >"$host" 2>/dev/null; then
+	out=$(sbx -- sh -c "echo inside >/dev/shm/pdk-attack-$$ && cat /dev/shm/pdk-attack-$$")
+	check "a private /dev/shm is writable inside" [ "$out" = inside ]
+	out=$(sbx -- sh -c "ls -A /dev/shm; echo changed >$host; rm -f $host" 2>/dev/null)
+	check "the host's shared-memory objects are not seen inside" [ -z "$out" ]
+	check "nor changed or removed" grep -qx host "$host"
+	py 'import multiprocessing as m; l = m.Lock(); l.acquire(); l.release()'
+	check "a multiprocessing lock (a POSIX semaphore) works" [ $? = 0 ]
+	rm -f "$host"
+	sbx -- sh -c "echo x > /dev/shm/pdk-attack-$$"
+	check "and what the run wrote there went with it" absent "/dev/shm/pdk-attack-$$"
+	out=$(sbx -- sh -c 'mount -t tmpfs none /tmp 2>&1 || echo refused')
+	check "the run still cannot mount" sh -c 'printf "%s" "$1" | grep -q refused' sh "$out"
+else
+	echo "# no mount namespace here: /dev/shm stays the host's, read-only"
+	py 'import multiprocessing as m; l = m.Lock()' 2>/dev/null
+	check "a POSIX semaphore is refused there" [ $? != 0 ]
+fi
 sbx -- python3 -c "import os; os.setxattr('$O/victim', 'user.pdk', b'1')" 2>/dev/null
 check "xattr on an outside file refused" sh -c \
 	"! python3 -c \"import os; os.getxattr('$O/victim', 'user.pdk')\" 2>/dev/null"
