@@ -215,6 +215,13 @@ static const char profile_net_on[] =
 	"  (global-name \"com.apple.trustd.agent\")\n"
 	"  (global-name \"com.apple.ocspd\"))\n";
 
+static const char profile_net_unix[] =
+	"\n"
+	"; allowUnixSockets: these host unix sockets, each by its path as\n"
+	"; configured and as its real path (Seatbelt matches the path the kernel\n"
+	"; resolved), exactly; every other unix socket stays closed\n"
+	"(allow network-outbound";
+
 /* A path as Seatbelt will compare it: absolute, trailing slashes dropped,
  * no empty, "." or ".." component (a protected path spelled with ".." would
  * never match and so protect nothing). */
@@ -280,6 +287,38 @@ static int collect_parents(struct pdk_strv *protect, struct pdk_strv *parents)
 			}
 		}
 		free(dup);
+	}
+	return 0;
+}
+
+/*
+ * The paths of allowUnixSockets a connect() may name: each as given and as
+ * its real path where that differs (/tmp/x is /private/tmp/x on macOS, and
+ * Seatbelt sees the path the kernel resolved), once each. A path Seatbelt
+ * could not match exactly (relative, or with an empty, "." or ".."
+ * component) is left out, so that socket stays closed.
+ */
+static int collect_sockets(const struct pdk_confine *policy, struct pdk_strv *sockets)
+{
+	for (size_t i = 0; i < policy->n_unix; i++) {
+		char *c = NULL, *real;
+		int r = policy->unix_paths[i] ? canonical_copy(policy->unix_paths[i], &c) : -EINVAL;
+
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0) {
+			if (pdk_strv_contains(sockets->v, sockets->n, c))
+				free(c);
+			else if ((r = pdk_strv_take(sockets, c)) < 0)
+				return r;
+		}
+		real = policy->unix_paths[i] ? realpath(policy->unix_paths[i], NULL) : NULL;
+		if (!real)
+			continue;
+		if (pdk_strv_contains(sockets->v, sockets->n, real))
+			free(real);
+		else if ((r = pdk_strv_take(sockets, real)) < 0)
+			return r;
 	}
 	return 0;
 }
@@ -436,7 +475,8 @@ static void emit_git_rules(FILE *f, const struct pdk_strv *gitdirs)
 
 static void write_profile(FILE *f, const struct pdk_confine *policy, unsigned proxy_port,
 			  const struct pdk_strv *roots, const struct pdk_strv *protect,
-			  const struct pdk_strv *parents, const struct pdk_strv *gitdirs)
+			  const struct pdk_strv *parents, const struct pdk_strv *gitdirs,
+			  const struct pdk_strv *sockets)
 {
 	fputs(profile_head, f);
 	fputs(profile_sysctl, f);
@@ -462,6 +502,14 @@ static void write_profile(FILE *f, const struct pdk_confine *policy, unsigned pr
 			fputs(profile_net_proxy, f);
 	}
 
+	if (sockets->n > 0) {
+		fputs(profile_net_unix, f);
+		for (size_t i = 0; i < sockets->n; i++)
+			fprintf(f, "\n  (remote unix-socket (path-literal (param \"UNIX_SOCKET_%zu\")))",
+				i);
+		fputs(")\n", f);
+	}
+
 	if (protect->n > 0) {
 		fputs("\n; protected paths stay read-only inside the writable roots;\n"
 		      "; literal and subpath, so a missing one cannot be created either\n",
@@ -484,7 +532,7 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 			 char **ret_profile, char ***ret_params)
 {
 	struct pdk_strv roots = { 0 }, protect = { 0 }, parents = { 0 }, params = { 0 };
-	struct pdk_strv gitdirs = { 0 };
+	struct pdk_strv gitdirs = { 0 }, sockets = { 0 };
 	bool domains = policy && !policy->network && policy->n_domains > 0;
 	unsigned proxy_port = domains && run ? run->proxy_port : 0;
 	char *text = NULL;
@@ -493,7 +541,8 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 	int r = 0;
 
 	if (!policy || !ret_profile || !ret_params || (policy->n_roots && !policy->roots) ||
-	    (policy->n_protect && !policy->protect) || (domains && !proxy_port) ||
+	    (policy->n_protect && !policy->protect) || (policy->n_unix && !policy->unix_paths) ||
+	    (domains && !proxy_port) ||
 	    proxy_port > 65535)
 		return -EINVAL;
 
@@ -521,6 +570,8 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 			free(real);
 	}
 	if (r >= 0)
+		r = collect_sockets(policy, &sockets);
+	if (r >= 0)
 		r = collect_parents(&protect, &parents);
 	if (r >= 0)
 		r = collect_gitdirs(&protect, &gitdirs);
@@ -533,6 +584,8 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 		r = pdk_strv_take(&params, param("PROTECTED_PARENT", i, parents.v[i]));
 	for (size_t i = 0; i < gitdirs.n && r >= 0; i++)
 		r = pdk_strv_take(&params, param("GIT_DIR", i, gitdirs.v[i]));
+	for (size_t i = 0; i < sockets.n && r >= 0; i++)
+		r = pdk_strv_take(&params, param("UNIX_SOCKET", i, sockets.v[i]));
 	if (r >= 0 && proxy_port) {
 		char p[32];
 
@@ -552,7 +605,7 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 		r = -ENOMEM;
 		goto out;
 	}
-	write_profile(f, policy, proxy_port, &roots, &protect, &parents, &gitdirs);
+	write_profile(f, policy, proxy_port, &roots, &protect, &parents, &gitdirs, &sockets);
 	if (ferror(f))
 		r = -ENOMEM;
 	if (fclose(f) != 0 && r >= 0)
@@ -569,6 +622,7 @@ out:
 	pdk_strv_release(&protect);
 	pdk_strv_release(&parents);
 	pdk_strv_release(&gitdirs);
+	pdk_strv_release(&sockets);
 	pdk_strv_release(&params);
 	return r;
 }

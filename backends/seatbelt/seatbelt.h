@@ -21,7 +21,9 @@ struct pdk_seatbelt_run {
 
 /*
  * Builds the SBPL profile for policy, with run's additions (run may be NULL
- * outside the domains mode). Each root and protected path is
+ * outside the domains mode). Each root, protected path and unix socket of
+ * allowUnixSockets (as given and as its real path, in every network mode:
+ * network-outbound to that path exactly) is
  * referenced as (param "NAME") and its value comes back in ret_params as
  * "NAME=VALUE" strings (NULL-terminated), to be given to sandbox-exec as
  * -D NAME=VALUE; only the case-insensitive regex of each protected path

@@ -376,6 +376,8 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 			  "loopback port, and loopback as with the network off";
 		on = "the host's network; the host's unix sockets stay closed but the "
 		     "resolver's";
+		unix_ = "closed but for the paths of allowUnixSockets, as configured and as "
+			"their real paths, which the profile lets a connection reach exactly";
 	}
 	if (!off[0])
 		return;

@@ -815,17 +815,19 @@ static int add_unix(struct pdk_sandbox *sb, const char *path, int fd)
  * commandPolicy.sandbox.allowUnixSockets: each socket is opened now (O_PATH),
  * so that a connect() to its path reaches that socket and no other, whatever
  * happens to the path during the run; it is known by the path as configured
- * and by its real path. One that is not a socket now is left out.
+ * and by its real path. One that is not a socket now is left out. Elsewhere
+ * (Seatbelt), where a socket cannot be opened, the profile names the paths
+ * and the descriptor is -1.
  */
 static int setup_unix(struct pdk_sandbox *sb, const struct pdk_config *cfg)
 {
-#ifdef __linux__
 	int r;
 
 	for (size_t i = 0; cfg && i < cfg->allow_unix_sockets.n; i++) {
 		const char *p = cfg->allow_unix_sockets.v[i];
 		_cleanup_free_ char *real = NULL;
 		struct stat st;
+#ifdef __linux__
 		int fd = open(p, PDK_O_PATH | O_CLOEXEC);
 
 		if (fd < 0)
@@ -834,28 +836,30 @@ static int setup_unix(struct pdk_sandbox *sb, const struct pdk_config *cfg)
 			close(fd);
 			continue;
 		}
+#else
+		int fd = -1;
+
+		if (stat(p, &st) < 0 || !S_ISSOCK(st.st_mode))
+			continue;
+#endif
 		if ((r = add_unix(sb, p, fd)) < 0) {
-			close(fd);
+			if (fd >= 0)
+				close(fd);
 			return r;
 		}
 		real = realpath(p, NULL);
 		if (real && strcmp(real, p) != 0) {
-			int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+			int dup = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
 
-			if (dup < 0)
+			if (fd >= 0 && dup < 0)
 				return -errno;
 			if ((r = add_unix(sb, real, dup)) < 0) {
-				close(dup);
+				if (dup >= 0)
+					close(dup);
 				return r;
 			}
 		}
 	}
-#else
-	/* Only Linux's connect supervisor can let a listed socket through;
-	 * elsewhere none is. */
-	(void)cfg;
-	(void)add_unix;
-#endif
 	sb->policy.unix_paths = (const char *const *)sb->unix_paths;
 	sb->policy.unix_fds = sb->unix_fds;
 	sb->policy.n_unix = sb->n_unix;
@@ -1419,7 +1423,8 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 		close(sb->policy.proxy_fd);
 	}
 	for (size_t i = 0; i < sb->n_unix; i++)
-		close(sb->unix_fds[i]);
+		if (sb->unix_fds[i] >= 0)
+			close(sb->unix_fds[i]);
 	free(sb->unix_fds);
 	pdk_strv_freep(&sb->unix_paths);
 	free(sb->envp);

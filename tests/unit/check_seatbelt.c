@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -329,6 +330,235 @@ START_TEST(network_modes)
 		free(net[i]);
 		pdk_strv_freep(&params[i]);
 	}
+}
+END_TEST
+
+/* One configured socket in each mode: the golden profile of each. */
+static void check_golden_unix(const char *name, bool network, bool domains)
+{
+	const char *roots[] = { "/Users/dev/proj" };
+	const char *doms[] = { "registry.npmjs.org" };
+	const char *sockets[] = { "/Users/dev/.ssh/agent.sock" };
+	const int fds[] = { -1 };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .network = network,
+				 .domains = domains ? doms : NULL, .n_domains = domains,
+				 .proxy_fd = -1, .unix_paths = sockets, .unix_fds = fds,
+				 .n_unix = 1, .cwd = "/Users/dev/proj" };
+	struct pdk_seatbelt_run run = { .proxy_port = 43210 };
+
+	check_golden_run(name, &c, &run);
+}
+
+START_TEST(golden_unix_socket_off)
+{
+	check_golden_unix("unix-socket-off", false, false);
+}
+END_TEST
+
+START_TEST(golden_unix_socket_domains)
+{
+	check_golden_unix("unix-socket-domains", false, true);
+}
+END_TEST
+
+START_TEST(golden_unix_socket_on)
+{
+	check_golden_unix("unix-socket-on", true, false);
+}
+END_TEST
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static const char *strv_find(char **v, const char *s)
+{
+	for (; *v; v++)
+		if (strcmp(*v, s) == 0)
+			return *v;
+	return NULL;
+}
+
+static size_t n_params(char **params, const char *prefix)
+{
+	size_t n = 0;
+
+	for (char **p = params; *p; p++)
+		n += strncmp(*p, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
+/*
+ * allowUnixSockets: in each of the three modes the profile lets a connection
+ * reach the configured path, exactly (path-literal, a parameter), and no other
+ * unix socket: one rule, one filter per path, nothing that matches a prefix or
+ * a pattern, no bind. Without the key the profile has no such rule.
+ */
+START_TEST(unix_sockets_each_mode)
+{
+	const char *roots[] = { "/private/tmp" };
+	const char *domains[] = { "example.org" };
+	const char *sockets[] = { "/Users/dev/.ssh/agent.sock" };
+	static const char rule[] =
+	    "(allow network-outbound\n"
+	    "  (remote unix-socket (path-literal (param \"UNIX_SOCKET_0\"))))\n";
+	struct pdk_seatbelt_run run = { .proxy_port = 8123 };
+
+	for (int mode = 0; mode < 3; mode++) {
+		struct pdk_confine c = { .roots = roots, .n_roots = 1, .proxy_fd = -1,
+					 .network = mode == 2, .domains = domains,
+					 .n_domains = mode == 1, .unix_paths = sockets,
+					 .n_unix = 1 };
+		char *text, **params;
+
+		ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &text, &params), 0);
+		check_params_match(text, params);
+		ck_assert_msg(count(text, rule) == 1, "mode %d: no rule for the socket:\n%s", mode,
+			      text);
+		ck_assert_uint_eq(n_params(params, "UNIX_SOCKET_"), 1);
+		ck_assert(has_param(params, "UNIX_SOCKET_0", 13));
+		ck_assert_ptr_nonnull(strv_find(params, "UNIX_SOCKET_0=/Users/dev/.ssh/agent.sock"));
+		/* the configured one, and on the resolver's too; nothing else */
+		ck_assert_uint_eq(count(text, "unix-socket"), mode == 2 ? 2 : 1);
+		ck_assert_uint_eq(count(text, "(remote unix-socket (path-literal "), mode == 2 ? 2 : 1);
+		ck_assert_ptr_null(strstr(text, "(local unix-socket"));
+		ck_assert_ptr_null(strstr(text, "path-regex"));
+		ck_assert_ptr_null(strstr(text, "path-prefix"));
+		ck_assert_ptr_null(strstr(text, "(allow network*"));
+		ck_assert_ptr_null(strstr(text, "(allow network-outbound)"));
+		/* the path travels as a parameter only */
+		ck_assert_ptr_null(strstr(text, "agent.sock"));
+		/* where the socket may be made at all */
+		ck_assert_ptr_nonnull(strstr(text, mode == 2 ? "(allow system-socket)\n"
+						       : "(allow system-socket (socket-domain AF_UNIX))\n"));
+		free(text);
+		pdk_strv_freep(&params);
+
+		c.n_unix = 0;
+		ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &text, &params), 0);
+		ck_assert_uint_eq(count(text, "unix-socket"), mode == 2 ? 1 : 0);
+		ck_assert_uint_eq(n_params(params, "UNIX_SOCKET_"), 0);
+		free(text);
+		pdk_strv_freep(&params);
+	}
+}
+END_TEST
+
+/*
+ * The paths themselves: SBPL in one stays a parameter; a socket reached
+ * through a symlinked directory is named by its real path too (as /tmp/x is
+ * /private/tmp/x on macOS), once; a path Seatbelt could not match exactly is
+ * left out, and with none left there is no rule, which without a filter
+ * would open every unix socket.
+ */
+START_TEST(unix_socket_paths)
+{
+	char dir[] = "/tmp/pdk-sb-unix.XXXXXX", *real_dir, *link, *given, *real, *want;
+	const char *one[1], *two[3];
+	struct pdk_confine c = { .proxy_fd = -1, .unix_paths = one, .n_unix = 1 };
+	char *text, **params;
+	int fd;
+
+	one[0] = evil;
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &text, &params), 0);
+	ck_assert_int_ge(asprintf(&want, "UNIX_SOCKET_0=%s", evil), 0);
+	ck_assert_ptr_nonnull(strv_find(params, want));
+	ck_assert_ptr_null(strstr(text, "(subpath \"/\")"));
+	ck_assert(paren_depth_ok(text));
+	ck_assert_uint_eq(count(text, "unix-socket"), 1);
+	free(want);
+	free(text);
+	pdk_strv_freep(&params);
+
+	for (const char *const *b = (const char *const[]){ "relative/sock", "/a/../b.sock",
+							  "/a//b.sock", "/a/./b.sock", NULL };
+	     *b; b++) {
+		one[0] = *b;
+		ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &text, &params), 0);
+		ck_assert_msg(!strstr(text, "unix-socket"), "%s: a rule", *b);
+		ck_assert_uint_eq(n_params(params, "UNIX_SOCKET_"), 0);
+		free(text);
+		pdk_strv_freep(&params);
+	}
+
+	/* DIR/real/s, reached as DIR/link/s */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	real_dir = realpath(dir, NULL);
+	ck_assert_ptr_nonnull(real_dir);
+	ck_assert_int_ge(asprintf(&link, "%s/link", dir), 0);
+	ck_assert_int_ge(asprintf(&given, "%s/link/s", dir), 0);
+	ck_assert_int_ge(asprintf(&real, "%s/real/s", real_dir), 0);
+	ck_assert_int_ge(asprintf(&want, "%s/real", dir), 0);
+	ck_assert_int_eq(mkdir(want, 0700), 0);
+	ck_assert_int_eq(symlink("real", link), 0);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	{
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+		ck_assert_uint_lt(strlen(real), sizeof(a.sun_path));
+		strcpy(a.sun_path, real);
+		ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	}
+	two[0] = given;
+	two[1] = real; /* configured under both names: each once */
+	two[2] = given;
+	c.unix_paths = two;
+	c.n_unix = 3;
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &text, &params), 0);
+	check_params_match(text, params);
+	ck_assert_uint_eq(n_params(params, "UNIX_SOCKET_"), 2);
+	free(want);
+	ck_assert_int_ge(asprintf(&want, "UNIX_SOCKET_0=%s", given), 0);
+	ck_assert_ptr_nonnull(strv_find(params, want));
+	free(want);
+	ck_assert_int_ge(asprintf(&want, "UNIX_SOCKET_1=%s", real), 0);
+	ck_assert_ptr_nonnull(strv_find(params, want));
+	ck_assert_uint_eq(count(text, "(remote unix-socket (path-literal (param \"UNIX_SOCKET_"),
+			  2);
+	free(text);
+	pdk_strv_freep(&params);
+
+	close(fd);
+	unlink(real);
+	unlink(link);
+	free(want);
+	ck_assert_int_ge(asprintf(&want, "%s/real", dir), 0);
+	rmdir(want);
+	rmdir(dir);
+	free(want);
+	free(given);
+	free(real);
+	free(link);
+	free(real_dir);
+}
+END_TEST
+
+/* Through the backend: the socket's -D is on sandbox-exec's command line. */
+START_TEST(prepare_passes_unix_sockets)
+{
+	const char *sockets[] = { "/Users/dev/.ssh/agent.sock" };
+	const int fds[] = { -1 };
+	struct pdk_confine c = { .network = true, .proxy_fd = -1, .unix_paths = sockets,
+				 .unix_fds = fds, .n_unix = 1 };
+	char *const cmd[] = { "/bin/true", NULL };
+	void *state = NULL;
+	char **argv;
+	size_t i;
+
+	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&c, &state), 0);
+	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
+	for (i = 0; argv[i] && strcmp(argv[i], "UNIX_SOCKET_0=/Users/dev/.ssh/agent.sock"); i++)
+		;
+	ck_assert_ptr_nonnull(argv[i]);
+	ck_assert_str_eq(argv[i - 1], "-D");
+	pdk_strv_freep(&argv);
+	pdk_backend_seatbelt.release(state);
 }
 END_TEST
 
@@ -1004,6 +1234,10 @@ static Suite *seatbelt_suite(void)
 	tcase_add_test(g, golden_network_off);
 	tcase_add_test(g, golden_network_domains);
 	tcase_add_test(g, network_modes);
+	tcase_add_test(g, golden_unix_socket_off);
+	tcase_add_test(g, golden_unix_socket_domains);
+	tcase_add_test(g, golden_unix_socket_on);
+	tcase_add_test(g, unix_sockets_each_mode);
 	tcase_add_test(g, protected_after_allows);
 	tcase_add_test(g, protected_at_top);
 	suite_add_tcase(s, g);
@@ -1016,11 +1250,13 @@ static Suite *seatbelt_suite(void)
 	tcase_add_loop_test(p, bad_path_rejected, 0, (int)PDK_ARRAY_SIZE(bad_paths));
 	tcase_add_test(p, null_path_rejected);
 	tcase_add_test(p, trailing_slash_dropped);
+	tcase_add_test(p, unix_socket_paths);
 	suite_add_tcase(s, p);
 
 	tcase_add_test(b, wrap_argv_shape);
 	tcase_add_test(b, describe_round_trips);
 	tcase_add_test(b, prepare_domains_hands_listener);
+	tcase_add_test(b, prepare_passes_unix_sockets);
 	tcase_add_test(b, probe_linux_absent);
 	tcase_add_test(b, probe_runs_trivial_profile);
 	suite_add_tcase(s, b);

@@ -42,4 +42,7 @@ EXTRA_DIST += \
 	tests/golden/seatbelt/no-roots.golden \
 	tests/golden/seatbelt/one-root.golden \
 	tests/golden/seatbelt/protected.golden \
-	tests/golden/seatbelt/several-roots.golden
+	tests/golden/seatbelt/several-roots.golden \
+	tests/golden/seatbelt/unix-socket-domains.golden \
+	tests/golden/seatbelt/unix-socket-off.golden \
+	tests/golden/seatbelt/unix-socket-on.golden
