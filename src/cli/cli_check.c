@@ -45,6 +45,10 @@ static void put_network(const struct pdk_cli_call *c, cJSON *o)
 		cJSON_AddItemToArray(a, cJSON_CreateString(c->cfg.allowed_domains.v[i]));
 	for (size_t i = 0; !c->o.network && a && i < c->o.n_domains; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(c->o.domains[i]));
+	/* as configured: the run opens each when it starts */
+	a = cJSON_AddArrayToObject(net, "unix_sockets");
+	for (size_t i = 0; a && i < c->cfg.allow_unix_sockets.n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(c->cfg.allow_unix_sockets.v[i]));
 }
 
 /* Bad input: one line on standard error, or with --json the one object,

@@ -617,6 +617,8 @@ static int run_report(struct run *x)
 	};
 	int r;
 
+	in.n_unix_sockets = pdk_sandbox_unix_sockets(&x->sb, &in.unix_sockets);
+
 	if (failed && (x->failure == PDK_FAIL_REFUSED || x->failure == PDK_FAIL_NOT_APPROVED)) {
 		in.risk = pdk_risk_name(c->d.risk);
 		in.rule = c->d.rule ? c->d.rule : "";

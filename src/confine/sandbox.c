@@ -20,6 +20,9 @@
 #include "core/path.h"
 #include "sandbox.h"
 #include "net/proxy.h"
+#ifdef __linux__
+#include "net/supervise.h"
+#endif
 #include <sys/socket.h>
 #include "sandbox_int.h"
 #include "output/store.h"
@@ -1323,6 +1326,21 @@ const char *pdk_sandbox_network(const struct pdk_sandbox *sb)
 	if (sb->policy.network)
 		return "on";
 	return sb->domains_mode && proxy_reachable(sb) ? "domains" : "off";
+}
+
+size_t pdk_sandbox_unix_sockets(const struct pdk_sandbox *sb, const char *const **ret_paths)
+{
+	*ret_paths = (const char *const *)sb->unix_paths;
+	if (!sb->backend || sb->n_unix == 0)
+		return 0;
+#ifdef __linux__
+	/* Both Linux backends let them through the connect supervisor only. */
+	char why[128];
+
+	if (pdk_netsup_probe(why, sizeof(why)) < 0)
+		return 0;
+#endif
+	return sb->n_unix;
 }
 
 /* One line per path: what it is, then the path as a shell word. */

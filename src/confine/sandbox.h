@@ -109,6 +109,12 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out);
 /* The network the command had: "off", "domains" or "on"; NULL without a sandbox. */
 const char *pdk_sandbox_network(const struct pdk_sandbox *sb);
+/* The host unix sockets of allowUnixSockets the command could reach, by path
+ * (each as configured and as its real path where that differs, those that
+ * were sockets when the run was set up): their number, the paths (borrowed)
+ * in *ret_paths. 0 without a sandbox, or where the backend keeps them closed
+ * (Linux without a connect supervisor). */
+size_t pdk_sandbox_unix_sockets(const struct pdk_sandbox *sb, const char *const **ret_paths);
 void pdk_sandbox_release(struct pdk_sandbox *sb);
 
 #endif

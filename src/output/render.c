@@ -547,6 +547,9 @@ static int compose_json(const struct pdk_render_in *in, struct view *v, struct p
 		ok = ok && (a = cJSON_AddArrayToObject(net, "refused_domains"));
 		for (size_t i = 0; i < in->n_refused_domains && ok; i++)
 			ok = cJSON_AddItemToArray(a, cJSON_CreateString(in->refused_domains[i]));
+		ok = ok && (a = cJSON_AddArrayToObject(net, "unix_sockets"));
+		for (size_t i = 0; i < in->n_unix_sockets && ok; i++)
+			ok = cJSON_AddItemToArray(a, cJSON_CreateString(in->unix_sockets[i]));
 	} else if (ok) {
 		ok = cJSON_AddNullToObject(o, "network");
 	}

@@ -60,6 +60,10 @@ struct pdk_render_in {
 	size_t n_domains;
 	const char *const *refused_domains;
 	size_t n_refused_domains;
+	/* JSON only: the host unix sockets the command could reach, by path
+	 * (allowUnixSockets); borrowed. */
+	const char *const *unix_sockets;
+	size_t n_unix_sockets;
 	/* Where held-back output is kept; NULL: no store. */
 	struct pdk_store_entry *store;
 	/* Set: the output was kept already, by an earlier rendering of this

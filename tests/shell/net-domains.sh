@@ -103,7 +103,8 @@ domain_suite() {
 	check "$B: the JSON result has the mode, the domains and the refused one" "$PY" -c '
 import json, sys
 n = json.load(open(sys.argv[1]))["network"]
-assert n == {"mode": "domains", "allowed_domains": [sys.argv[2]], "refused_domains": [sys.argv[3]]}, n
+assert n == {"mode": "domains", "allowed_domains": [sys.argv[2]], "refused_domains": [sys.argv[3]],
+             "unix_sockets": []}, n
 ' "$T/out" "$OK_NAME" "$NO_NAME"
 	for name in "$OK_NAME" "$NO_NAME"; do
 		dom --yes --allow-domain "$OK_NAME" -- curl -sS -m 5 --noproxy '*' \
@@ -153,7 +154,7 @@ pcall check --allow-domain "$OK_NAME" -- curl -sS "http://$OK_NAME/"
 check "check: an --allow-domain is asked (rc $rc), raised and named" sh -c "[ $rc -eq 1 ] &&
 	grep -q 'reaches $OK_NAME' '$T/out' && grep -qx 'network: domains: $OK_NAME' '$T/out'"
 pcall check --json -n -- curl -sS "http://$OK_NAME/"
-check "check --json: the network object" grep -q '"network":{"mode":"on","allowed_domains":\[\]}' "$T/out"
+check "check --json: the network object" grep -q '"network":{"mode":"on","allowed_domains":\[\],"unix_sockets":\[\]}' "$T/out"
 printf '{"commandPolicy": {"sandbox": {"allowedDomains": ["bad domain"]}}}\n' > "$S/bad.json"
 dom --config "$S/bad.json" -- true
 check "a bad allowedDomains entry is one error line" one_error_line

@@ -64,6 +64,13 @@ listen "$ABS" AB "$T/log-abs"
 reach() {
 	echo "import socket; s=socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect('$1'.replace('@', chr(0), 1)); print('got-' + s.recv(2).decode())"
 }
+# listed_in_json MODE: $T/out is a valid result whose network object, in MODE,
+# lists the configured socket (as configured, and maybe its real path), no other.
+OK_REAL=$(realpath "$OK_SOCK")
+listed_in_json() {
+	json_valid run && jq_ok "d['network']['mode'] == '$1' and '$OK_SOCK' in \
+d['network']['unix_sockets'] and set(d['network']['unix_sockets']) <= {'$OK_SOCK', '$OK_REAL'}"
+}
 clear_logs() { for l in ok no tmp abs; do : > "$T/log-$l"; done; }
 
 # Each listener answers outside the sandbox: the attacks below are fair.
@@ -85,6 +92,9 @@ for b in $backends; do
 	pcall run --backend "$b" -- "$PY" -c "$(reach "$OK_SOCK")"
 	check "$b: without allowUnixSockets the socket is out of reach" \
 		sh -c "! grep -q '^got-' '$T/out' && [ ! -s '$T/log-ok' ]"
+	pcall run --backend "$b" --json -- true
+	check "$b: without allowUnixSockets the JSON result lists no unix socket" \
+		jq_ok 'd["network"]["unix_sockets"] == []'
 	printf '{"commandPolicy": {"sandbox": {"allowUnixSockets": ["~/sock/ok"]}}}\n' \
 		> "$S/.config/paddock/config.json"
 	for mode in off on domains; do
@@ -98,6 +108,10 @@ for b in $backends; do
 		pcall run --backend "$b" $net -- "$PY" -c "$(reach "$OK_SOCK")"
 		check "$b, network $mode: the configured socket is reached" \
 			sh -c "grep -qx got-OK '$T/out' && grep -qx OK '$T/log-ok'"
+		# shellcheck disable=SC2086
+		pcall run --backend "$b" --json $net -- true
+		check "$b, network $mode: the JSON result lists the socket, and no other" \
+			listed_in_json "$mode"
 		for a in NO_SOCK TMP_SOCK ABS; do
 			eval "addr=\$$a"
 			case $a in NO_SOCK) log=no ;; TMP_SOCK) log=tmp ;; ABS) log=abs ;; esac
@@ -127,6 +141,9 @@ done
 pcall check -- rm -rf build
 check "the approval question names the socket" \
 	grep -q "^ask: .*reaches the unix socket $OK_SOCK" "$T/out"
+pcall check --json -- true
+check_json_lists() { json_valid check && jq_ok "d['network']['unix_sockets'] == ['$OK_SOCK']"; }
+check "check --json: the network object lists the socket as configured" check_json_lists
 printf '{"commandPolicy": {"sandbox": {"allowUnixSockets": ["relative/sock"]}}}\n' > "$S/bad.json"
 pcall run --config "$S/bad.json" -- true
 check "a relative allowUnixSockets entry is one error line" one_error_line
