@@ -63,6 +63,15 @@ struct key {
 	uint16_t port;
 };
 
+/* A socket the run bound: its address, its inode (which a socket of the host
+ * given the same port after the run's closed never has), and whether it was a
+ * dual-stack socket bound to the unspecified address, kept to 127.0.0.1. */
+struct bound {
+	struct key k;
+	ino_t ino;
+	bool dual;
+};
+
 struct pdk_netsup {
 	int to_parent[2]; /* the child writes its listener's number */
 	int to_child[2];  /* the parent's word that it holds it */
@@ -83,7 +92,7 @@ struct pdk_netsup {
 	pthread_mutex_t lock; /* what follows */
 	pthread_cond_t idle;
 	unsigned jobs;
-	struct key *bound;
+	struct bound *bound;
 	size_t n_bound;
 	unsigned long performed, refused;
 };
@@ -217,33 +226,76 @@ static bool key_eq(const struct key *a, const struct key *b)
 	       memcmp(a->addr, b->addr, a->fam == 4 ? 4 : 16) == 0;
 }
 
-static bool is_bound(struct pdk_netsup *ns, const struct key *k)
-{
-	bool found = false;
-
-	pthread_mutex_lock(&ns->lock);
-	for (size_t i = 0; i < ns->n_bound && !found; i++)
-		found = key_eq(&ns->bound[i], k);
-	pthread_mutex_unlock(&ns->lock);
-	return found;
-}
-
-static void add_bound(struct pdk_netsup *ns, const struct key *k)
+static void add_bound(struct pdk_netsup *ns, const struct key *k, ino_t ino, bool dual)
 {
 	pthread_mutex_lock(&ns->lock);
 	for (size_t i = 0; i < ns->n_bound; i++)
-		if (key_eq(&ns->bound[i], k))
+		if (ns->bound[i].ino == ino && key_eq(&ns->bound[i].k, k)) {
+			ns->bound[i].dual |= dual;
 			goto out;
+		}
 	if (ns->n_bound < MAX_BOUND) {
-		struct key *b = realloc(ns->bound, (ns->n_bound + 1) * sizeof(*b));
+		struct bound *b = realloc(ns->bound, (ns->n_bound + 1) * sizeof(*b));
 
 		if (b) {
 			ns->bound = b;
-			b[ns->n_bound++] = *k;
+			b[ns->n_bound++] = (struct bound){*k, ino, dual};
 		}
 	}
 out:
 	pthread_mutex_unlock(&ns->lock);
+}
+
+/* Is one of the n sockets of inodes inos still there, at port, in the kernel's
+ * table at path (/proc/net/tcp and the like: the run has the host's network)? */
+static bool in_table(const char *path, const ino_t *inos, size_t n, uint16_t port)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned lport;
+		unsigned long long ino;
+
+		/* sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode */
+		if (sscanf(line, " %*s %*[0-9A-Fa-f]:%x %*s %*s %*s %*s %*s %*s %*s %llu", &lport,
+			   &ino) != 2 || lport != port)
+			continue;
+		for (size_t i = 0; i < n && !found; i++)
+			found = ino && (ino_t)ino == inos[i];
+	}
+	fclose(f);
+	return found;
+}
+
+/* May the run reach k: a socket the run bound there is still open? A port the
+ * run bound and closed may since be a host service's. With via_dual, k is ::1
+ * and the socket looked for is a dual-stack one at 127.0.0.1 (as the kernel
+ * would have it at ::), to be reached through k's v4-mapped form. */
+static bool bound_live(struct pdk_netsup *ns, const struct key *k, bool via_dual)
+{
+	struct key want = *k;
+	ino_t inos[16];
+	size_t n = 0;
+
+	if (via_dual)
+		want = (struct key){.proto = k->proto, .fam = 4, .addr = {127, 0, 0, 1},
+				    .port = k->port};
+	pthread_mutex_lock(&ns->lock);
+	for (size_t i = ns->n_bound; i-- > 0 && n < PDK_ARRAY_SIZE(inos);)
+		if (key_eq(&ns->bound[i].k, &want) && (!via_dual || ns->bound[i].dual))
+			inos[n++] = ns->bound[i].ino;
+	pthread_mutex_unlock(&ns->lock);
+	if (!n)
+		return false;
+	if (k->proto == IPPROTO_TCP)
+		return in_table("/proc/net/tcp", inos, n, k->port) ||
+		       in_table("/proc/net/tcp6", inos, n, k->port);
+	return in_table("/proc/net/udp", inos, n, k->port) ||
+	       in_table("/proc/net/udp6", inos, n, k->port);
 }
 
 /* ---- addresses ---- */
@@ -445,15 +497,19 @@ static int loopback_wildcard(const struct call *c, struct sockaddr_storage *ss, 
 	return 0;
 }
 
-static void record(struct call *c)
+/* Note the address the socket now has as the run's; dual: it was bound to the
+ * unspecified address of a dual-stack socket (kept to 127.0.0.1). */
+static void record(struct call *c, bool dual)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
+	struct stat st;
 	struct key k;
 
-	if (getsockname(c->fd, (struct sockaddr *)&ss, &len) == 0 && key_of(&ss, len, &k) == 0) {
+	if (fstat(c->fd, &st) == 0 && getsockname(c->fd, (struct sockaddr *)&ss, &len) == 0 &&
+	    key_of(&ss, len, &k) == 0) {
 		k.proto = c->proto;
-		add_bound(c->ns, &k);
+		add_bound(c->ns, &k, st.st_ino, dual && c->domain == AF_INET6 && k.fam == 4);
 	}
 }
 
@@ -483,8 +539,19 @@ static int bind_if_unbound(struct call *c)
 	no_reuseport(c);
 	if (bind(c->fd, (struct sockaddr *)&ss, len) < 0)
 		return -errno;
-	record(c);
+	record(c, true);
 	return 0;
+}
+
+/* A dual-stack socket of the command's: one that can reach IPv4 through v4-mapped
+ * addresses. */
+static bool dual_stack(const struct call *c)
+{
+	int v6only = 1;
+	socklen_t l = sizeof(v6only);
+
+	return c->domain == AF_INET6 &&
+	       getsockopt(c->fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &l) == 0 && !v6only;
 }
 
 /* May the run reach this address (rewritten in place from the unspecified
@@ -515,9 +582,15 @@ static int check_dest(struct call *c, struct sockaddr_storage *ss, socklen_t len
 		return 0;
 	if (!key_loopback(&k))
 		return -ENETUNREACH;
-	if (!is_bound(c->ns, &k))
-		return -ECONNREFUSED;
-	return 0;
+	if (bound_live(c->ns, &k, false))
+		return 0;
+	/* A server listening at :: (dual-stack, kept to 127.0.0.1) is at ::1 as well. */
+	if (k.fam == 6 && dual_stack(c) && bound_live(c->ns, &k, true)) {
+		k = (struct key){.fam = 4, .addr = {127, 0, 0, 1}, .port = k.port};
+		set_addr(ss, &k);
+		return 0;
+	}
+	return -ECONNREFUSED;
 }
 
 static int read_addr(struct call *c, uint64_t addr, uint64_t len, struct sockaddr_storage *ss,
@@ -631,7 +704,7 @@ static long do_bind(struct call *c)
 		return r;
 	if (bind(c->fd, (struct sockaddr *)&ss, len) < 0)
 		return -errno;
-	record(c);
+	record(c, key_any(&k));
 	return 0;
 }
 
@@ -649,7 +722,7 @@ static long do_listen(struct call *c)
 	if ((r = bind_if_unbound(c)) < 0)
 		return r;
 	no_reuseport(c);
-	record(c);
+	record(c, false);
 	return listen(c->fd, (int)a[1]) < 0 ? -errno : 0;
 }
 

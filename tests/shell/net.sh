@@ -62,6 +62,57 @@ threading.Thread(target=serve).start()
 c = socket.create_connection(("127.0.0.1", s.getsockname()[1]), 3)
 print(c.recv(100).decode())
 PY
+# wait_long FILE: until it exists, up to 60 s (a run starting on a loaded machine).
+wait_long() {
+	i=0
+	while [ ! -e "$1" ]; do
+		i=$((i + 1))
+		[ $i -gt 1200 ] && return 1
+		sleep 0.05
+	done
+}
+# A dual-stack server at :: and a client of it by each loopback address.
+cat > "$T/dual.py" <<'PY'
+import socket, threading
+s = socket.socket(socket.AF_INET6); s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+s.bind(("::", 0)); s.listen(2)
+def serve():
+    for _ in range(2):
+        c, _ = s.accept(); c.sendall(b"dual-ok"); c.close()
+threading.Thread(target=serve).start()
+for name, addr in (("v6", "::1"), ("v4", "127.0.0.1")):
+    try:
+        c = socket.create_connection((addr, s.getsockname()[1]), 3)
+        print("dual", name, c.recv(100).decode())
+    except OSError as e:
+        print("dual", name, "failed", e)
+PY
+# The run binds a port, reaches it, closes it, says which, and once told (a host service
+# now holds it) connects there again.
+cat > "$T/reuse.py" <<'PY'
+import os, socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1); p = s.getsockname()[1]
+socket.create_connection(("127.0.0.1", p), 3).close(); print("own-before-ok"); s.close()
+with open("reuse.port.tmp", "w") as f: f.write(str(p))
+os.rename("reuse.port.tmp", "reuse.port")
+for _ in range(1200):
+    if os.path.exists("reuse.go"): break
+    time.sleep(0.05)
+try:
+    socket.create_connection(("127.0.0.1", p), 3); print("connected-" + "here")
+except OSError as e:
+    print("refused", e)
+PY
+# A host service on a given port: a line in LOG for each connection, LOG.up once listening.
+cat > "$T/hostport.py" <<'PY'
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+open(sys.argv[2] + ".up", "w").close()
+while True:
+    c, _ = s.accept(); c.close()
+    with open(sys.argv[2], "a") as f: f.write("conn\n")
+PY
 
 # Host sockets: one in /tmp, one in /run (a user's runtime directory where
 # /run is not writable), one abstract.
@@ -161,6 +212,33 @@ net_off_attacks() {
 	check "$b, network off: racing a datagram's address, sends reach its own only" \
 		sh -c "grep -q '^race own=[1-9]' '$T/out'"
 	check "$b, network off: ... and the host's service received none" settled udp "$T/log-udp"
+	# A server at :: (dual-stack, as Node's listen(port) makes one) is reached at ::1 and
+	# at 127.0.0.1 alike.
+	pcall run --backend "$b" -- "$PY" "$T/dual.py"
+	check "$b, network off: a dual-stack server at :: answers at ::1 and at 127.0.0.1" \
+		sh -c "grep -qx 'dual v6 dual-ok' '$T/out' && grep -qx 'dual v4 dual-ok' '$T/out'"
+	# A port the run bound and closed, taken since by a service of the host: out of reach.
+	rm -f reuse.port reuse.go
+	: > "$T/log-reuse"
+	"$PADDOCK" run --backend "$b" -- "$PY" "$T/reuse.py" >"$T/out" 2>"$T/err" </dev/null &
+	rp=$!
+	hp=
+	if wait_long reuse.port; then
+		"$PY" "$T/hostport.py" "$(cat reuse.port)" "$T/log-reuse" &
+		hp=$!
+		wait_long "$T/log-reuse.up" && touch reuse.go
+	fi
+	wait $rp
+	check "$b, network off: a port the run closed and the host took is out of reach" \
+		sh -c "[ -e '$T/log-reuse.up' ] && grep -qx own-before-ok '$T/out' && grep -q '^refused' '$T/out' &&
+			! grep -q connected-here '$T/out'"
+	"$PY" -c "import socket; socket.create_connection(('127.0.0.1', $(cat reuse.port)), 3)"
+	i=0
+	while [ "$(grep -c . "$T/log-reuse")" -lt 1 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+	check "$b, network off: ... and the host's service saw only the marker sent after" \
+		test "$(grep -c . "$T/log-reuse")" = 1
+	[ -n "$hp" ] && kill "$hp" && wait "$hp" 2>/dev/null
+	rm -f "$T/log-reuse.up"
 	if [ "$b" = landlock ]; then
 		pcall run --backend "$b" -- "$NP" listen4
 		check "$b, network off: listen() without bind() takes the loopback, not every address" \
