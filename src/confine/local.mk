@@ -4,7 +4,7 @@ libpaddock_a_SOURCES += src/confine/confine.h \
 	src/confine/backend.c src/confine/backend.h \
 	src/confine/sandbox.c src/confine/sandbox.h src/confine/sandbox_int.h \
 	src/confine/sandbox_git.c src/confine/sandbox_home.c src/confine/vet.c src/confine/vet.h \
-	src/confine/vetgit.c src/confine/vetgit.h \
+	src/confine/vetgit.c src/confine/vetgit.h src/confine/vettrack.c src/confine/vettrack.h \
 	src/confine/gitconfig.c src/confine/gitconfig.h \
 	src/confine/refusal.c src/confine/refusal.h \
 	src/confine/nobody.c src/confine/nobody.h

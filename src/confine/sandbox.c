@@ -25,6 +25,7 @@
 #endif
 #include <sys/socket.h>
 #include "sandbox_int.h"
+#include "vettrack.h"
 #include "output/store.h"
 #include "trash/trash.h"
 #include "core/util.h"
@@ -364,6 +365,36 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 			return r;
 	}
 	return 0;
+}
+
+/* A protected name in a project root that git tracks there (.vscode/settings.json, a
+ * .mcp.json) moves from sb->protect to sb->tracked: held, it would stop a checkout of a
+ * branch without it or with another version; vetted after the run instead, on every
+ * backend, what git checked out stays and anything else is undone (vet.h). */
+static int split_tracked(struct pdk_sandbox *sb, size_t *np, size_t named)
+{
+	size_t kept = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < *np; i++) {
+		const char *p = sb->protect[i], *slash = strrchr(p, '/');
+		bool top = false;
+		struct stat st;
+
+		for (size_t k = 0; slash && k < named && !top; k++)
+			top = strlen(sb->roots[k]) == (size_t)(slash - p) &&
+			      !strncmp(p, sb->roots[k], (size_t)(slash - p));
+		if (r == 0 && top && lstat(p, &st) == 0 && pdk_vettrack_in_index(p)) {
+			r = pdk_strv_append(&sb->tracked, &sb->n_tracked, sb->protect[i]);
+			if (r == 0)
+				continue;
+		}
+		sb->protect[kept++] = sb->protect[i];
+	}
+	for (size_t i = kept; i < *np; i++)
+		sb->protect[i] = NULL;
+	*np = kept;
+	return r;
 }
 
 #define N_OWN 4
@@ -708,6 +739,8 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	for (size_t i = 0; i < named; i++)
 		if ((r = pdk_sandbox_protect_git(sb, &np, sb->roots[i])) < 0)
 			return r;
+	if ((r = split_tracked(sb, &np, named)) < 0)
+		return r;
 	/* Nothing paddock trusts after the run may be writable from inside,
 	 * even when a root holds it (paddock started in $HOME): its state (the
 	 * session's approvals, the rm shim), its configuration, its output
@@ -1196,27 +1229,32 @@ static bool host_cannot(const char *line)
 	return false;
 }
 
-/* The hooks directories the backend cannot hold (Landlock), that are there: vetted after the
- * run instead, unless the call may install hooks. Borrowed from sb->protect into *ret. */
-static int hooks_to_vet(const struct pdk_sandbox *sb, const char ***ret, size_t *n)
+/* The protected paths vetted after the run: those git tracks, and those the backend cannot
+ * hold (Landlock) that are there (hooks directories, an editor's or agent's settings, shell
+ * start-up files, a commondir). Borrowed from sb->tracked and sb->protect into *ret. */
+static int protect_to_vet(const struct pdk_sandbox *sb, const char ***ret, size_t *n)
 {
 	*ret = NULL;
 	*n = 0;
-	if (!sb->backend || sb->backend->enforces_protect || sb->allow_hooks)
+	if (!sb->backend)
 		return 0;
-	if (!(*ret = calloc(sb->own_first + 1, sizeof(**ret))))
+	if (!(*ret = calloc(sb->own_first + sb->n_tracked + 1, sizeof(**ret))))
 		return -ENOMEM;
-	for (size_t i = 0; i < sb->own_first; i++) {
+	for (size_t i = 0; i < sb->n_tracked; i++)
+		(*ret)[(*n)++] = sb->tracked[i];
+	for (size_t i = 0; !sb->backend->enforces_protect && i < sb->own_first; i++) {
 		const char *base = strrchr(sb->protect[i], '/');
 		struct stat st;
-
 		bool made = false;
 
+		if (sb->allow_hooks && base && !strcmp(base, "/hooks"))
+			continue;
 		/* One a run going on found missing was made since: it goes to the trash. */
 		for (size_t k = 0; k < sb->n_missing && !made; k++)
 			made = pdk_path_under(sb->protect[i], sb->missing[k]);
-		if (base && !strcmp(base, "/hooks") && !made && lstat(sb->protect[i], &st) == 0 &&
-		    S_ISDIR(st.st_mode) && !pdk_strv_contains((char **)*ret, *n, sb->protect[i]))
+		if (!made && lstat(sb->protect[i], &st) == 0 &&
+		    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		    !pdk_strv_contains((char **)*ret, *n, sb->protect[i]))
 			(*ret)[(*n)++] = sb->protect[i];
 	}
 	return 0;
@@ -1230,7 +1268,7 @@ static int begin_vet(struct pdk_sandbox *sb)
 	size_t n_hooks;
 	int r;
 
-	if ((r = hooks_to_vet(sb, &hooks, &n_hooks)) < 0)
+	if ((r = protect_to_vet(sb, &hooks, &n_hooks)) < 0)
 		return r;
 	struct pdk_vet_git git = {sb->pins,	 sb->n_pins,	 sb->gitdirs,
 				  sb->n_gitdirs, sb->gitfiles, sb->n_gitfiles,
@@ -1383,19 +1421,17 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 	put_paths(out, "git configuration, writable; put back after the run if the command set in it "
 		   "what makes git run a program: ",
 		  sb->configs, sb->n_configs);
-	if (sb->allow_hooks) {
+	if (sb->allow_hooks)
 		fprintf(out, "git hooks: writable, and kept after the run, with core.hooksPath "
 			     "(--allow-git-hooks)\n");
-	} else {
-		_cleanup_free_ const char **hooks = NULL;
-		size_t n_hooks = 0;
+	_cleanup_free_ const char **vetted = NULL;
+	size_t n_vetted = 0;
 
-		if (hooks_to_vet(sb, &hooks, &n_hooks) == 0)
-			put_paths(out, "hooks directory, writable while the run lasts (the backend "
-				       "cannot hold it); what the command changes, removes or adds "
-				       "there is undone after the run: ",
-				  (char *const *)hooks, n_hooks);
-	}
+	if (protect_to_vet(sb, &vetted, &n_vetted) == 0)
+		put_paths(out, "protected path, writable while the run lasts (the backend cannot hold "
+			       "it); what the command changes or adds there is undone after the run, "
+			       "and a hook it removes put back: ",
+			  (char *const *)vetted, n_vetted);
 	put_paths(out, "submodule's gitdir: file, writable; put back after the run if the command "
 		   "changed it: ",
 		  sb->pins, sb->n_pins);
@@ -1429,6 +1465,7 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 	pdk_strv_freep(&sb->configs);
 	pdk_strv_freep(&sb->pins);
 	pdk_strv_freep(&sb->gitdirs);
+	pdk_strv_freep(&sb->tracked);
 	pdk_strv_freep(&sb->gitfiles);
 	pdk_vet_release(&sb->vet);
 	free(sb->sweep_note);

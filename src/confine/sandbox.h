@@ -57,6 +57,10 @@ struct pdk_sandbox {
 	 * what the command makes at them goes to the trash after the run (vet.h) */
 	char **missing;
 	size_t n_missing;
+	/* owned: protected paths git tracks (vettrack.h): never held, so that a checkout can
+	 * change or remove them, and vetted after the run on every backend */
+	char **tracked;
+	size_t n_tracked;
 	char **configs;		       /* owned: git configurations left writable, vetted after */
 	size_t n_configs;
 	/* owned: submodules' gitdir: files, put back after the run when changed; repositories'

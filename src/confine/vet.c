@@ -20,6 +20,7 @@
 #include "trash/trash.h"
 #include "vet.h"
 #include "vetgit.h"
+#include "vettrack.h"
 
 /* The largest journal read back: thousands of paths. */
 #define JOURNAL_MAX (1 << 20)
@@ -47,14 +48,18 @@ static int push(char ***v, size_t *n, const char *s, size_t len)
  * one the trash will not take (the command can see to that) is deleted when it is a file.
  * The list of what was found, for a note, onto f (*f opened on first use). 0 or -ENOMEM.
  */
-static int undo_made(char *const *roots, size_t n_roots, char *const *missing, size_t n,
-		     FILE **f, char **buf, size_t *size)
+static int undo_made(const struct pdk_vet *v, FILE **f, char **buf, size_t *size)
 {
-	for (size_t i = 0; i < n; i++) {
+	char *const *roots = v->roots, *const *missing = v->missing;
+	size_t n_roots = v->n_roots;
+
+	for (size_t i = 0; i < v->n_missing; i++) {
 		struct pdk_error err = {0};
 		struct stat st;
 
-		if (lstat(missing[i], &st) < 0)
+		/* git's own checkout of a commit that was there before the run stays. */
+		if (lstat(missing[i], &st) < 0 ||
+		    pdk_vettrack_checked_out(missing[i], v->tips, v->n_tips))
 			continue;
 		if (!*f && !(*f = open_memstream(buf, size)))
 			return -ENOMEM;
@@ -195,6 +200,16 @@ static bool open_clause(FILE **f, char **buf, size_t *size)
 	return true;
 }
 
+/* Is path a hooks directory or in one? A hook the command removed is put back, as the
+ * user's; any other protected path it removed stays removed (a checkout of a branch without
+ * it): nothing runs from a path that is not there. */
+static bool in_hooks(const char *path)
+{
+	size_t l = strlen(path);
+
+	return strstr(path, "/hooks/") || (l >= 6 && !strcmp(path + l - 6, "/hooks"));
+}
+
 /* Is path one of the hooks directories or of what was in them before the run? */
 static bool hook_known(const struct pdk_vet *v, const char *path)
 {
@@ -207,9 +222,10 @@ static bool hook_known(const struct pdk_vet *v, const char *path)
 }
 
 /*
- * A hooks directory after the run: made again when the command removed it or put something
- * else in its place (that to the trash), and what is new in it to the trash. What was done,
- * as clauses, onto *f; *undone is set when anything was.
+ * A hooks directory, or another protected directory the backend could not hold, after the
+ * run: what the command put in its place to the trash (a hooks directory is then made
+ * again), and what is new in it to the trash, unless git checked it out (vettrack.h). What
+ * was done, as clauses, onto *f; *undone is set when anything was.
  */
 static int vet_hookdir(const struct pdk_vet *v, const char *dir, FILE **f, char **buf,
 		       size_t *size, bool *undone)
@@ -223,8 +239,13 @@ static int vet_hookdir(const struct pdk_vet *v, const char *dir, FILE **f, char 
 
 	if (pfd < 0)
 		return 0; /* its parent gone: git reads nothing there */
-	bool there = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	bool there = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, hooks = in_hooks(dir);
+	const char *what = hooks ? "hooks directory" : "protected directory";
 
+	if (!there && !hooks)
+		return 0;
+	if (there && !S_ISDIR(st.st_mode) && pdk_vettrack_checked_out(dir, v->tips, v->n_tips))
+		return 0;
 	if (!there || !S_ISDIR(st.st_mode)) {
 		_cleanup_free_ char *trashed = NULL;
 		struct pdk_error err = {0};
@@ -233,14 +254,16 @@ static int vet_hookdir(const struct pdk_vet *v, const char *dir, FILE **f, char 
 			return -ENOMEM;
 		*undone = true;
 		if (!there)
-			fprintf(*f, "the command removed the hooks directory %s", dir);
+			fprintf(*f, "the command removed the %s %s", what, dir);
 		else if (pdk_trash_put(dir, (const char *const *)v->roots, v->n_roots, &trashed,
 				       &err) == 0)
-			fprintf(*f, "the command put something else in place of the hooks directory "
-				    "%s: moved to the trash as %s", dir, trashed);
+			fprintf(*f, "the command put something else in place of the %s %s: moved to "
+				    "the trash as %s", what, dir, trashed);
 		else
-			fprintf(*f, "the command put something else in place of the hooks directory "
-				    "%s, which could not go to the trash (%s)", dir, err.message);
+			fprintf(*f, "the command put something else in place of the %s %s, which "
+				    "could not go to the trash (%s)", what, dir, err.message);
+		if (!hooks)
+			return 0;
 		if (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST) {
 			fprintf(*f, ", and it could not be made again: %s", strerror(errno));
 			return 0;
@@ -263,7 +286,7 @@ static int vet_hookdir(const struct pdk_vet *v, const char *dir, FILE **f, char 
 			closedir(d);
 			return -ENOMEM;
 		}
-		if (hook_known(v, path))
+		if (hook_known(v, path) || pdk_vettrack_checked_out(path, v->tips, v->n_tips))
 			continue;
 		if (!open_clause(f, buf, size)) {
 			closedir(d);
@@ -271,21 +294,22 @@ static int vet_hookdir(const struct pdk_vet *v, const char *dir, FILE **f, char 
 		}
 		*undone = true;
 		if (pdk_trash_put(path, (const char *const *)v->roots, v->n_roots, &trashed, &err) == 0)
-			fprintf(*f, "the command made %s, in a hooks directory: moved to the trash as %s",
-				path, trashed);
+			fprintf(*f, "the command made %s, in a %s: moved to the trash as %s", path,
+				what, trashed);
 		else if (unlinkat(dirfd(d), e->d_name, 0) == 0)
-			fprintf(*f, "the command made %s, in a hooks directory: deleted, as the trash "
-				    "would not take it (%s)", path, err.message);
+			fprintf(*f, "the command made %s, in a %s: deleted, as the trash would not "
+				    "take it (%s)", path, what, err.message);
 		else
-			fprintf(*f, "the command made %s, in a hooks directory, and it could not be "
-				    "taken away: %s", path, err.message);
+			fprintf(*f, "the command made %s, in a %s, and it could not be taken away: %s",
+				path, what, err.message);
 	}
 	closedir(d);
 	return 0;
 }
 
-/* A hook that was there before the run: put back when the command changed or removed it, its
- * version to the trash. */
+/* A hook, or another protected file the backend could not hold, that was there before the
+ * run: put back when the command changed it (or removed a hook), its version to the trash,
+ * unless git checked out what is there now (vettrack.h). */
 static int vet_hook(const struct pdk_vet *v, const struct pdk_vet_config *c, FILE **f,
 		    char **buf, size_t *size, bool *undone)
 {
@@ -302,6 +326,10 @@ static int vet_hook(const struct pdk_vet *v, const struct pdk_vet_config *c, FIL
 	if ((dfd = pdk_open_parent_nofollow_at(AT_FDCWD, c->path, &name)) < 0)
 		return 0;
 	there = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	const char *what = in_hooks(c->path) ? "hook" : "protected file";
+
+	if (!there && strcmp(what, "hook"))
+		return 0;
 	if (there && c->hook == 'H' && S_ISREG(st.st_mode) && (st.st_mode & 07777) == c->mode &&
 	    (size_t)st.st_size == c->len) {
 		_cleanup_close_ int fd =
@@ -317,21 +345,23 @@ static int vet_hook(const struct pdk_vet *v, const struct pdk_vet_config *c, FIL
 		if (n >= 0 && (size_t)n == c->len && !memcmp(target, c->before, c->len))
 			return 0;
 	}
+	if (there && pdk_vettrack_checked_out(c->path, v->tips, v->n_tips))
+		return 0;
 	if (!open_clause(f, buf, size))
 		return -ENOMEM;
 	*undone = true;
 	if (!there) {
-		fprintf(*f, "the command removed the hook %s", c->path);
+		fprintf(*f, "the command removed the %s %s", what, c->path);
 	} else {
 		struct pdk_error err = {0};
 
 		if (pdk_trash_put(c->path, (const char *const *)v->roots, v->n_roots, &trashed,
 				  &err) == 0)
-			fprintf(*f, "the command changed the hook %s: its version is in the trash as %s",
-				c->path, trashed);
+			fprintf(*f, "the command changed the %s %s: its version is in the trash as %s",
+				what, c->path, trashed);
 		else
-			fprintf(*f, "the command changed the hook %s: its version could not go to the "
-				    "trash (%s)", c->path, err.message);
+			fprintf(*f, "the command changed the %s %s: its version could not go to the "
+				    "trash (%s)", what, c->path, err.message);
 	}
 	r = c->hook == 'L' ? restore_link(dfd, name, c->before)
 			   : restore(dfd, name, c->before, c->len, c->mode);
@@ -348,14 +378,15 @@ static int undo(const struct pdk_vet *v, char **ret_made, char **ret_configs)
 	char *mbuf = NULL, *cbuf = NULL;
 	size_t msize = 0, csize = 0;
 	FILE *mf = NULL, *cf = NULL;
-	int r;
+	int r = 0;
 
-	r = undo_made(v->roots, v->n_roots, v->missing, v->n_missing, &mf, &mbuf, &msize);
+	/* What the command made at missing paths comes last: git reads the configurations, as
+	 * they are put back, to say whether a checkout made it. */
 	for (size_t i = 0; r == 0 && i < v->n_configs; i++)
 		if (!v->configs[i].hook)
 			r = vet_config(v->roots, v->n_roots, &v->configs[i], v->allow_hooks, &cf,
 				       &cbuf, &csize);
-	/* The hooks directories first, made again where they went, then what was in them. */
+	/* The hooks directories, made again where they went, then what was in them. */
 	bool hooks_undone = false;
 	for (size_t i = 0; r == 0 && i < v->n_hookdirs; i++)
 		r = vet_hookdir(v, v->hookdirs[i], &cf, &cbuf, &csize, &hooks_undone);
@@ -363,9 +394,9 @@ static int undo(const struct pdk_vet *v, char **ret_made, char **ret_configs)
 		if (v->configs[i].hook)
 			r = vet_hook(v, &v->configs[i], &cf, &cbuf, &csize, &hooks_undone);
 	if (r == 0 && hooks_undone)
-		fprintf(cf, " (the landlock backend cannot hold a hooks directory while the run "
+		fprintf(cf, " (the landlock backend cannot hold a protected path while the run "
 			    "lasts, so it is put back after it; a hook manager's install step asks "
-			    "for it with --allow-git-hooks)");
+			    "for hooks with --allow-git-hooks)");
 	_cleanup_free_ char **pins = calloc(v->n_configs + 1, sizeof(char *));
 	size_t n_pins = 0;
 	if (!pins)
@@ -377,6 +408,8 @@ static int undo(const struct pdk_vet *v, char **ret_made, char **ret_configs)
 		r = pdk_vetgit_undo(v->roots, v->n_roots, v->gitdirs, v->n_gitdirs, v->known,
 				    v->n_known, v->gitfiles, v->n_gitfiles, pins, n_pins, &cf,
 				    &cbuf, &csize);
+	if (r == 0)
+		r = undo_made(v, &mf, &mbuf, &msize);
 	if (mf && fclose(mf) == EOF)
 		r = -ENOMEM;
 	if (cf && fclose(cf) == EOF)
@@ -507,7 +540,9 @@ static int parse(int fd, struct pdk_vet *v, char **ret_path)
 			v->allow_hooks = true;
 		if (l < 3 || line[1] != '\t' || line[2] != '/')
 			continue;
-		if (line[0] == 'R')
+		if (line[0] == 'T')
+			r = push(&v->tips, &v->n_tips, line + 2, l - 2);
+		else if (line[0] == 'R')
 			r = push(&v->roots, &v->n_roots, line + 2, l - 2);
 		else if (line[0] == 'M')
 			r = push(&v->missing, &v->n_missing, line + 2, l - 2);
@@ -697,8 +732,44 @@ static int snapshot_config(struct pdk_vet *v, const char *path, bool pinned)
 	return 0;
 }
 
-/* What is in the hooks directory dir (depth levels down), onto v: each file and symlink as
- * it is now, each directory to look into after the run. git's *.sample files, which git never
+/* The file or symlink dfd/name (path), as it is now, onto v; one that cannot be copied (too
+ * large, a device, a directory too deep, a *.sample hook) only known to be there. */
+static int snapshot_entry(struct pdk_vet *v, int dfd, const char *name, const char *path,
+			  const struct stat *st)
+{
+	_cleanup_free_ char *text = NULL;
+	struct pdk_vet_config *c;
+	size_t len = 0, name_len = strlen(name);
+	char kind = 'D';
+	bool sample = name_len > 7 && !strcmp(name + name_len - 7, ".sample");
+	int r;
+
+	if (S_ISREG(st->st_mode) && !sample && st->st_size <= HOOK_MAX) {
+		_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+		if (fd >= 0 && pdk_read_size(fd, HOOK_MAX, &text, &len) == 0)
+			kind = 'H';
+	} else if (S_ISLNK(st->st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
+
+		if (n >= 0 && (text = strndup(target, (size_t)n))) {
+			len = (size_t)n;
+			kind = 'L';
+		}
+	}
+	if ((r = add_config(v, path, strlen(path))) < 0)
+		return r;
+	c = &v->configs[v->n_configs - 1];
+	c->hook = kind;
+	c->before = kind == 'D' ? NULL : steal_pointer(&text);
+	c->len = len;
+	c->mode = st->st_mode & 07777;
+	return 0;
+}
+
+/* What is in the directory dir (depth levels down), onto v: each file and symlink as it is
+ * now, each directory to look into after the run. git's *.sample files, which git never
  * runs, are only known to be there: a fresh repository's dozen of them are not copied. */
 static int snapshot_hooks(struct pdk_vet *v, const char *dir, int depth)
 {
@@ -717,49 +788,36 @@ static int snapshot_hooks(struct pdk_vet *v, const char *dir, int depth)
 	}
 	r = push(&v->hookdirs, &v->n_hookdirs, dir, strlen(dir));
 	while (r == 0 && (e = readdir(d))) {
-		_cleanup_free_ char *path = NULL, *text = NULL;
-		struct pdk_vet_config *c;
+		_cleanup_free_ char *path = NULL;
 		struct stat st;
-		size_t len = 0, name_len = strlen(e->d_name);
-		char kind = 'D';
-		bool sample = name_len > 7 && !strcmp(e->d_name + name_len - 7, ".sample");
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		if (!(path = pdk_path_join(dir, e->d_name))) {
+		if (!(path = pdk_path_join(dir, e->d_name)))
 			r = -ENOMEM;
-			break;
-		}
-		if (S_ISDIR(st.st_mode) && depth < HOOKS_DEPTH) {
+		else if (S_ISDIR(st.st_mode) && depth < HOOKS_DEPTH)
 			r = snapshot_hooks(v, path, depth + 1);
-			continue;
-		}
-		if (S_ISREG(st.st_mode) && !sample && st.st_size <= HOOK_MAX) {
-			_cleanup_close_ int hfd =
-			    openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-			if (hfd >= 0 && pdk_read_size(hfd, HOOK_MAX, &text, &len) == 0)
-				kind = 'H';
-		} else if (S_ISLNK(st.st_mode)) {
-			char target[PATH_MAX];
-			ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof(target) - 1);
-
-			if (n >= 0 && (text = strndup(target, (size_t)n))) {
-				len = (size_t)n;
-				kind = 'L';
-			}
-		}
-		if ((r = add_config(v, path, strlen(path))) < 0)
-			break;
-		c = &v->configs[v->n_configs - 1];
-		c->hook = kind;
-		c->before = kind == 'D' ? NULL : steal_pointer(&text);
-		c->len = len;
-		c->mode = st.st_mode & 07777;
+		else
+			r = snapshot_entry(v, dirfd(d), e->d_name, path, &st);
 	}
 	closedir(d);
 	return r;
+}
+
+/* A protected path the backend cannot hold, as it is now: a directory with what is in it,
+ * or one file or symlink. */
+static int snapshot_vetted(struct pdk_vet *v, const char *path)
+{
+	const char *name;
+	_cleanup_close_ int dfd = pdk_open_parent_nofollow_at(AT_FDCWD, path, &name);
+	struct stat st;
+
+	if (dfd < 0 || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return snapshot_hooks(v, path, 0);
+	return snapshot_entry(v, dfd, name, path, &st);
 }
 
 static int parse(int fd, struct pdk_vet *v, char **ret_path);
@@ -789,8 +847,7 @@ static int adopt_hooks(struct pdk_vet *v, const char *dir)
 		/* Only a run going on holds its journal's lock. */
 		if (fd < 0 || flock(fd, LOCK_SH | LOCK_NB) == 0 || errno != EWOULDBLOCK)
 			continue;
-		if (parse(fd, &other, &path) == 0 &&
-		    pdk_strv_contains(other.hookdirs, other.n_hookdirs, dir)) {
+		if (parse(fd, &other, &path) == 0 && hook_known(&other, dir)) {
 			for (size_t i = 0; r == 0 && i < other.n_hookdirs; i++)
 				if (pdk_path_under(other.hookdirs[i], dir))
 					r = push(&v->hookdirs, &v->n_hookdirs, other.hookdirs[i],
@@ -857,6 +914,18 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 		r = push(&v->roots, &v->n_roots, roots[i], strlen(roots[i]));
 	for (size_t i = 0; r == 0 && i < n; i++)
 		r = push(&v->missing, &v->n_missing, missing[i], strlen(missing[i]));
+	/* The ref tips of each worktree a missing or vetted path lies directly in. */
+	_cleanup_strv_ char **seen = NULL;
+	size_t n_seen = 0;
+	for (size_t i = 0; r == 0 && i < n + (git ? git->n_hooks : 0); i++) {
+		const char *p = i < n ? missing[i] : git->hooks[i - n], *slash = strrchr(p, '/');
+		char *wt = slash ? strndup(p, (size_t)(slash - p)) : NULL;
+
+		if (!wt || pdk_strv_contains(seen, n_seen, wt))
+			free(wt);
+		else if ((r = pdk_strv_append(&seen, &n_seen, wt)) == 0)
+			r = pdk_vettrack_snapshot(wt, &v->tips, &v->n_tips);
+	}
 	for (size_t i = 0; r == 0 && i < n_configs; i++)
 		r = snapshot_config(v, configs[i], false);
 	for (size_t i = 0; git && r == 0 && i < git->n_pins; i++)
@@ -867,7 +936,7 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 		r = push(&v->gitfiles, &v->n_gitfiles, git->gitfiles[i], strlen(git->gitfiles[i]));
 	for (size_t i = 0; git && r == 0 && i < git->n_hooks; i++)
 		if ((r = adopt_hooks(v, git->hooks[i])) == 0)
-			r = snapshot_hooks(v, git->hooks[i], 0);
+			r = snapshot_vetted(v, git->hooks[i]);
 	r = r < 0 ? r : 0;
 	if (r == 0)
 		r = pdk_vetgit_scan(v->gitdirs, v->n_gitdirs, &v->known, &v->n_known);
@@ -905,6 +974,8 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 		fprintf(f, "S\t%s\n", v->gitfiles[i]);
 	if (v->allow_hooks)
 		fprintf(f, "A\thooks\n");
+	for (size_t i = 0; i < v->n_tips; i++)
+		fprintf(f, "T\t%s\n", v->tips[i]);
 	if (fclose(f) == EOF)
 		return -ENOMEM;
 	/* Made and locked, then written (the copies first): a sweep never finds it unlocked
@@ -946,6 +1017,7 @@ void pdk_vet_release(struct pdk_vet *v)
 	pdk_strv_freep(&v->known);
 	pdk_strv_freep(&v->gitfiles);
 	pdk_strv_freep(&v->hookdirs);
+	pdk_strv_freep(&v->tips);
 	for (size_t i = 0; i < v->n_configs; i++) {
 		free(v->configs[i].path);
 		free(v->configs[i].before);

@@ -30,6 +30,9 @@ struct pdk_vet {
 	char **hookdirs; /* owned: hooks directories (and those in them) vetted after the run:
 			  * what is new in them goes to the trash (journal: "h") */
 	size_t n_hookdirs;
+	char **tips;	  /* owned: "WORKTREE\tCOMMIT", the worktrees' ref tips before the run,
+			   * whose checked-out files stay (vettrack.h; journal: "T") */
+	size_t n_tips;
 };
 
 /* What a run's git may make that git would later run code from, beyond missing paths and

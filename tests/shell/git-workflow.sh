@@ -18,7 +18,10 @@ O=$T/origin.git
 git init -q --bare "$O"
 git clone -q "$O" "$T/seed" 2>/dev/null
 (cd "$T/seed" && echo one >a && git add a && git commit -qm one && git push -q origin master &&
-	git checkout -qb x && echo x >x && git add x && git commit -qm x && git push -q origin x) ||
+	git checkout -qb x && echo x >x && git add x && git commit -qm x && git push -q origin x &&
+	git checkout -q master && git checkout -qb vs && mkdir .vscode &&
+	seq 1 300 | sed 's/.*/"k&": &,/' >.vscode/settings.json && echo '{}' >.mcp.json &&
+	git add -A && git commit -qm vs && git push -q origin vs) ||
 	{ echo "Bail out! git setup failed"; exit 1; }
 
 backends=
@@ -57,6 +60,36 @@ for b in $backends; do
 	step "git checkout -b t origin/x (tracking)" 'git checkout -q -b t origin/x'
 	check "$b: ... and t tracks origin/x" test "$(git -C "$W" config branch.t.merge)" = refs/heads/x
 	step "git checkout back" 'git checkout -q master'
+	# A branch that tracks .vscode/ and .mcp.json: git's checkout of them stays, and back.
+	step "git checkout of a branch tracking .vscode/ and .mcp.json" 'git checkout -q -b vs origin/vs'
+	check "$b: ... whose files stay, as git checked them out" sh -c \
+		"[ -f '$W/.vscode/settings.json' ] && [ -f '$W/.mcp.json' ] && [ -z \"\$(git -C '$W' status --porcelain)\" ]"
+	step "git checkout back from it" 'git checkout -q master'
+	check "$b: ... which takes them away" sh -c "[ ! -e '$W/.vscode' ] && [ ! -e '$W/.mcp.json' ]"
+	# A tracked .vscode/ held by nothing (a checkout must change it) is still vetted: what
+	# the command writes there, beyond what git checks out, is undone.
+	git -C "$W" checkout -q vs
+	(cd "$W" && "$P" run --backend "$b" -- sh -c 'echo evil >.vscode/settings.json; echo evil >.vscode/tasks.json') \
+		>"$T/out" 2>&1 </dev/null
+	check "$b: a tracked .vscode/ the command wrote into is put back as git has it" sh -c \
+		"[ -z \"\$(git -C '$W' status --porcelain)\" ] && [ ! -e '$W/.vscode/tasks.json' ]"
+	check "$b: ... and the result says so" grep -q "^sandbox: .*the command changed the protected file .*settings.json" "$T/out"
+	git -C "$W" checkout -q master
+	# The attacks beside it: a file git does not track there, or one in a commit the command
+	# made itself, goes to the trash.
+	(cd "$W" && "$P" run --backend "$b" -- sh -c 'git checkout -q vs && echo evil >.vscode/tasks.json') \
+		>"$T/out" 2>&1 </dev/null
+	check "$b: a checkout with a file of the command's own in .vscode: .vscode goes" sh -c \
+		"[ ! -e '$W/.vscode' ] && grep -q '^sandbox: the command made .*\.vscode' '$T/out'"
+	check "$b: ... while .mcp.json, as git checked it out, stays" test -f "$W/.mcp.json"
+	git -C "$W" checkout -q -f master 2>/dev/null
+	git -C "$W" clean -qfd >/dev/null
+	(cd "$W" && "$P" run --backend "$b" -- sh -c 'git checkout -q -b evil && mkdir .vscode &&
+		echo evil >.vscode/tasks.json && git add -A && git commit -qm evil') >"$T/out" 2>&1 </dev/null
+	check "$b: .vscode/tasks.json committed by the command itself goes" sh -c \
+		"[ ! -e '$W/.vscode' ] && grep -q '^sandbox: the command made .*\.vscode' '$T/out'"
+	git -C "$W" checkout -q -f master 2>/dev/null
+	git -C "$W" branch -q -D evil vs
 	step "git worktree add inside the root" 'git worktree add -q wt2 -b w2 && test -e wt2/a'
 	step "git commit in that worktree" 'cd wt2 && echo w >w && git add w && git commit -qm w'
 	touch "$T/stop-$b"

@@ -112,6 +112,45 @@ for b in $backends; do
 		sh -c '! echo "$0" | grep -q pwned' "$out"
 done
 
+# Protected paths that are there: held read-only (bwrap) or, where the backend cannot hold
+# them (Landlock), put back after the run, and after paddock's SIGKILL: what the command
+# changed there, and what it added, goes to the trash.
+for b in $backends; do
+	fresh_state
+	R=$T/held-$b
+	mkrepo "$R"
+	mkdir -p "$R/.vscode" "$R/.idea"
+	echo '{"tasks": []}' >"$R/.vscode/tasks.json"
+	echo 'alias ll="ls -l"' >"$R/.bashrc"
+	echo '{}' >"$R/.mcp.json"
+	echo ok >"$R/.idea/workspace.xml"
+	cp -a "$R" "$T/held-before-$b"
+	(cd "$R" && exec "$P" run --backend "$b" -- sh -c 'echo "touch pwned" >>.bashrc
+		echo "{\"tasks\": [\"evil\"]}" >.vscode/tasks.json; echo evil >.vscode/extra.json
+		echo "{\"mcpServers\": {}}" >.mcp.json; rm -f .idea/workspace.xml; echo legit >b
+		true') >"$T/out" 2>"$T/err" </dev/null
+	check "$b: protected paths that are there are as before the run" sh -c \
+		"diff -r '$T/held-before-$b/.vscode' '$R/.vscode' && cmp '$T/held-before-$b/.bashrc' '$R/.bashrc' &&
+		cmp '$T/held-before-$b/.mcp.json' '$R/.mcp.json' && [ ! -e '$R/.vscode/extra.json' ]"
+	check "$b: ... while the legitimate twin stays" grep -qx legit "$R/b"
+	[ "$b" = landlock ] &&
+		check "$b: ... and the result names what was put back" \
+			grep -q "^sandbox: .*the command changed the protected file $R/.bashrc" "$T/out"
+	# paddock SIGKILLed while the command's .bashrc is there: the guardian puts it back.
+	(cd "$R" && exec "$P" run --backend "$b" -- sh -c 'echo "touch pwned" >>.bashrc; exec sleep 29.7714') \
+		>/dev/null 2>&1 </dev/null &
+	pk=$!
+	i=0
+	while [ "$b" = landlock ] && ! grep -q pwned "$R/.bashrc" && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+	sleep 0.3
+	kill -9 $pk
+	wait $pk 2>/dev/null
+	i=0
+	while ! cmp -s "$R/.bashrc" "$T/held-before-$b/.bashrc" && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+	check "$b: after paddock's SIGKILL the .bashrc the command wrote is put back" \
+		cmp -s "$R/.bashrc" "$T/held-before-$b/.bashrc"
+done
+
 # .git/config: writable for what git's everyday commands set, put back when the command set
 # what makes the user's git run a program; the command's version is kept in the trash.
 for b in $backends; do
