@@ -605,18 +605,13 @@ int pdk_vet_finish_fd(int fd)
 	return finish(fd, &note);
 }
 
-int pdk_vet_adopt(char *const *roots, size_t n_roots, const char *skip, char ***missing,
-		  size_t *n)
+/* The next journal in the journals' directory d that a run going on holds, parsed into
+ * *other, which the caller releases: 1, or 0 when there is none left. */
+static int next_running(DIR *d, struct pdk_vet *other)
 {
-	_cleanup_free_ char *dir = NULL;
-	DIR *d;
 	struct dirent *e;
-	int r = 0;
 
-	if (journal_dir(&dir) < 0 || !(d = opendir(dir)))
-		return 0;
-	while (r == 0 && (e = readdir(d))) {
-		struct pdk_vet other = {.fd = -1};
+	while ((e = readdir(d))) {
 		_cleanup_free_ char *path = NULL;
 		_cleanup_close_ int fd = -1;
 
@@ -626,19 +621,36 @@ int pdk_vet_adopt(char *const *roots, size_t n_roots, const char *skip, char ***
 		/* Only a run going on holds its journal's lock. */
 		if (fd < 0 || flock(fd, LOCK_SH | LOCK_NB) == 0 || errno != EWOULDBLOCK)
 			continue;
-		if (parse(fd, &other, &path) == 0)
-			for (size_t i = 0; r == 0 && i < other.n_missing; i++) {
-				const char *m = other.missing[i], *base = strrchr(m, '/');
-				bool inside = false;
+		*other = (struct pdk_vet){.fd = -1};
+		if (parse(fd, other, &path) == 0)
+			return 1;
+		pdk_vet_release(other);
+	}
+	return 0;
+}
 
-				if (skip && base && !strcmp(base + 1, skip))
-					continue;
+int pdk_vet_adopt(char *const *roots, size_t n_roots, const char *skip, char ***missing,
+		  size_t *n)
+{
+	_cleanup_free_ char *dir = NULL;
+	struct pdk_vet other;
+	DIR *d;
+	int r = 0;
 
-				for (size_t k = 0; k < n_roots && !inside; k++)
-					inside = pdk_path_under(m, roots[k]) && strcmp(m, roots[k]);
-				if (inside && !pdk_strv_contains(*missing, *n, m))
-					r = push(missing, n, m, strlen(m));
-			}
+	if (journal_dir(&dir) < 0 || !(d = opendir(dir)))
+		return 0;
+	while (r == 0 && next_running(d, &other)) {
+		for (size_t i = 0; r == 0 && i < other.n_missing; i++) {
+			const char *m = other.missing[i], *base = strrchr(m, '/');
+			bool inside = false;
+
+			if (skip && base && !strcmp(base + 1, skip))
+				continue;
+			for (size_t k = 0; k < n_roots && !inside; k++)
+				inside = pdk_path_under(m, roots[k]) && strcmp(m, roots[k]);
+			if (inside && !pdk_strv_contains(*missing, *n, m))
+				r = push(missing, n, m, strlen(m));
+		}
 		pdk_vet_release(&other);
 	}
 	closedir(d);
@@ -820,8 +832,6 @@ static int snapshot_vetted(struct pdk_vet *v, const char *path)
 	return snapshot_entry(v, dfd, name, path, &st);
 }
 
-static int parse(int fd, struct pdk_vet *v, char **ret_path);
-
 /*
  * A run going on that vets the hooks directory dir copied it before its command started: what
  * is there now may be that command's. Its copy of dir, and of what was in it, onto v: 1 when
@@ -830,24 +840,14 @@ static int parse(int fd, struct pdk_vet *v, char **ret_path);
 static int adopt_hooks(struct pdk_vet *v, const char *dir)
 {
 	_cleanup_free_ char *jdir = NULL;
-	struct dirent *e;
+	struct pdk_vet other;
 	DIR *d;
 	int r = 0;
 
 	if (journal_dir(&jdir) < 0 || !(d = opendir(jdir)))
 		return 0;
-	while (r == 0 && (e = readdir(d))) {
-		struct pdk_vet other = {.fd = -1};
-		_cleanup_free_ char *path = NULL;
-		_cleanup_close_ int fd = -1;
-
-		if (e->d_name[0] == '.' || strchr(e->d_name, '.'))
-			continue;
-		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		/* Only a run going on holds its journal's lock. */
-		if (fd < 0 || flock(fd, LOCK_SH | LOCK_NB) == 0 || errno != EWOULDBLOCK)
-			continue;
-		if (parse(fd, &other, &path) == 0 && hook_known(&other, dir)) {
+	while (r == 0 && next_running(d, &other)) {
+		if (hook_known(&other, dir)) {
 			for (size_t i = 0; r == 0 && i < other.n_hookdirs; i++)
 				if (pdk_path_under(other.hookdirs[i], dir))
 					r = push(&v->hookdirs, &v->n_hookdirs, other.hookdirs[i],
