@@ -18,6 +18,8 @@
  * there. Nothing in a sandbox can write this directory.
  */
 #define PDK_APPROVAL_ID_LEN 8
+/* How often a waiting call looks for an out-of-band answer, in milliseconds. */
+#define PDK_APPROVAL_POLL_MS 100
 
 struct pdk_approval {
 	char id[PDK_APPROVAL_ID_LEN + 1];

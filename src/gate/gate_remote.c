@@ -13,8 +13,6 @@
 #include "session.h"
 #include "core/util.h"
 
-#define OOB_POLL_MS 100 /* how often an out-of-band answer is looked for */
-
 static volatile sig_atomic_t interrupted;
 static void on_interrupt(int sig)
 {
@@ -130,7 +128,7 @@ static enum answer wait_answer(int fd, const struct pdk_approval *a, bool offer_
 
 	while (!interrupted) {
 		struct pollfd p = {fd, POLLIN, 0};
-		int k = poll(&p, 1, a->dir ? OOB_POLL_MS : -1);
+		int k = poll(&p, 1, a->dir ? PDK_APPROVAL_POLL_MS : -1);
 		const char *by;
 
 		if (a->dir) {

@@ -1,6 +1,8 @@
-/* gate_tty.c - the terminal approver: the prompt on /dev/tty, the answer read there, and the
- * password a write outside $HOME needs, checked by sudo on that terminal. */
+/* gate_tty.c - the terminal approver: the prompt on /dev/tty, the answer read there (or given
+ * with `paddock approvals`, first answer wins), and the password a write outside $HOME needs,
+ * checked by sudo on that terminal. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "approvals.h"
 #include "gate_int.h"
 #include "core/path.h"
 #include "session.h"
@@ -58,12 +61,22 @@ static int run_on_tty(const char *sudo, const char *arg1, const char *arg2, int 
 	return 128 + WTERMSIG(status);
 }
 
-enum answer { ANSWER_NO, ANSWER_ONCE, ANSWER_SESSION, ANSWER_EOF, ANSWER_INTERRUPT, ANSWER_ERROR };
+enum answer {
+	ANSWER_NO,
+	ANSWER_ONCE,
+	ANSWER_SESSION,
+	ANSWER_EOF,
+	ANSWER_INTERRUPT,
+	ANSWER_ERROR,
+	ANSWER_OOB_YES, /* answered with `paddock approvals` */
+	ANSWER_OOB_NO,
+};
 
 /* The prompt: the whole call, where, the part that needs approval and why, the
  * raises, and the answers on offer. */
 static void put_prompt(struct pdk_buf *b, const struct pdk_config *cfg,
-		       const struct pdk_gate_request *rq, const char *heads)
+		       const struct pdk_gate_request *rq, const char *heads,
+		       const struct pdk_approval *oob)
 {
 	const struct pdk_decision *d = rq->d;
 
@@ -117,6 +130,10 @@ static void put_prompt(struct pdk_buf *b, const struct pdk_config *cfg,
 		}
 		pdk_buf_puts(b, "); after a yes, sudo asks for your password");
 	}
+	if (oob->dir)
+		pdk_buf_printf(b, "\n  or answer from another terminal: paddock approvals approve %s "
+				  "(or deny %s)",
+			       oob->id, oob->id);
 	if (heads) {
 		pdk_buf_puts(b, "\nRun it? y = yes, once; a = yes to ");
 		pdk_gate_put_shown(b, heads);
@@ -134,8 +151,30 @@ static void tty_say(int tty, const char *s)
 	}
 }
 
-/* Read one answer line in canonical mode, with echo, discarding type-ahead. */
-static enum answer read_answer(int tty, bool offer_session)
+/* Wait until the terminal has input (in canonical mode: a whole line) or the request
+ * published in oob was answered with `paddock approvals`: -1 to read on, or the answer. */
+static int wait_input(int tty, const struct pdk_approval *oob)
+{
+	for (;;) {
+		struct pollfd p = {tty, POLLIN, 0};
+		int k = poll(&p, 1, PDK_APPROVAL_POLL_MS);
+		const char *by;
+		int r = pdk_approval_poll(oob, &by);
+
+		if (r >= 0)
+			return r ? ANSWER_OOB_YES : ANSWER_OOB_NO;
+		if (k < 0 && errno == EINTR && interrupted)
+			return ANSWER_INTERRUPT;
+		if (k < 0 && errno != EINTR)
+			return ANSWER_ERROR;
+		if (k > 0)
+			return -1;
+	}
+}
+
+/* Read one answer line in canonical mode, with echo, discarding type-ahead; with a
+ * request in oob, an out-of-band answer that comes first ends the question. */
+static enum answer read_answer(int tty, bool offer_session, const struct pdk_approval *oob)
 {
 	char line[64];
 	size_t len = 0;
@@ -143,6 +182,10 @@ static enum answer read_answer(int tty, bool offer_session)
 
 	for (;;) {
 		char c;
+		int w = oob->dir ? wait_input(tty, oob) : -1;
+
+		if (w >= 0)
+			return (enum answer)w;
 		ssize_t n = read(tty, &c, 1);
 
 		if (n < 0) {
@@ -201,6 +244,7 @@ int pdk_gate_ask_tty(const struct pdk_config *cfg, const struct pdk_gate_request
 {
 	_cleanup_free_ char *heads = offer_session ? pdk_gate_grant_heads(rq) : NULL;
 	const char *sudo = rq->sudo ? rq->sudo : SUDO_PATH;
+	struct pdk_approval oob = {0};
 	struct sigaction sa, old_int;
 	struct termios saved, t;
 	struct pdk_buf b = {0};
@@ -210,9 +254,15 @@ int pdk_gate_ask_tty(const struct pdk_config *cfg, const struct pdk_gate_request
 
 	if (offer_session && !heads)
 		return -ENOMEM;
-	put_prompt(&b, cfg, rq, heads);
+	/* Published for `paddock approvals` while the question is open; not when a
+	 * password is due, which only this terminal can give. */
+	if (cfg->approval_out_of_band && !rq->n_password_paths &&
+	    pdk_approval_publish(rq, &oob) < 0)
+		oob = (struct pdk_approval){0};
+	put_prompt(&b, cfg, rq, heads, &oob);
 	if (b.oom || !b.data) {
 		pdk_buf_free(&b);
+		pdk_approval_withdraw(&oob);
 		return -ENOMEM;
 	}
 	ret->asked = true;
@@ -232,9 +282,23 @@ int pdk_gate_ask_tty(const struct pdk_config *cfg, const struct pdk_gate_request
 		tcsetattr(tty, TCSAFLUSH, &t);
 	tty_say(tty, b.data);
 	pdk_buf_free(&b);
-	a = read_answer(tty, offer_session);
-	if (a == ANSWER_INTERRUPT || a == ANSWER_EOF || a == ANSWER_ERROR)
+	a = read_answer(tty, offer_session, &oob);
+	/* The terminal's answer counts only if no out-of-band one came first. */
+	if (oob.dir && a != ANSWER_OOB_YES && a != ANSWER_OOB_NO &&
+	    pdk_approval_claim(&oob, a == ANSWER_ONCE || a == ANSWER_SESSION) == -EEXIST) {
+		const char *by;
+		int k = pdk_approval_poll(&oob, &by);
+
+		if (k >= 0)
+			a = k ? ANSWER_OOB_YES : ANSWER_OOB_NO;
+	}
+	pdk_approval_withdraw(&oob);
+	if (a == ANSWER_INTERRUPT || a == ANSWER_EOF || a == ANSWER_ERROR || a == ANSWER_OOB_YES ||
+	    a == ANSWER_OOB_NO)
 		tty_say(tty, "\n");
+	/* Half an answer typed here is not left for the shell to read. */
+	if (a == ANSWER_OOB_YES || a == ANSWER_OOB_NO)
+		tcflush(tty, TCIFLUSH);
 
 	if ((a == ANSWER_ONCE || a == ANSWER_SESSION) && rq->n_password_paths) {
 		tty_say(tty,
@@ -287,6 +351,13 @@ int pdk_gate_ask_tty(const struct pdk_config *cfg, const struct pdk_gate_request
 	case ANSWER_ERROR:
 		return pdk_gate_refuse(ret, rq, "the terminal gave no answer (end of input)",
 				       PDK_GATE_INSTEAD_NOBODY);
+	case ANSWER_OOB_YES:
+		tty_say(tty, "paddock: answered elsewhere: approved once with 'paddock approvals'\n");
+		return pdk_gate_approve(ret, "the person, with 'paddock approvals'");
+	case ANSWER_OOB_NO:
+		tty_say(tty, "paddock: answered elsewhere: not approved ('paddock approvals deny')\n");
+		return pdk_gate_refuse(ret, rq, "the person said no (with 'paddock approvals')",
+				       PDK_GATE_INSTEAD_SAID_NO);
 	}
 
 	/* A yes the password did not back. */

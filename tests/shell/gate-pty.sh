@@ -3,7 +3,8 @@
 # program for the session, Ctrl-C, outside-sandbox and password answers, and the refusal with no tty.
 #
 # Each run starts tests/drivers/gate-drive in its own tmux session on a private server socket, waits for
-# the question on the pane, types the answer, and checks what the gate decided.
+# the question on the pane, types the answer, and checks what the gate decided. Section 9 runs
+# paddock run itself on the terminal, answered there or with `paddock approvals`.
 # Prints TAP; without tmux the suite is skipped.
 
 . "${srcdir:-.}/tests/shell/lib.sh"
@@ -39,7 +40,8 @@ not_ok_show=show_cur
 
 q() { printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")"; }
 
-# start NAME ARGS...: gate-drive ARGS in a new tmux session NAME (200x50), with this state dir.
+# start NAME ARGS...: gate-drive ARGS (or $prog ARGS) in a new tmux session NAME (200x50), with
+# this state dir.
 start() {
 	cur=$1
 	shift
@@ -48,7 +50,7 @@ start() {
 		echo "HOME=$(q "$HOME") XDG_STATE_HOME=$(q "$XDG_STATE_HOME"); export HOME XDG_STATE_HOME"
 		# Ctrl-C reaches the whole foreground group: this shell must live on to write rc.
 		echo "trap 'echo interrupted >>$(q "$T/$cur.sig")' INT"
-		printf '%s' "$(q "$driver")"
+		printf '%s' "$(q "${prog:-$driver}")"
 		for a in "$@"; do printf ' %s' "$(q "$a")"; done
 		echo " >$(q "$T/$cur.out") 2>$(q "$T/$cur.err")"
 		echo "echo rc=\$? >$(q "$T/$cur.rc")"
@@ -257,5 +259,77 @@ setsid "$driver" --session s1 --password /etc/x -- "$LINE" </dev/null >"$T/notty
 check "no tty, password: refused" out_grep "writing outside your home (/etc/x) needs your password, and no one can type it here (no terminal to ask on)"
 cur=
 check "no run wrote anything to stderr" sh -c "! grep -l . '$T'/*.err"
+
+# 9. paddock run on a terminal: while the question is open, `paddock approvals` lists it and
+# can answer it; the first answer wins and the other side is withdrawn.
+prog=$(cd "$(dirname "$PADDOCK")" && pwd)/$(basename "$PADDOCK")
+echo '{"commandPolicy": {"sandbox": {"allowOutsideSandbox": true}}}' >"$T/oob.json"
+echo '{"commandPolicy": {"sandbox": {"allowOutsideSandbox": true}}, "approval": {"outOfBand": false}}' >"$T/nooob.json"
+# pending [wait]: the ids `paddock approvals` lists, one a line (with wait: up to 30 s for one).
+pending() {
+	i=0
+	while :; do
+		ids=$("$prog" approvals --json | grep -o '"id":"[0-9a-f]*"' | cut -d'"' -f4)
+		if [ -n "$ids" ] || [ "${1:-}" != wait ] || [ $i -gt 600 ]; then
+			[ -z "$ids" ] || echo "$ids"
+			return 0
+		fi
+		i=$((i + 1))
+		sleep 0.05
+	done
+}
+run_oob() { # NAME CONFIG FILE: paddock run, outside the sandbox, of touch FILE
+	start "$1" run --config "$2" --outside-sandbox -- touch "$3"
+}
+run_oob oob1 "$T/oob.json" "$T/made-oob1"
+check "run: the question names the id to answer it with elsewhere" wait_pane "or answer from another terminal: paddock approvals approve"
+id=$(pending wait | tail -n 1)
+check "run: paddock approvals lists the open question" pane_has "paddock approvals approve $id (or deny $id)"
+check "run: approvals approve ID answers it" sh -c "'$prog' approvals approve '$id' >/dev/null"
+finished
+check "run: approved out of band, it ran (exit 0)" sh -c "[ '$rc' = 0 ] && [ -e '$T/made-oob1' ]"
+check "run: the result says who approved" out_grep "by the person, with 'paddock approvals'"
+check "run: the terminal says it was answered elsewhere" pane_has "paddock: answered elsewhere: approved once with 'paddock approvals'"
+check "run: nothing is left pending" [ -z "$(pending)" ]
+
+run_oob oob2 "$T/oob.json" "$T/made-oob2"
+wait_pane "Run it?"
+id=$(pending wait | tail -n 1)
+check "run: approvals deny ID answers it" sh -c "'$prog' approvals deny '$id' >/dev/null"
+finished
+check "run: denied out of band, refused (exit 125), nothing ran" sh -c "[ '$rc' = 125 ] && [ ! -e '$T/made-oob2' ]"
+check "run: the refusal names the call" \
+	grep -qF "paddock: error: command not approved: \`touch $T/made-oob2\`" "$T/oob2.err"
+check "run: ... with paddock approvals" grep -qF "the person said no (with 'paddock approvals')" "$T/oob2.err"
+check "run: the terminal says it was refused elsewhere" pane_has "paddock: answered elsewhere: not approved ('paddock approvals deny')"
+
+run_oob oob3 "$T/oob.json" "$T/made-oob3"
+wait_pane "Run it?"
+id=$(pending wait | tail -n 1)
+check "run: listed while the terminal asks" [ -n "$id" ]
+keys y Enter
+finished
+check "run: answered on the terminal, it ran" sh -c "[ '$rc' = 0 ] && [ -e '$T/made-oob3' ]"
+check "run: ... by the person at the terminal" out_grep "by the person at the terminal"
+check "run: the pending request is withdrawn" [ -z "$(pending)" ]
+"$prog" approvals approve "$id" >"$T/late.out" 2>"$T/late.err"
+check "run: a late approvals approve is an error (exit 125)" [ $? = 125 ]
+check "run: ... saying no call is waiting" grep -qxF "paddock: approvals: no call $id is waiting: it was answered, withdrawn or never asked; see 'paddock approvals'" "$T/late.err"
+
+run_oob oob4 "$T/nooob.json" "$T/made-oob4"
+wait_pane "Run it?"
+check "outOfBand false: nothing is listed" [ -z "$(pending)" ]
+check "outOfBand false: the question offers no other terminal" sh -c "! tmux -L $sock capture-pane -p -t oob4 | grep -q 'paddock approvals'"
+check "outOfBand false: nothing in the approvals directory" sh -c "[ -z \"\$(ls -A '$XDG_STATE_HOME/paddock/approvals' 2>/dev/null)\" ]"
+keys n Enter
+finished
+check "outOfBand false: the terminal still answers" sh -c "[ '$rc' = 125 ] && [ ! -e '$T/made-oob4' ]"
+
+# No terminal: nothing is published and nobody waits.
+setsid "$prog" run --config "$T/oob.json" --outside-sandbox -- touch "$T/made-oob5" </dev/null >"$T/oob5.out" 2>"$T/oob5.err"
+rc=$?
+check "run without a terminal: refused (exit 125), nothing ran" sh -c "[ $rc = 125 ] && [ ! -e '$T/made-oob5' ]"
+check "run without a terminal: no one can be asked" grep -qF "no one can be asked here (no terminal to ask on)" "$T/oob5.err"
+prog=
 
 finish
