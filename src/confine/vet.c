@@ -410,6 +410,9 @@ static int undo(const struct pdk_vet *v, char **ret_made, char **ret_configs)
 				    &cbuf, &csize);
 	if (r == 0)
 		r = undo_made(v, &mf, &mbuf, &msize);
+	/* What the run committed is never taken for git's own checkout by a later run. */
+	if (r == 0)
+		(void)pdk_vettrack_taint(v->worktrees, v->n_worktrees, v->tips, v->n_tips);
 	if (mf && fclose(mf) == EOF)
 		r = -ENOMEM;
 	if (cf && fclose(cf) == EOF)
@@ -542,6 +545,8 @@ static int parse(int fd, struct pdk_vet *v, char **ret_path)
 			continue;
 		if (line[0] == 'T')
 			r = push(&v->tips, &v->n_tips, line + 2, l - 2);
+		else if (line[0] == 'V')
+			r = push(&v->worktrees, &v->n_worktrees, line + 2, l - 2);
 		else if (line[0] == 'R')
 			r = push(&v->roots, &v->n_roots, line + 2, l - 2);
 		else if (line[0] == 'M')
@@ -626,6 +631,47 @@ static int next_running(DIR *d, struct pdk_vet *other)
 			return 1;
 		pdk_vet_release(other);
 	}
+	return 0;
+}
+
+/*
+ * The tips a run may trust: none a sandbox made, by the ledger (vettrack.h); and none made
+ * by a run going on now in the same worktree, which will write them in the ledger only when
+ * it ends: a tip must be among each such run's tips from its start.
+ */
+static int trusted_tips(struct pdk_vet *v)
+{
+	_cleanup_free_ char *dir = NULL;
+	struct pdk_vet other;
+	DIR *d;
+
+	pdk_vettrack_untaint(v->tips, &v->n_tips);
+	if (!v->n_tips || journal_dir(&dir) < 0 || !(d = opendir(dir)))
+		return 0;
+	while (next_running(d, &other)) {
+		size_t kept = 0;
+
+		for (size_t i = 0; i < v->n_tips; i++) {
+			const char *t = v->tips[i];
+			_cleanup_free_ char *wt = strndup(t, strcspn(t, "\t"));
+
+			if (!wt) {
+				closedir(d);
+				pdk_vet_release(&other);
+				return -ENOMEM;
+			}
+			if (pdk_strv_contains(other.worktrees, other.n_worktrees, wt) &&
+			    !pdk_strv_contains(other.tips, other.n_tips, t))
+				free(v->tips[i]);
+			else
+				v->tips[kept++] = v->tips[i];
+		}
+		for (size_t i = kept; i < v->n_tips; i++)
+			v->tips[i] = NULL;
+		v->n_tips = kept;
+		pdk_vet_release(&other);
+	}
+	closedir(d);
 	return 0;
 }
 
@@ -915,17 +961,17 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 	for (size_t i = 0; r == 0 && i < n; i++)
 		r = push(&v->missing, &v->n_missing, missing[i], strlen(missing[i]));
 	/* The ref tips of each worktree a missing or vetted path lies directly in. */
-	_cleanup_strv_ char **seen = NULL;
-	size_t n_seen = 0;
 	for (size_t i = 0; r == 0 && i < n + (git ? git->n_hooks : 0); i++) {
 		const char *p = i < n ? missing[i] : git->hooks[i - n], *slash = strrchr(p, '/');
 		char *wt = slash ? strndup(p, (size_t)(slash - p)) : NULL;
 
-		if (!wt || pdk_strv_contains(seen, n_seen, wt))
+		if (!wt || pdk_strv_contains(v->worktrees, v->n_worktrees, wt))
 			free(wt);
-		else if ((r = pdk_strv_append(&seen, &n_seen, wt)) == 0)
+		else if ((r = pdk_strv_append(&v->worktrees, &v->n_worktrees, wt)) == 0)
 			r = pdk_vettrack_snapshot(wt, &v->tips, &v->n_tips);
 	}
+	if (r == 0)
+		r = trusted_tips(v);
 	for (size_t i = 0; r == 0 && i < n_configs; i++)
 		r = snapshot_config(v, configs[i], false);
 	for (size_t i = 0; git && r == 0 && i < git->n_pins; i++)
@@ -976,6 +1022,8 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 		fprintf(f, "A\thooks\n");
 	for (size_t i = 0; i < v->n_tips; i++)
 		fprintf(f, "T\t%s\n", v->tips[i]);
+	for (size_t i = 0; i < v->n_worktrees; i++)
+		fprintf(f, "V\t%s\n", v->worktrees[i]);
 	if (fclose(f) == EOF)
 		return -ENOMEM;
 	/* Made and locked, then written (the copies first): a sweep never finds it unlocked
@@ -1018,6 +1066,7 @@ void pdk_vet_release(struct pdk_vet *v)
 	pdk_strv_freep(&v->gitfiles);
 	pdk_strv_freep(&v->hookdirs);
 	pdk_strv_freep(&v->tips);
+	pdk_strv_freep(&v->worktrees);
 	for (size_t i = 0; i < v->n_configs; i++) {
 		free(v->configs[i].path);
 		free(v->configs[i].before);

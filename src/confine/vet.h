@@ -33,6 +33,9 @@ struct pdk_vet {
 	char **tips;	  /* owned: "WORKTREE\tCOMMIT", the worktrees' ref tips before the run,
 			   * whose checked-out files stay (vettrack.h; journal: "T") */
 	size_t n_tips;
+	char **worktrees; /* owned: where the tips were looked for, and are again after the run
+			   * for the commits it made (vettrack.h; journal: "V") */
+	size_t n_worktrees;
 };
 
 /* What a run's git may make that git would later run code from, beyond missing paths and

@@ -18,6 +18,7 @@
 #include "core/path.h"
 #include "core/strv.h"
 #include "core/util.h"
+#include "output/store.h"
 #include "vettrack.h"
 
 #define MAX_TIPS 1000
@@ -311,6 +312,96 @@ bool pdk_vettrack_in_index(const char *path)
 		return true;
 	pat[bl] = '/';
 	return memmem(text + 12, len - 12, pat, bl + 1) != NULL;
+}
+
+/* ---- the ledger of commits made in a sandbox ---- */
+
+static char *ledger_path(void)
+{
+	_cleanup_free_ char *state = pdk_state_dir();
+
+	return state ? pdk_path_join(state, "tainted-commits") : NULL;
+}
+
+/* The ledger's text, or NULL when there is none (or it cannot be read). */
+static char *ledger_read(void)
+{
+	_cleanup_free_ char *path = ledger_path();
+	_cleanup_close_ int fd = path ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	struct stat st;
+	char *text = NULL;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    pdk_read_size(fd, (size_t)st.st_size, &text, NULL) < 0)
+		return NULL;
+	return text;
+}
+
+/* Does the ledger's text name hex (40 digits), on a line of its own? */
+static bool ledger_has(const char *text, const char *hex)
+{
+	for (const char *p = text; p && (p = strstr(p, hex)); p += 40)
+		if ((p == text || p[-1] == '\n') && p[40] == '\n')
+			return true;
+	return false;
+}
+
+void pdk_vettrack_untaint(char **tips, size_t *n)
+{
+	_cleanup_free_ char *text = *n ? ledger_read() : NULL;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		const char *hex = strchr(tips[i], '\t');
+
+		if (text && hex && ledger_has(text, hex + 1))
+			free(tips[i]);
+		else
+			tips[kept++] = tips[i];
+	}
+	for (size_t i = kept; i < *n; i++)
+		tips[i] = NULL;
+	*n = kept;
+}
+
+int pdk_vettrack_taint(char *const *worktrees, size_t n, char *const *before, size_t n_before)
+{
+	_cleanup_strv_ char **now = NULL;
+	_cleanup_free_ char *text = NULL, *add = NULL, *path = NULL;
+	size_t n_now = 0, len = 0;
+	FILE *f;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = pdk_vettrack_snapshot(worktrees[i], &now, &n_now);
+	if (r < 0 || !n_now)
+		return r;
+	text = ledger_read();
+	if (!(f = open_memstream(&add, &len)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n_now; i++) {
+		const char *hex = strchr(now[i], '\t') + 1;
+
+		if (!pdk_strv_contains((char **)before, n_before, now[i]) &&
+		    !(text && ledger_has(text, hex)))
+			fprintf(f, "%s\n", hex);
+	}
+	if (fclose(f) == EOF)
+		return -ENOMEM;
+	if (!len)
+		return 0;
+	if (!(path = ledger_path()))
+		return -ENOMEM;
+	_cleanup_free_ char *state = pdk_state_dir();
+	int fd = state ? pdk_open_in_dir(state, path,
+					 O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC)
+		       : -ENOMEM;
+
+	if (fd < 0)
+		return fd;
+	r = pdk_write_all(fd, add, len);
+	close(fd);
+	return r;
 }
 
 /* ---- objects, from git cat-file --batch, checked ---- */

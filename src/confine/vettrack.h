@@ -15,6 +15,13 @@
  * thousand. Nothing when worktree has no .git. 0 or -ENOMEM. */
 int pdk_vettrack_snapshot(const char *worktree, char ***tips, size_t *n);
 
+/* Commits the sandbox made are never trusted: at the end of a run, and in the guardian's
+ * finish, the tips of the n worktrees that were not among the run's tips at its start
+ * (before) go to a ledger in paddock's state directory, out of every sandbox's reach;
+ * pdk_vettrack_untaint() drops the tips the ledger names. 0 or -errno. */
+int pdk_vettrack_taint(char *const *worktrees, size_t n, char *const *before, size_t n_before);
+void pdk_vettrack_untaint(char **tips, size_t *n);
+
 /* Is what is at path (in a worktree of tips, at any depth) what HEAD's commit tracks
  * there, HEAD being one of the worktree's tips before the run? A directory must hold
  * nothing else; any doubt (git missing, an object that does not match its name, SHA-256

@@ -89,7 +89,16 @@ for b in $backends; do
 	check "$b: .vscode/tasks.json committed by the command itself goes" sh -c \
 		"[ ! -e '$W/.vscode' ] && grep -q '^sandbox: the command made .*\.vscode' '$T/out'"
 	git -C "$W" checkout -q -f master 2>/dev/null
-	git -C "$W" branch -q -D evil vs
+	# In two runs: the first commits .vscode/tasks.json on a branch of its own and leaves
+	# it; the second checks that branch out. A commit a sandbox made is never git's own.
+	(cd "$W" && "$P" run --backend "$b" -- sh -c 'git checkout -q -b evil2 && mkdir .vscode &&
+		echo evil >.vscode/tasks.json && git add -A && git commit -qm evil2 && git checkout -q master') \
+		>/dev/null 2>&1 </dev/null
+	(cd "$W" && "$P" run --backend "$b" -- git checkout -q evil2) >"$T/out" 2>&1 </dev/null
+	check "$b: a branch an earlier run committed .vscode/tasks.json on, checked out: .vscode goes" \
+		sh -c "[ ! -e '$W/.vscode' ] && grep -q '^sandbox: the command made .*\.vscode' '$T/out'"
+	git -C "$W" checkout -q -f master 2>/dev/null
+	git -C "$W" branch -q -D evil evil2 vs
 	step "git worktree add inside the root" 'git worktree add -q wt2 -b w2 && test -e wt2/a'
 	step "git commit in that worktree" 'cd wt2 && echo w >w && git add w && git commit -qm w'
 	touch "$T/stop-$b"
