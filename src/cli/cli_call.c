@@ -26,6 +26,15 @@ static void warn_line(void *ctx, const char *line)
 }
 
 const struct pdk_config *pdk_cli_config_preloaded;
+const struct pdk_strv *pdk_cli_server_writes;
+
+/* Is the call's i-th --write the MCP server's own -w (see pdk_cli_server_writes)? */
+static bool server_write(const struct pdk_cli_call *c, size_t i)
+{
+	const struct pdk_strv *s = pdk_cli_server_writes;
+
+	return s && i < s->n && strcmp(c->o.writes[i], s->v[i]) == 0;
+}
 
 int pdk_cli_config_load_why(const char *verb, const char *path, bool warn, struct pdk_config *cfg,
 			    char *why, size_t why_len)
@@ -171,6 +180,8 @@ static int password_paths(struct pdk_cli_call *c)
 	_cleanup_free_ char *rhome = home && *home ? pdk_path_resolve(home) : NULL;
 
 	for (size_t i = 0; i < c->o.n_writes; i++) {
+		if (server_write(c, i))
+			continue;
 		_cleanup_free_ char *p = pdk_path_resolve(c->o.writes[i]);
 		if (!p)
 			return -errno;
@@ -291,7 +302,7 @@ static bool in_strv(const struct pdk_strv *sv, const char *p)
 	return false;
 }
 
-/* Every widening is named in the question: each -w path, a --root other
+/* Every widening is named in the question: each -w path (but the MCP server's own), a --root other
  * than the launch directory (or one inside it), --allow-git-hooks, and a
  * configuration that widens when it came from --config or lies inside a
  * writable root. */
@@ -301,6 +312,8 @@ static int widenings(struct pdk_cli_call *c)
 	int r = 0;
 
 	for (size_t i = 0; r == 0 && i < c->o.n_writes; i++) {
+		if (server_write(c, i))
+			continue;
 		_cleanup_free_ char *p = pdk_path_resolve(c->o.writes[i]);
 		r = pdk_strv_push(&c->writes, p ? p : c->o.writes[i]);
 	}
@@ -368,7 +381,6 @@ int pdk_cli_call_decide(struct pdk_cli_call *c)
 	    .cwd = c->cwd,
 	    .home = getenv("HOME"),
 	    .network = c->o.network && !c->o.no_sandbox,
-	    .n_writes = c->o.n_writes,
 	    .outside_sandbox = c->o.outside_sandbox,
 	    .sandbox_off = c->o.no_sandbox,
 	};
@@ -379,6 +391,7 @@ int pdk_cli_call_decide(struct pdk_cli_call *c)
 	pc.roots = (const char *const *)c->roots.v;
 	pc.n_roots = c->roots.n;
 	pc.writes = (const char *const *)c->writes.v;
+	pc.n_writes = c->writes.n;
 	pc.widen = (const char *const *)c->widen.v;
 	pc.n_widen = c->widen.n;
 	pc.sockets = (const char *const *)c->cfg.allow_unix_sockets.v;

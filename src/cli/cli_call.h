@@ -56,6 +56,10 @@ int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pd
 /* Set by the MCP server, which reads the configuration once: every call's
  * process (forked from it) then takes this instead of reading the files. */
 extern const struct pdk_config *pdk_cli_config_preloaded;
+/* Set by the MCP server too: its own -w paths, as given, which are the first --write options
+ * of every call it runs. Whoever configured the client chose them, as they would
+ * writablePaths: a call is not asked about them, and they need no password. */
+extern const struct pdk_strv *pdk_cli_server_writes;
 /* The same, the error line ("VERB: configuration: ...") into why instead. */
 int pdk_cli_config_load_why(const char *verb, const char *path, bool warn, struct pdk_config *cfg,
 			    char *why, size_t why_len);

@@ -19,7 +19,7 @@
 static const char mcp_usage[] =
 	"usage: paddock mcp [OPTIONS]\n"
 	"Serve the Model Context Protocol on stdin and stdout (one JSON-RPC message a line).\n"
-	"  -w, --write PATH       also let every command write under PATH\n"
+	"  -w, --write PATH       also let every command write under PATH (not asked)\n"
 	"      --root DIR         the writable project directory (default: the current one)\n"
 	"      --backend NAME     confine with this backend (see 'paddock doctor')\n"
 	"      --bound BYTES      the most a result may take (default 16K, 1K to 1M)\n"
@@ -55,6 +55,7 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct pdk_agent_opts o = {0};
+	static struct pdk_strv server_writes;
 	struct pdk_config cfg;
 	const char *session;
 	size_t bound;
@@ -68,6 +69,10 @@ int pdk_cli_mcp_main(int argc, char **argv)
 		switch (c) {
 		case 'w':
 			flag = "--write";
+			if (pdk_strv_push(&server_writes, optarg) < 0) {
+				pdk_cli_error("mcp: out of memory");
+				goto out;
+			}
 			break;
 		case 'r':
 			flag = "--root";
@@ -117,6 +122,7 @@ int pdk_cli_mcp_main(int argc, char **argv)
 		goto out;
 	/* Read once: the calls use this, as they use the options, for the server's life. */
 	pdk_cli_config_preloaded = &cfg;
+	pdk_cli_server_writes = &server_writes;
 	/* Whether each backend works here does not change either: found out once,
 	 * every call's process inherits the verdicts. */
 	for (size_t i = 0; pdk_backends[i]; i++)
@@ -150,6 +156,8 @@ out:
 		pdk_cli_config_preloaded = NULL;
 		pdk_config_release(&cfg);
 	}
+	pdk_cli_server_writes = NULL;
+	pdk_strv_release(&server_writes);
 	pdk_strv_release(&o.run_opts);
 	return code;
 }

@@ -388,5 +388,38 @@ ok(r and r["result"]["isError"] is True and "no one can be asked" in r["result"]
    "a client without elicitation: the configured approver, never stdin", r)
 s.close()
 
+# The server's own -w was chosen by whoever configured the client, like writablePaths: a
+# call is not asked about it (here no one could be asked); a call's writePaths still is.
+own, other = os.path.join(T, "server-w"), os.path.join(T, "call-w")
+os.makedirs(own, exist_ok=True)
+os.makedirs(other, exist_ok=True)
+s = Server("-w", own)
+s.init()
+s.call(90, "run_command", {"argv": ["sh", "-c", 'echo in > "$1/f"', "sh", own]})
+r = s.reply(90)
+ok(r and r["result"]["isError"] is False and r["result"]["structuredContent"]["exit_status"] == 0
+   and os.path.exists(os.path.join(own, "f")),
+   "mcp -w DIR: a call writing under it runs without being asked", r)
+s.call(91, "run_command", {"argv": ["sh", "-c", 'echo in > "$1/g"', "sh", own], "writePaths": [other]})
+r = s.reply(91)
+ok(r and r["result"]["isError"] is True and os.path.realpath(other) in r["result"]["content"][0]["text"]
+   and os.path.realpath(own) not in r["result"]["content"][0]["text"]
+   and not os.path.exists(os.path.join(own, "g")),
+   "... a call's own writePaths is still asked about (and only it is named)", r)
+s.close()
+# Under HOME, where -w for run is asked as a widening (no password due): the same.
+s = Server("-w", own, env={"HOME": T})
+s.init()
+s.call(92, "run_command", {"argv": ["sh", "-c", 'echo in > "$1/h"', "sh", own]})
+r = s.reply(92)
+ok(r and r["result"]["isError"] is False and os.path.exists(os.path.join(own, "h")),
+   "mcp -w DIR under HOME: not asked either", r)
+s.call(93, "run_command", {"argv": ["true"], "writePaths": [other]})
+r = s.reply(93)
+ok(r and r["result"]["isError"] is True and "writes " + os.path.realpath(other) in r["result"]["content"][0]["text"]
+   and "no one can be asked" in r["result"]["content"][0]["text"],
+   "... while a call's writePaths under HOME is asked as a widening", r)
+s.close()
+
 print("1..%d" % n)
 sys.exit(1 if failed else 0)
