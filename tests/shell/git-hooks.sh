@@ -169,7 +169,6 @@ done
 # Two runs overlapping in one root: the first changes the user's hook, the second starts while
 # it is changed and ends after the first put it back. The second must take the first's copy of
 # the hooks for the user's, not the changed hook it found: after both, the user's hook is there.
-wait_long() { i=0; while [ ! -e "$1" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done; }
 for b in $backends; do
 	R=$T/$b-overlap
 	mkproj "$R"
@@ -178,11 +177,11 @@ for b in $backends; do
 	(cd "$R" && exec "$P" run --backend "$b" -- sh -c "$change; touch '$T/a-changed';
 		while [ ! -e '$T/go-a' ]; do sleep 0.05; done") >/dev/null 2>&1 </dev/null &
 	pa=$!
-	wait_long "$T/a-changed"
+	wait_for_file "$T/a-changed" 30
 	(cd "$R" && exec "$P" run --backend "$b" -- sh -c "touch '$T/b-started';
 		while [ ! -e '$T/go-b' ]; do sleep 0.05; done") >/dev/null 2>&1 </dev/null &
 	pb=$!
-	wait_long "$T/b-started"
+	wait_for_file "$T/b-started" 30
 	touch "$T/go-a"
 	wait $pa
 	touch "$T/go-b"

@@ -97,11 +97,11 @@ one_error_line() {
 none_left() { ! pgrep -f "$MARK" >/dev/null; }
 some_left() { pgrep -f "$MARK" >/dev/null; }
 # wait_for_file PATH: until PATH exists, up to 5 s.
-wait_for_file() {
+wait_for_file() { # wait_for_file FILE [SECONDS]: until FILE exists, up to SECONDS (5)
 	i=0
 	while [ ! -e "$1" ]; do
 		i=$((i + 1))
-		[ $i -gt 100 ] && return 1
+		[ $i -gt $((${2:-5} * 20)) ] && return 1
 		sleep 0.05
 	done
 }

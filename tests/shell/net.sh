@@ -62,15 +62,6 @@ threading.Thread(target=serve).start()
 c = socket.create_connection(("127.0.0.1", s.getsockname()[1]), 3)
 print(c.recv(100).decode())
 PY
-# wait_long FILE: until it exists, up to 60 s (a run starting on a loaded machine).
-wait_long() {
-	i=0
-	while [ ! -e "$1" ]; do
-		i=$((i + 1))
-		[ $i -gt 1200 ] && return 1
-		sleep 0.05
-	done
-}
 # A dual-stack server at :: and a client of it by each loopback address.
 cat > "$T/dual.py" <<'PY'
 import socket, threading
@@ -223,10 +214,10 @@ net_off_attacks() {
 	"$PADDOCK" run --backend "$b" -- "$PY" "$T/reuse.py" >"$T/out" 2>"$T/err" </dev/null &
 	rp=$!
 	hp=
-	if wait_long reuse.port; then
+	if wait_for_file reuse.port 60; then
 		"$PY" "$T/hostport.py" "$(cat reuse.port)" "$T/log-reuse" &
 		hp=$!
-		wait_long "$T/log-reuse.up" && touch reuse.go
+		wait_for_file "$T/log-reuse.up" 60 && touch reuse.go
 	fi
 	wait $rp
 	check "$b, network off: a port the run closed and the host took is out of reach" \
