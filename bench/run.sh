@@ -102,11 +102,12 @@ works)
 	# The argv is printed shell-quoted between its header and the next comment.
 	# paddock binds by descriptor what it opened itself, and has bwrap wait while it looks at
 	# the sandbox (that look is part of paddock's cost): the bare call binds the same paths by
-	# path and does not wait.
+	# path and does not wait, nor runs paddock's reaper inside.
 	bw=$(printf '%s\n' "$profile" |
 		awk '/^# bwrap: the command runs as/ { on = 1; next } on && /^#/ { exit } on' |
 		sed -e 's/^\([[:space:]]*--\)\(ro-\)\{0,1\}bind-fd [0-9][0-9]* \(.*\) \\$/\1\2bind \3 \3 \\/' \
-			-e '/^[[:space:]]*--block-fd [0-9][0-9]* \\$/d')
+			-e '/^[[:space:]]*--block-fd [0-9][0-9]* \\$/d' \
+			-e 's|^\([[:space:]]*--\) [^ ]*/paddock-reap [0-9][0-9]* -- |\1 |')
 	fd=$(printf '%s\n' "$profile" | sed -n 's/^# seccomp program passed as fd \([0-9]*\):.*/\1/p')
 	# bwrap writes its status (child-pid, exit-code) there; the bare call gets /dev/null.
 	sfd=$(printf '%s\n' "$profile" | sed -n 's/^# bwrap reports its status .* to fd \([0-9]*\)$/\1/p')
@@ -186,7 +187,8 @@ if [ -n "${bw:-}" ] && [ -n "${fd:-}" ] && works "$PADDOCK" run --backend bwrap 
 	fbw=$(printf '%s\n' "$fprofile" |
 		awk '/^# bwrap: the command runs as/ { on = 1; next } on && /^#/ { exit } on' |
 		sed -e 's/^\([[:space:]]*--\)\(ro-\)\{0,1\}bind-fd [0-9][0-9]* \(.*\) \\$/\1\2bind \3 \3 \\/' \
-			-e '/^[[:space:]]*--block-fd [0-9][0-9]* \\$/d')
+			-e '/^[[:space:]]*--block-fd [0-9][0-9]* \\$/d' \
+			-e 's|^\([[:space:]]*--\) [^ ]*/paddock-reap [0-9][0-9]* -- |\1 |')
 	ffd=$(printf '%s\n' "$fprofile" | sed -n 's/^# seccomp program passed as fd \([0-9]*\):.*/\1/p')
 	fsfd=$(printf '%s\n' "$fprofile" | sed -n 's/^# bwrap reports its status .* to fd \([0-9]*\)$/\1/p')
 	echo
