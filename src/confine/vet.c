@@ -326,9 +326,10 @@ static int vet_hook(const struct pdk_vet *v, const struct pdk_vet_config *c, FIL
 	if ((dfd = pdk_open_parent_nofollow_at(AT_FDCWD, c->path, &name)) < 0)
 		return 0;
 	there = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	const char *what = in_hooks(c->path) ? "hook" : "protected file";
+	bool hook = in_hooks(c->path);
+	const char *what = hook ? "hook" : "protected file";
 
-	if (!there && strcmp(what, "hook"))
+	if (!there && !hook)
 		return 0;
 	if (there && c->hook == 'H' && S_ISREG(st.st_mode) && (st.st_mode & 07777) == c->mode &&
 	    (size_t)st.st_size == c->len) {

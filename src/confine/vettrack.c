@@ -316,17 +316,13 @@ bool pdk_vettrack_in_index(const char *path)
 
 /* ---- the ledger of commits made in a sandbox ---- */
 
-static char *ledger_path(void)
-{
-	_cleanup_free_ char *state = pdk_state_dir();
-
-	return state ? pdk_path_join(state, "tainted-commits") : NULL;
-}
+#define LEDGER "tainted-commits" /* in paddock's state directory */
 
 /* The ledger's text, or NULL when there is none (or it cannot be read). */
 static char *ledger_read(void)
 {
-	_cleanup_free_ char *path = ledger_path();
+	_cleanup_free_ char *state = pdk_state_dir();
+	_cleanup_free_ char *path = state ? pdk_path_join(state, LEDGER) : NULL;
 	_cleanup_close_ int fd = path ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	struct stat st;
 	char *text = NULL;
@@ -367,7 +363,7 @@ void pdk_vettrack_untaint(char **tips, size_t *n)
 int pdk_vettrack_taint(char *const *worktrees, size_t n, char *const *before, size_t n_before)
 {
 	_cleanup_strv_ char **now = NULL;
-	_cleanup_free_ char *text = NULL, *add = NULL, *path = NULL;
+	_cleanup_free_ char *text = NULL, *add = NULL, *path = NULL, *state = NULL;
 	size_t n_now = 0, len = 0;
 	FILE *f;
 	int r = 0;
@@ -390,12 +386,9 @@ int pdk_vettrack_taint(char *const *worktrees, size_t n, char *const *before, si
 		return -ENOMEM;
 	if (!len)
 		return 0;
-	if (!(path = ledger_path()))
+	if (!(state = pdk_state_dir()) || !(path = pdk_path_join(state, LEDGER)))
 		return -ENOMEM;
-	_cleanup_free_ char *state = pdk_state_dir();
-	int fd = state ? pdk_open_in_dir(state, path,
-					 O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC)
-		       : -ENOMEM;
+	int fd = pdk_open_in_dir(state, path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
 		return fd;

@@ -474,20 +474,29 @@ static int still_valid(const struct call *c)
 
 /* Bind a socket that has no address yet to the loopback: a listen() or a
  * send would bind it to every address of the host. */
+/* The command's IPv6 socket reaches IPv6 only (1), or IPv4 too through v4-mapped
+ * addresses (0, dual-stack); or -errno. */
+static int v6only(const struct call *c)
+{
+	int on = 0;
+	socklen_t l = sizeof(on);
+
+	return getsockopt(c->fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, &l) < 0 ? -errno : !!on;
+}
+
 static int loopback_wildcard(const struct call *c, struct sockaddr_storage *ss, socklen_t *len)
 {
 	struct key k = {.fam = 4, .addr = {127, 0, 0, 1}};
-	int v6only = 0;
-	socklen_t l = sizeof(v6only);
+	int only;
 
 	memset(ss, 0, sizeof(*ss));
 	ss->ss_family = (sa_family_t)c->domain;
 	if (c->domain == AF_INET6) {
 		/* One address only: a dual-stack socket keeps IPv4, which the
 		 * tools that say 127.0.0.1 use. */
-		if (getsockopt(c->fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &l) < 0)
-			return -errno;
-		if (v6only)
+		if ((only = v6only(c)) < 0)
+			return only;
+		if (only)
 			k = (struct key){.fam = 6, .addr = {[15] = 1}};
 		*len = sizeof(struct sockaddr_in6);
 	} else {
@@ -543,17 +552,6 @@ static int bind_if_unbound(struct call *c)
 	return 0;
 }
 
-/* A dual-stack socket of the command's: one that can reach IPv4 through v4-mapped
- * addresses. */
-static bool dual_stack(const struct call *c)
-{
-	int v6only = 1;
-	socklen_t l = sizeof(v6only);
-
-	return c->domain == AF_INET6 &&
-	       getsockopt(c->fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &l) == 0 && !v6only;
-}
-
 /* May the run reach this address (rewritten in place from the unspecified
  * address to the loopback, which is where the kernel takes it)? 0 or the
  * errno the kernel gives in a network namespace holding only the run's own. */
@@ -585,7 +583,7 @@ static int check_dest(struct call *c, struct sockaddr_storage *ss, socklen_t len
 	if (bound_live(c->ns, &k, false))
 		return 0;
 	/* A server listening at :: (dual-stack, kept to 127.0.0.1) is at ::1 as well. */
-	if (k.fam == 6 && dual_stack(c) && bound_live(c->ns, &k, true)) {
+	if (k.fam == 6 && c->domain == AF_INET6 && v6only(c) == 0 && bound_live(c->ns, &k, true)) {
 		k = (struct key){.fam = 4, .addr = {127, 0, 0, 1}, .port = k.port};
 		set_addr(ss, &k);
 		return 0;
