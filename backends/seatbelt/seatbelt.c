@@ -633,7 +633,34 @@ struct seatbelt_state {
 	char *profile;
 	char **params;
 	char **env; /* the proxy's variables in the domains mode, else NULL */
+	/* paddock runs inside another sandbox: the command runs plainly
+	 * under that one, and the result says so */
+	bool nested;
 };
+
+/* Why the last prepare() failed, when sandbox-exec said (prepare_why). */
+static char prepare_error[512];
+
+#ifdef __APPLE__
+/* From <sandbox.h>, which Zig's bundled macOS headers lack: nonzero when
+ * the process pid runs under a sandbox (NULL operation and type 0,
+ * SANDBOX_FILTER_NONE: under any at all). */
+int sandbox_check(pid_t pid, const char *operation, int type, ...);
+
+static bool in_sandbox(void)
+{
+	return sandbox_check(getpid(), NULL, 0) != 0;
+}
+#else
+static bool in_sandbox(void)
+{
+	return false;
+}
+#endif
+
+static const char nested_note[] =
+	"sandbox: paddock runs inside another sandbox, and Seatbelt cannot apply a second "
+	"profile: the command ran under that one, without paddock's";
 
 static void seatbelt_release(void *state)
 {
@@ -717,17 +744,138 @@ static int proxy_env(unsigned port, char ***ret)
 	return 0;
 }
 
-static int seatbelt_prepare(const struct pdk_confine *policy, void **ret_state)
+/*
+ * Runs exe with argv, standard input and output on /dev/null, and waits:
+ * its wait status in *ret_status, the first line of its standard error in
+ * err (the rest is read and dropped, so that it never blocks on a full
+ * pipe). 0, or -errno when it could not be started.
+ */
+static int spawn_quiet(const char *exe, char *const argv[], char *err, size_t err_len,
+		       int *ret_status)
+{
+	posix_spawn_file_actions_t fa;
+	size_t got = 0;
+	int p[2], r;
+	pid_t pid;
+
+	err[0] = '\0';
+	if ((r = pdk_pipe_cloexec(p)) < 0)
+		return r;
+	r = posix_spawn_file_actions_init(&fa);
+	if (r != 0) {
+		close(p[0]);
+		close(p[1]);
+		return -r;
+	}
+	r = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (r == 0)
+		r = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+	if (r == 0)
+		r = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	if (r != 0) {
+		close(p[0]);
+		return -r;
+	}
+	for (;;) {
+		char buf[512];
+		ssize_t n = read(p[0], buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (ssize_t k = 0; k < n && got + 1 < err_len; k++)
+			err[got++] = buf[k];
+	}
+	close(p[0]);
+	err[got] = '\0';
+	err[strcspn(err, "\n")] = '\0';
+	while (waitpid(pid, ret_status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+/* exe -D NAME=VALUE ... -p PROFILE -- ARGV, or ARGV alone inside another
+ * sandbox. */
+static int build_argv(const struct seatbelt_state *s, const char *exe, char *const *argv,
+		      char ***ret_argv)
+{
+	struct pdk_strv out = { 0 };
+	int r = 0;
+
+	if (!s->nested) {
+		r = pdk_strv_take(&out, strdup(exe));
+		for (char **p = s->params; r >= 0 && *p; p++) {
+			r = pdk_strv_take(&out, strdup("-D"));
+			if (r >= 0)
+				r = pdk_strv_take(&out, strdup(*p));
+		}
+		if (r >= 0)
+			r = pdk_strv_take(&out, strdup("-p"));
+		if (r >= 0)
+			r = pdk_strv_take(&out, strdup(s->profile));
+		if (r >= 0)
+			r = pdk_strv_take(&out, strdup("--"));
+	}
+	for (char *const *p = argv; r >= 0 && *p; p++)
+		r = pdk_strv_take(&out, strdup(*p));
+	if (r < 0) {
+		pdk_strv_release(&out);
+		return r;
+	}
+	*ret_argv = out.v;
+	return 0;
+}
+
+/*
+ * The run's profile, applied by exe to /usr/bin/true before the command
+ * runs: one that this macOS rejects (an operation or a filter it does not
+ * know) is paddock's error, said in prepare_error, and never taken for the
+ * command's exit status.
+ */
+static int validate(const struct seatbelt_state *s, const char *exe)
+{
+	char *const probe[] = { "/usr/bin/true", NULL };
+	char **argv = NULL, err[200];
+	int r, status;
+
+	if ((r = build_argv(s, exe, probe, &argv)) < 0)
+		return r;
+	r = spawn_quiet(exe, argv, err, sizeof(err), &status);
+	pdk_strv_freep(&argv);
+	if (r < 0) {
+		snprintf(prepare_error, sizeof(prepare_error), "%s: cannot start: %s", exe,
+			 strerror(-r));
+		return r;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	snprintf(prepare_error, sizeof(prepare_error),
+		 "%s refused the profile made for this run (%s), so nothing ran; this macOS "
+		 "rejects a rule of it: 'paddock doctor' says whether any profile applies here",
+		 exe, err[0] ? err : "it gave no reason");
+	return -EPERM;
+}
+
+int pdk_seatbelt_prepare_exe(const struct pdk_confine *policy, const char *exe, bool nested,
+			     void **ret_state)
 {
 	struct pdk_seatbelt_run run = { 0 };
 	struct seatbelt_state *s;
 	int r = 0;
 
-	if (!policy)
+	prepare_error[0] = '\0';
+	if (!policy || !exe)
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->nested = nested;
 	if (!policy->network && policy->n_domains > 0) {
 		r = proxy_listen(policy->proxy_fd, &run.proxy_port);
 		if (r >= 0)
@@ -735,13 +883,31 @@ static int seatbelt_prepare(const struct pdk_confine *policy, void **ret_state)
 	}
 	if (r >= 0)
 		r = pdk_seatbelt_profile(policy, &run, &s->profile, &s->params);
+	if (r >= 0 && !nested)
+		r = validate(s, exe);
 	if (r < 0) {
-		pdk_strv_freep(&s->env);
-		free(s);
+		seatbelt_release(s);
 		return r;
 	}
 	*ret_state = s;
 	return 0;
+}
+
+static int seatbelt_prepare(const struct pdk_confine *policy, void **ret_state)
+{
+	return pdk_seatbelt_prepare_exe(policy, PDK_SEATBELT_EXEC, in_sandbox(), ret_state);
+}
+
+static const char *seatbelt_prepare_why(void)
+{
+	return prepare_error[0] ? prepare_error : NULL;
+}
+
+static const char *seatbelt_note(void *state)
+{
+	struct seatbelt_state *s = state;
+
+	return s && s->nested ? nested_note : NULL;
 }
 
 static char *const *seatbelt_env(void *state)
@@ -754,31 +920,10 @@ static char *const *seatbelt_env(void *state)
 static int seatbelt_wrap_argv(void *state, char *const *argv, char ***ret_argv)
 {
 	struct seatbelt_state *s = state;
-	struct pdk_strv out = { 0 };
-	int r;
 
 	if (!s || !argv || !argv[0])
 		return -EINVAL;
-	r = pdk_strv_take(&out, strdup(PDK_SEATBELT_EXEC));
-	for (char **p = s->params; r >= 0 && *p; p++) {
-		r = pdk_strv_take(&out, strdup("-D"));
-		if (r >= 0)
-			r = pdk_strv_take(&out, strdup(*p));
-	}
-	if (r >= 0)
-		r = pdk_strv_take(&out, strdup("-p"));
-	if (r >= 0)
-		r = pdk_strv_take(&out, strdup(s->profile));
-	if (r >= 0)
-		r = pdk_strv_take(&out, strdup("--"));
-	for (char *const *p = argv; r >= 0 && *p; p++)
-		r = pdk_strv_take(&out, strdup(*p));
-	if (r < 0) {
-		pdk_strv_release(&out);
-		return r;
-	}
-	*ret_argv = out.v;
-	return 0;
+	return build_argv(s, PDK_SEATBELT_EXEC, argv, ret_argv);
 }
 
 static int seatbelt_describe(void *state, char *const *argv, FILE *out)
@@ -787,6 +932,18 @@ static int seatbelt_describe(void *state, char *const *argv, FILE *out)
 
 	if (!s || !out)
 		return -EINVAL;
+	if (s->nested) {
+		fputs("# seatbelt: paddock runs inside another sandbox, which confines the\n"
+		      "# command; no profile of paddock's is applied (POSIX shell quoting)\n",
+		      out);
+		for (char *const *p = argv; p && *p; p++) {
+			if (p != argv)
+				fputc(' ', out);
+			pdk_fput_shell_word(out, *p);
+		}
+		fputc('\n', out);
+		return ferror(out) ? -EIO : 0;
+	}
 	fputs("# seatbelt: the command line paddock runs (POSIX shell quoting)\n", out);
 	fputs(PDK_SEATBELT_EXEC, out);
 	for (char **p = s->params; *p; p++) {
@@ -804,67 +961,95 @@ static int seatbelt_describe(void *state, char *const *argv, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
-int pdk_seatbelt_probe_exe(const char *exe, char *why, size_t why_len)
+int pdk_seatbelt_available_exe(const char *exe, bool nested, char *why, size_t why_len)
 {
-	char *const argv[] = { (char *)exe, "-p", "(version 1)(allow default)", "--",
-			       "/usr/bin/true", NULL };
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int r, status;
-
+	if (nested) {
+		snprintf(why, why_len,
+			 "paddock runs inside another sandbox (sandbox_check): commands run "
+			 "plainly under that one, since Seatbelt cannot apply a second profile");
+		return 0;
+	}
 	if (access(exe, X_OK) != 0) {
-		r = -errno;
+		int r = -errno;
+
 		snprintf(why, why_len, "%s: %s (sandbox-exec ships with macOS only)", exe,
 			 strerror(-r));
 		return r;
 	}
-	r = posix_spawn_file_actions_init(&fa);
-	if (r != 0)
-		return -r;
-	r = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (r == 0)
-		r = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	if (r == 0)
-		r = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (r == 0)
-		r = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (r != 0) {
-		snprintf(why, why_len, "%s: cannot start: %s", exe, strerror(r));
-		return -r;
+	snprintf(why, why_len, "%s is there", exe);
+	return 0;
+}
+
+/* What the probe applies: the profile of a small policy with one of each
+ * kind of rule (a root, a protected path and its case-insensitive and git
+ * rules, a unix socket), so that doctor finds out what a run would. */
+static int probe_profile(struct seatbelt_state *s)
+{
+	static const char *const roots[] = { "/private/tmp" };
+	static const char *const protect[] = { "/private/tmp/.git/hooks" };
+	static const char *const sockets[] = { "/private/tmp/.paddock-probe.sock" };
+	struct pdk_confine policy = { .roots = roots, .n_roots = 1, .protect = protect,
+				      .n_protect = 1, .unix_paths = sockets, .n_unix = 1,
+				      .proxy_fd = -1 };
+
+	return pdk_seatbelt_profile(&policy, NULL, &s->profile, &s->params);
+}
+
+int pdk_seatbelt_probe_exe(const char *exe, bool nested, char *why, size_t why_len)
+{
+	struct seatbelt_state s = { 0 };
+	char *const probe[] = { "/usr/bin/true", NULL };
+	char **argv = NULL, err[160];
+	int r, status;
+
+	if ((r = pdk_seatbelt_available_exe(exe, nested, why, why_len)) < 0 || nested)
+		return r;
+	r = probe_profile(&s);
+	if (r >= 0)
+		r = build_argv(&s, exe, probe, &argv);
+	free(s.profile);
+	pdk_strv_freep(&s.params);
+	if (r < 0) {
+		snprintf(why, why_len, "cannot make a profile: %s", strerror(-r));
+		return r;
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			r = -errno;
-			snprintf(why, why_len, "%s: %s", exe, strerror(-r));
-			return r;
-		}
+	r = spawn_quiet(exe, argv, err, sizeof(err), &status);
+	pdk_strv_freep(&argv);
+	if (r < 0) {
+		snprintf(why, why_len, "%s: cannot start: %s", exe, strerror(-r));
+		return r;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(why, why_len,
-			 "%s could not apply a profile (already inside a sandbox? Seatbelt "
-			 "refuses a second, different profile)",
-			 exe);
+		snprintf(why, why_len, "%s refused paddock's profile on /usr/bin/true (%s)", exe,
+			 err[0] ? err : "it gave no reason");
 		return -EPERM;
 	}
-	snprintf(why, why_len, "%s applies profiles", exe);
+	snprintf(why, why_len, "%s applies paddock's profile", exe);
 	return 0;
+}
+
+static int seatbelt_available(char *why, size_t why_len)
+{
+	return pdk_seatbelt_available_exe(PDK_SEATBELT_EXEC, in_sandbox(), why, why_len);
 }
 
 static int seatbelt_probe(char *why, size_t why_len)
 {
-	return pdk_seatbelt_probe_exe(PDK_SEATBELT_EXEC, why, why_len);
+	return pdk_seatbelt_probe_exe(PDK_SEATBELT_EXEC, in_sandbox(), why, why_len);
 }
 
 const struct pdk_backend pdk_backend_seatbelt = {
 	.name = "seatbelt",
 	.enforces_protect = true,
 	.probe = seatbelt_probe,
+	.available = seatbelt_available,
 	.prepare = seatbelt_prepare,
+	.prepare_why = seatbelt_prepare_why,
 	.wrap_argv = seatbelt_wrap_argv,
 	.enter = NULL,
 	.release = seatbelt_release,
 	.describe = seatbelt_describe,
 	.env = seatbelt_env,
+	.note = seatbelt_note,
 	.proxy_on_loopback = true,
 };

@@ -3,6 +3,7 @@
 #ifndef PDK_SEATBELT_H
 #define PDK_SEATBELT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "confine/confine.h"
@@ -39,13 +40,31 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 			 char **ret_profile, char ***ret_params);
 
 /*
- * What probe() does, for a given sandbox-exec: 0 when exe is executable and
- * applies a trivial profile to a trivial command of its own (so a paddock
- * already inside a sandbox, where Seatbelt refuses a second profile, finds
- * out here and not on the user's command); else -errno, with a one-line
- * reason in why. Exposed for tests and `paddock doctor`.
+ * What prepare() does, for a given sandbox-exec and with nested saying
+ * whether paddock runs inside another sandbox: the profile, and, when not
+ * nested, exe applying it to /usr/bin/true, so that a profile this macOS
+ * rejects is an error here (-EPERM, with sandbox-exec's reason in the
+ * backend's prepare_why) and not the command's exit status. Nested, no
+ * profile is applied: wrap_argv() gives the command as it is, and note()
+ * the sandbox: line saying so. Exposed for tests.
  */
-int pdk_seatbelt_probe_exe(const char *exe, char *why, size_t why_len);
+int pdk_seatbelt_prepare_exe(const struct pdk_confine *policy, const char *exe, bool nested,
+			     void **ret_state);
+
+/*
+ * What available() does (cheap, runs nothing): 0 when nested (commands run
+ * under the outer sandbox) or when exe is executable, else -errno; a
+ * one-line reason in why.
+ */
+int pdk_seatbelt_available_exe(const char *exe, bool nested, char *why, size_t why_len);
+
+/*
+ * What probe() does, for a given sandbox-exec: as available(), and then
+ * exe applies the profile of a small policy with each kind of rule to
+ * /usr/bin/true; -EPERM when it refuses, with its reason in why. Exposed
+ * for tests and `paddock doctor`.
+ */
+int pdk_seatbelt_probe_exe(const char *exe, bool nested, char *why, size_t why_len);
 
 extern const struct pdk_backend pdk_backend_seatbelt;
 

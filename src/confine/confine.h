@@ -103,6 +103,13 @@ struct pdk_backend {
 	 * state), set after prepare(): the proxy's, when the backend makes its
 	 * listener. NULL, or an op returning NULL: none. */
 	char *const *(*env)(void *state);
+	/* A sandbox: line for the run's result, owned by state, or NULL
+	 * (Seatbelt inside another sandbox: the command runs under that one).
+	 * NULL op: none. */
+	const char *(*note)(void *state);
+	/* After prepare() failed: a one-line reason better than its -errno,
+	 * or NULL (Seatbelt: what sandbox-exec said of the profile). */
+	const char *(*prepare_why)(void);
 	/* --print-profile: the exact native confinement, as text. */
 	int (*describe)(void *state, char *const *argv, FILE *out);
 	/* Backends that run a helper binary (bwrap); NULL otherwise. set_helper:

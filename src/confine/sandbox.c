@@ -907,15 +907,22 @@ static int arm(struct pdk_sandbox *sb, char *why, size_t why_len)
 {
 	char **argv = sb->argv;
 	char *saved0 = argv[0];
+	const char *note;
 	int r;
 
 	sb->spec.path = sb->path;
 	sb->spec.argv = sb->argv;
 	if (sb->backend->prepare && (r = sb->backend->prepare(&sb->policy, &sb->state)) < 0) {
+		const char *bwhy = sb->backend->prepare_why ? sb->backend->prepare_why() : NULL;
+
 		sb->state = NULL;
 		snprintf(why, why_len, "backend %s could not set up: %s", sb->backend->name,
-			 strerror(-r));
+			 bwhy ? bwhy : strerror(-r));
 		return r;
+	}
+	if (sb->backend->note && (note = sb->backend->note(sb->state))) {
+		add_note(sb, "%s", note);
+		collect_notes(sb);
 	}
 	if (sb->backend->env &&
 	    (r = pdk_sandbox_setenv(sb, (const char *const *)sb->backend->env(sb->state))) < 0) {

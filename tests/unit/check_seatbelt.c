@@ -26,6 +26,13 @@
  * would open a rule granting writes everywhere, a newline, a backslash. */
 static const char evil[] = "/Users/dev/x\") (allow file-write* (subpath \"/\")) ;\\\n(deny";
 
+/* prepare() as a run's, with /bin/true standing in for sandbox-exec, which
+ * accepts every profile it is given. */
+static int prepare(const struct pdk_confine *policy, void **ret_state)
+{
+	return pdk_seatbelt_prepare_exe(policy, "/bin/true", false, ret_state);
+}
+
 static char *golden_dir(void)
 {
 	const char *srcdir = getenv("srcdir");
@@ -551,7 +558,7 @@ START_TEST(prepare_passes_unix_sockets)
 	char **argv;
 	size_t i;
 
-	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&c, &state), 0);
+	ck_assert_int_eq(prepare(&c, &state), 0);
 	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
 	for (i = 0; argv[i] && strcmp(argv[i], "UNIX_SOCKET_0=/Users/dev/.ssh/agent.sock"); i++)
 		;
@@ -587,7 +594,7 @@ START_TEST(prepare_domains_hands_listener)
 	c.proxy_fd = sv[1];
 	ck_assert_ptr_nonnull(pdk_backend_seatbelt.env);
 	ck_assert(pdk_backend_seatbelt.proxy_on_loopback);
-	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&c, &state), 0);
+	ck_assert_int_eq(prepare(&c, &state), 0);
 	ck_assert_int_eq(recvmsg(sv[0], &msg, 0), 1);
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
 
@@ -620,7 +627,7 @@ START_TEST(prepare_domains_hands_listener)
 	pdk_strv_freep(&argv);
 	pdk_backend_seatbelt.release(state);
 	c.network = true;
-	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&c, &state), 0);
+	ck_assert_int_eq(prepare(&c, &state), 0);
 	ck_assert_ptr_null(pdk_backend_seatbelt.env(state));
 	pdk_backend_seatbelt.release(state);
 	close(fd);
@@ -778,7 +785,7 @@ START_TEST(bad_path_rejected)
 	ck_assert_int_eq(pdk_seatbelt_profile(&as_protect, NULL, &profile, &params), -EINVAL);
 	ck_assert_str_eq(profile, "untouched");
 	ck_assert_ptr_eq(params, (char **)"untouched");
-	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&as_root, &state), -EINVAL);
+	ck_assert_int_eq(prepare(&as_root, &state), -EINVAL);
 	ck_assert_str_eq((char *)state, "untouched");
 }
 END_TEST
@@ -821,7 +828,7 @@ START_TEST(wrap_argv_shape)
 	size_t i = 0;
 
 	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
-	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&c, &state), 0);
+	ck_assert_int_eq(prepare(&c, &state), 0);
 	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
 	ck_assert_str_eq(argv[i++], "/usr/bin/sandbox-exec");
 	for (char **p = params; *p; p++) {
@@ -863,7 +870,7 @@ START_TEST(describe_round_trips)
 	FILE *f = open_memstream(&text, &len);
 	const char *line;
 
-	ck_assert_int_eq(pdk_backend_seatbelt.prepare(&c, &state), 0);
+	ck_assert_int_eq(prepare(&c, &state), 0);
 	ck_assert_int_eq(pdk_backend_seatbelt.describe(state, cmd, f), 0);
 	fclose(f);
 	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
@@ -954,9 +961,9 @@ static char *fake_exe(const char *dir, const char *name, const char *body, mode_
 	return path;
 }
 
-/* The probe runs the helper once with a trivial profile of its own and goes
- * by the exit status: a refusal (as inside another sandbox) is -EPERM. */
-START_TEST(probe_runs_trivial_profile)
+/* The probe runs the helper once with the profile of a small policy and goes
+ * by the exit status: a refusal is -EPERM, with the helper's reason. */
+START_TEST(probe_runs_profile)
 {
 	char dir[] = "/tmp/check_seatbelt.XXXXXX";
 	char why[256], *args, *got, *ok, *refuse, *noexec;
@@ -968,17 +975,26 @@ START_TEST(probe_runs_trivial_profile)
 	ck_assert_int_ge(asprintf(&body, "#!/bin/sh\nprintf '%%s|' \"$@\" > %s\nexit 0\n", args),
 			 0);
 	ok = fake_exe(dir, "ok", body, 0755);
-	refuse = fake_exe(dir, "refuse", "#!/bin/sh\necho sandbox_apply: denied >&2\nexit 65\n",
+	refuse = fake_exe(dir, "refuse",
+			  "#!/bin/sh\necho 'sandbox-exec: unbound variable: file-link' >&2\n"
+			  "echo second line >&2\nexit 65\n",
 			  0755);
 	noexec = fake_exe(dir, "noexec", "#!/bin/sh\nexit 0\n", 0644);
 
-	ck_assert_int_eq(pdk_seatbelt_probe_exe(ok, why, sizeof(why)), 0);
+	ck_assert_int_eq(pdk_seatbelt_probe_exe(ok, false, why, sizeof(why)), 0);
 	got = read_file(args);
-	ck_assert_str_eq(got, "-p|(version 1)(allow default)|--|/usr/bin/true|");
-	ck_assert_int_eq(pdk_seatbelt_probe_exe(refuse, why, sizeof(why)), -EPERM);
-	ck_assert_ptr_nonnull(strstr(why, "already inside a sandbox"));
+	ck_assert_msg(strncmp(got, "-D|WRITABLE_ROOT_0=/private/tmp|-D|PROTECTED_0=", 46) == 0,
+		      "probe args: %s", got);
+	ck_assert_ptr_nonnull(strstr(got, "|-p|(version 1)\n"));
+	ck_assert_ptr_nonnull(strstr(got, "(deny file-link"));
+	ck_assert_ptr_nonnull(strstr(got, "(remote unix-socket (path-literal"));
+	ck_assert_str_eq(got + strlen(got) - strlen("|--|/usr/bin/true|"), "|--|/usr/bin/true|");
+	ck_assert_int_eq(pdk_seatbelt_probe_exe(refuse, false, why, sizeof(why)), -EPERM);
+	ck_assert_ptr_nonnull(strstr(why, "(sandbox-exec: unbound variable: file-link)"));
+	ck_assert_ptr_null(strstr(why, "second line"));
 	if (geteuid() != 0) /* root may "execute" anything per access(2) */
-		ck_assert_int_eq(pdk_seatbelt_probe_exe(noexec, why, sizeof(why)), -EACCES);
+		ck_assert_int_eq(pdk_seatbelt_probe_exe(noexec, false, why, sizeof(why)),
+				 -EACCES);
 
 	unlink(args);
 	unlink(ok);
@@ -991,6 +1007,122 @@ START_TEST(probe_runs_trivial_profile)
 	free(ok);
 	free(refuse);
 	free(noexec);
+}
+END_TEST
+
+/* prepare() applies the run's own profile to /usr/bin/true first: a helper
+ * that refuses it fails the run before the command, with its reason, and one
+ * that accepts it got exactly the command line the run will use. */
+START_TEST(prepare_validates_profile)
+{
+	const char *roots[] = { "/private/tmp" };
+	const char *protect[] = { "/private/tmp/.vscode" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .protect = protect,
+				 .n_protect = 1, .proxy_fd = -1 };
+	char dir[] = "/tmp/check_seatbelt.XXXXXX";
+	char *const cmd[] = { "/usr/bin/true", NULL };
+	char *args, *body, *ok, *refuse, *got, **argv, *want = NULL;
+	size_t wlen = 0;
+	void *state = (void *)"untouched";
+	const char *why;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_ge(asprintf(&args, "%s/args", dir), 0);
+	ck_assert_int_ge(asprintf(&body, "#!/bin/sh\nprintf '%%s|' \"$@\" > %s\nexit 0\n", args),
+			 0);
+	ok = fake_exe(dir, "ok", body, 0755);
+	refuse = fake_exe(dir, "refuse",
+			  "#!/bin/sh\necho 'sandbox-exec: unknown operation: file-link' >&2\n"
+			  "exit 65\n",
+			  0755);
+	ck_assert_ptr_nonnull(pdk_backend_seatbelt.prepare_why);
+
+	ck_assert_int_eq(pdk_seatbelt_prepare_exe(&c, refuse, false, &state), -EPERM);
+	ck_assert_ptr_eq(state, (void *)"untouched");
+	why = pdk_backend_seatbelt.prepare_why();
+	ck_assert_ptr_nonnull(why);
+	ck_assert_ptr_nonnull(strstr(why, refuse));
+	ck_assert_ptr_nonnull(strstr(why, "(sandbox-exec: unknown operation: file-link)"));
+	ck_assert_ptr_nonnull(strstr(why, "nothing ran"));
+
+	ck_assert_int_eq(pdk_seatbelt_prepare_exe(&c, ok, false, &state), 0);
+	ck_assert_ptr_null(pdk_backend_seatbelt.prepare_why());
+	ck_assert_ptr_null(pdk_backend_seatbelt.note(state));
+	got = read_file(args);
+	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
+	FILE *f = open_memstream(&want, &wlen);
+
+	for (char **p = argv + 1; *p; p++)
+		fprintf(f, "%s|", *p);
+	fclose(f);
+	ck_assert_str_eq(got, want);
+	pdk_strv_freep(&argv);
+	pdk_backend_seatbelt.release(state);
+
+	/* a helper that cannot be started is no run either */
+	ck_assert_int_eq(pdk_seatbelt_prepare_exe(&c, "/nonexistent/sandbox-exec", false, &state),
+			 -ENOENT);
+	ck_assert_ptr_nonnull(strstr(pdk_backend_seatbelt.prepare_why(), "cannot start"));
+
+	unlink(args);
+	unlink(ok);
+	unlink(refuse);
+	rmdir(dir);
+	free(want);
+	free(got);
+	free(body);
+	free(args);
+	free(ok);
+	free(refuse);
+}
+END_TEST
+
+/* Inside another sandbox (sandbox_check), Seatbelt cannot apply a second
+ * profile: nothing is validated or wrapped, the command runs as it is, and
+ * the run, --print-profile and the probe say so. */
+START_TEST(nested_runs_plainly)
+{
+	const char *roots[] = { "/private/tmp" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .proxy_fd = -1 };
+	char *const cmd[] = { "/bin/echo", "a b", NULL };
+	char why[256], **argv, *text = NULL;
+	size_t len = 0;
+	void *state = NULL;
+	const char *note;
+	FILE *f;
+
+	/* no helper at all: inside another sandbox it is not run */
+	ck_assert_int_eq(pdk_seatbelt_prepare_exe(&c, "/nonexistent/sandbox-exec", true, &state),
+			 0);
+	note = pdk_backend_seatbelt.note(state);
+	ck_assert_ptr_nonnull(note);
+	ck_assert_msg(strncmp(note, "sandbox: ", 9) == 0 && strstr(note, "inside another sandbox"),
+		      "note: %s", note);
+	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
+	ck_assert_str_eq(argv[0], "/bin/echo");
+	ck_assert_str_eq(argv[1], "a b");
+	ck_assert_ptr_null(argv[2]);
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(pdk_backend_seatbelt.describe(state, cmd, f), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "inside another sandbox"));
+	ck_assert_ptr_nonnull(strstr(text, "\n/bin/echo 'a b'\n"));
+	ck_assert_ptr_null(strstr(text, "sandbox-exec"));
+	pdk_strv_freep(&argv);
+	free(text);
+	pdk_backend_seatbelt.release(state);
+
+	ck_assert_int_eq(pdk_seatbelt_available_exe("/nonexistent/sandbox-exec", true, why,
+						    sizeof(why)),
+			 0);
+	ck_assert_ptr_nonnull(strstr(why, "inside another sandbox"));
+	ck_assert_int_eq(
+		pdk_seatbelt_probe_exe("/nonexistent/sandbox-exec", true, why, sizeof(why)), 0);
+	ck_assert_ptr_nonnull(strstr(why, "inside another sandbox"));
+	/* and not nested, a missing helper is what it is */
+	ck_assert_int_eq(pdk_seatbelt_available_exe("/nonexistent/sandbox-exec", false, why,
+						    sizeof(why)),
+			 -ENOENT);
 }
 END_TEST
 
@@ -1258,7 +1390,9 @@ static Suite *seatbelt_suite(void)
 	tcase_add_test(b, prepare_domains_hands_listener);
 	tcase_add_test(b, prepare_passes_unix_sockets);
 	tcase_add_test(b, probe_linux_absent);
-	tcase_add_test(b, probe_runs_trivial_profile);
+	tcase_add_test(b, probe_runs_profile);
+	tcase_add_test(b, prepare_validates_profile);
+	tcase_add_test(b, nested_runs_plainly);
 	suite_add_tcase(s, b);
 	return s;
 }
