@@ -458,287 +458,381 @@ static int status_of(int wstatus)
 	return 0;
 }
 
-int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk_capture *err,
-	    struct pdk_run_status *ret)
-{
-	struct pdk_run_status st = {0};
-	struct sigaction sa, old[PDK_ARRAY_SIZE(handled)];
-	int opipe[2] = {-1, -1}, epipe[2] = {-1, -1}, rpipe[2] = {-1, -1}, spipe[2] = {-1, -1};
-	_cleanup_close_ int devnull = -1;
-	struct child_report rep;
-	double start, deadline, kill_at = 0, drain_until = 0;
-	bool exited = false, term_sent = false, child_event = true;
-	char *buf = read_buf;
+/* One run, from its pipes to its reaping: the state pdk_run's steps share. */
+struct run {
+	const struct pdk_run_spec *spec;
+	struct pdk_capture *out, *err;
+	struct pdk_run_status st;
+	int opipe[2], epipe[2], rpipe[2], spipe[2];
+	int devnull;
+	struct procs_plan plan;
+	struct pdk_guard guard;
+	struct sigaction old[PDK_ARRAY_SIZE(handled)];
+	bool caught; /* handled[] are paddock's until run_close */
 	pid_t pid;
-	int r, wstatus = 0;
-	ssize_t n;
-	struct procs_plan plan = {0};
-	struct pdk_guard guard = {.fd = -1};
-	bool cleared = true; /* nothing of the run was left after the last kill */
+	int wstatus;
+	double start, deadline, kill_at, drain_until;
+	bool exited, term_sent, child_event;
+	bool cleared; /* nothing of the run was left after the last kill */
+	bool emptied; /* the cgroup was emptied, and its limit read, at the exit */
 #ifdef __linux__
-	_cleanup_free_ char **marked_envp = NULL;
+	char **marked_envp;
 	char marker[64];
+	struct pdk_cgroup *cg;
 #endif
-	bool emptied = false; /* the cgroup was emptied, and its limit read, at the exit */
-#ifdef __linux__
-	struct pdk_cgroup *cg = NULL;
-#endif
+};
 
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (devnull < 0)
+/* /dev/null for stdin, and the pipes: stdout, stderr, the child's report,
+ * and the one signals are written to. */
+static int run_open(struct run *x)
+{
+	int r;
+
+	x->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (x->devnull < 0)
 		return -errno;
-	if ((r = pdk_pipe_cloexec(opipe)) < 0 || (r = pdk_pipe_cloexec(epipe)) < 0 ||
-	    (r = pdk_pipe_cloexec(rpipe)) < 0 || (r = pdk_pipe_cloexec(spipe)) < 0)
-		goto close_pipes;
-	fcntl(spipe[0], F_SETFL, O_NONBLOCK);
-	fcntl(spipe[1], F_SETFL, O_NONBLOCK);
-	fcntl(opipe[0], F_SETFL, O_NONBLOCK);
-	fcntl(epipe[0], F_SETFL, O_NONBLOCK);
+	if ((r = pdk_pipe_cloexec(x->opipe)) < 0 || (r = pdk_pipe_cloexec(x->epipe)) < 0 ||
+	    (r = pdk_pipe_cloexec(x->rpipe)) < 0 || (r = pdk_pipe_cloexec(x->spipe)) < 0)
+		return r;
+	fcntl(x->spipe[0], F_SETFL, O_NONBLOCK);
+	fcntl(x->spipe[1], F_SETFL, O_NONBLOCK);
+	fcntl(x->opipe[0], F_SETFL, O_NONBLOCK);
+	fcntl(x->epipe[0], F_SETFL, O_NONBLOCK);
 #if defined(__linux__) && defined(F_SETPIPE_SZ)
 	/* Bigger pipes mean fewer wake-ups for a command that prints a lot. */
-	fcntl(opipe[0], F_SETPIPE_SZ, READ_CHUNK);
-	fcntl(epipe[0], F_SETPIPE_SZ, READ_CHUNK);
+	fcntl(x->opipe[0], F_SETPIPE_SZ, READ_CHUNK);
+	fcntl(x->epipe[0], F_SETPIPE_SZ, READ_CHUNK);
 #endif
-	if (spec->max_procs) {
-#ifdef __linux__
-		if (pdk_cgroup_new(spec->max_procs, &cg, &st.procs_why) == 0) {
-			plan.cg = cg;
-			st.procs_how = PDK_PROCS_CGROUP;
-			st.procs_limit = spec->max_procs;
-		}
-		/* Nothing of the run may outlive paddock, even if it is
-		 * SIGKILLed: the guardian then empties the cgroup or, without
-		 * one, kills the processes that carry the run's marker. */
-		if (!spec->tree_dies_with_parent || spec->finish_fd > 2) {
-			if (!cg && (r = mark_env(spec->envp, marker, sizeof(marker),
-						 &marked_envp)) < 0)
-				goto close_pipes;
-			plan.envp = marked_envp;
-			if ((r = pdk_guard_start(&guard, cg, cg ? NULL : marker, devnull,
-						 spec->finish_fd > 2 ? spec->finish_fd : -1)) < 0)
-				goto close_pipes;
-		}
-#endif
-		if (st.procs_how == PDK_PROCS_CGROUP) {
-			/* set */
-		} else if (nproc_exempt()) {
-			st.procs_how = PDK_PROCS_NONE;
-		} else {
-			plan.nproc = nproc_limit(spec->max_procs);
-			st.procs_how = PDK_PROCS_RLIMIT;
-			st.procs_limit = (unsigned long)plan.nproc;
-		}
-	}
+	return 0;
+}
 
-	sig_pipe_w = spipe[1];
+/* The process limit spec->max_procs asks for: a cgroup, else RLIMIT_NPROC;
+ * and the guardian that outlives paddock. */
+static int run_limit_procs(struct run *x)
+{
+	const struct pdk_run_spec *spec = x->spec;
+	struct pdk_run_status *st = &x->st;
+
+	if (!spec->max_procs)
+		return 0;
+#ifdef __linux__
+	int r;
+
+	if (pdk_cgroup_new(spec->max_procs, &x->cg, &st->procs_why) == 0) {
+		x->plan.cg = x->cg;
+		st->procs_how = PDK_PROCS_CGROUP;
+		st->procs_limit = spec->max_procs;
+	}
+	/* Nothing of the run may outlive paddock, even if it is SIGKILLed:
+	 * the guardian then empties the cgroup or, without one, kills the
+	 * processes that carry the run's marker. */
+	if (!spec->tree_dies_with_parent || spec->finish_fd > 2) {
+		if (!x->cg &&
+		    (r = mark_env(spec->envp, x->marker, sizeof(x->marker), &x->marked_envp)) < 0)
+			return r;
+		x->plan.envp = x->marked_envp;
+		if ((r = pdk_guard_start(&x->guard, x->cg, x->cg ? NULL : x->marker, x->devnull,
+					 spec->finish_fd > 2 ? spec->finish_fd : -1)) < 0)
+			return r;
+	}
+#endif
+	if (st->procs_how == PDK_PROCS_CGROUP) {
+		/* set */
+	} else if (nproc_exempt()) {
+		st->procs_how = PDK_PROCS_NONE;
+	} else {
+		x->plan.nproc = nproc_limit(spec->max_procs);
+		st->procs_how = PDK_PROCS_RLIMIT;
+		st->procs_limit = (unsigned long)x->plan.nproc;
+	}
+	return 0;
+}
+
+static void run_catch_signals(struct run *x)
+{
+	struct sigaction sa;
+
+	sig_pipe_w = x->spipe[1];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(handled); i++)
-		sigaction(handled[i], &sa, &old[i]);
-
+		sigaction(handled[i], &sa, &x->old[i]);
+	x->caught = true;
 #ifdef __linux__
 	/* Orphans of the run become paddock's children, so none escapes. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 #endif
-	start = now();
-	struct child_args ca = {spec, &plan, devnull, opipe[1], epipe[1], rpipe[1], getpid()};
+}
+
+/* SIGKILL the child (and its group, when it has made one) and reap it. */
+static void run_kill_child(struct run *x, bool group)
+{
+	if (group)
+		kill(-x->pid, SIGKILL);
+	kill(x->pid, SIGKILL);
+	while (waitpid(x->pid, &x->wstatus, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Start the command: 0 once it runs, 1 when it never did (the exec or the
+ * backend failed in the child: st says which), or -errno. */
+static int run_start(struct run *x)
+{
+	const struct pdk_run_spec *spec = x->spec;
+	struct child_args ca = {spec, &x->plan, x->devnull, x->opipe[1], x->epipe[1], x->rpipe[1],
+				getpid()};
+	struct child_report rep;
 	bool handover = false;
+	ssize_t n;
+	int r;
+
+	x->start = now();
 	if (spec->backend && spec->backend->before_fork) {
 		r = spec->backend->before_fork(spec->backend_state);
 		if (r < 0)
-			goto restore;
+			return r;
 		handover = r > 0;
 	}
-	pid = spawn(&ca, handover);
-	if (pid < 0) {
-		r = pid;
-		goto restore;
-	}
+	x->pid = spawn(&ca, handover);
+	if (x->pid < 0)
+		return x->pid;
 	if (handover && spec->backend->forked &&
-	    (r = spec->backend->forked(spec->backend_state, pid)) < 0) {
+	    (r = spec->backend->forked(spec->backend_state, x->pid)) < 0) {
 		if (spec->why)
 			snprintf(spec->why, spec->why_len, "backend %s could not start: %s",
 				 spec->backend->name, strerror(-r));
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-			;
-		goto restore;
+		run_kill_child(x, false);
+		return r;
 	}
 
-	close(opipe[1]);
-	close(epipe[1]);
-	close(rpipe[1]);
-	opipe[1] = epipe[1] = rpipe[1] = -1;
+	close(x->opipe[1]);
+	close(x->epipe[1]);
+	close(x->rpipe[1]);
+	x->opipe[1] = x->epipe[1] = x->rpipe[1] = -1;
 	do
-		n = read(rpipe[0], &rep, sizeof(rep));
+		n = read(x->rpipe[0], &rep, sizeof(rep));
 	while (n < 0 && errno == EINTR);
 	if (n == (ssize_t)sizeof(rep)) {
-		while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+		while (waitpid(x->pid, &x->wstatus, 0) < 0 && errno == EINTR)
 			;
-		st.exec_errno = rep.err;
-		st.exec_stage = stages[rep.stage];
-		st.exit_status = 127;
-		r = 0;
-		goto restore;
+		x->st.exec_errno = rep.err;
+		x->st.exec_stage = stages[rep.stage];
+		x->st.exit_status = 127;
+		return 1;
 	}
 	/* A wrapper that checks what its helper made before the command runs:
 	 * nothing of the command has run when it says no. */
 	if (spec->backend && spec->backend->spawned &&
 	    (r = spec->backend->spawned(spec->backend_state, spec->why, spec->why_len)) < 0) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-			;
-		goto restore;
+		run_kill_child(x, true);
+		return r;
 	}
+	x->deadline = x->start + spec->timeout;
+	return 0;
+}
 
-	deadline = start + spec->timeout;
+/* The timeout: SIGTERM to the group at the deadline, SIGKILL a grace later. */
+static void run_timers(struct run *x, double t)
+{
+	if (!x->exited && !x->term_sent && t >= x->deadline) {
+		x->st.timed_out = true;
+		kill(-x->pid, SIGTERM);
+		x->term_sent = true;
+		x->kill_at = t + PDK_KILL_GRACE;
+	}
+	if (!x->exited && x->kill_at && t >= x->kill_at) {
+		kill(-x->pid, SIGKILL);
+		x->kill_at = 0;
+	}
+}
+
+/* When the watch must wake next, in ms for poll(); -1: on an event only. */
+static int run_wake_ms(const struct run *x, double t)
+{
+	double wake = 1e18;
+
+	if (!x->exited && !x->term_sent)
+		wake = x->deadline;
+	if (x->kill_at)
+		wake = x->kill_at < wake ? x->kill_at : wake;
+	if (x->exited)
+		wake = x->drain_until < wake ? x->drain_until : wake;
+	return wake >= 1e17 ? -1 : (int)((wake - t) * 1000) + 1;
+}
+
+/* Read what one stream has, up to 16 chunks; the pipe is closed at EOF. */
+static void run_read(int *fd, struct pdk_capture *to)
+{
+	for (int k = 0; k < 16; k++) {
+		ssize_t n = read(*fd, read_buf, READ_CHUNK);
+		if (n > 0) {
+			pdk_capture_feed(to, read_buf, (size_t)n);
+			/* A short read emptied the pipe: poll, not one more
+			 * read that finds nothing. */
+			if (n < READ_CHUNK)
+				break;
+			continue;
+		}
+		if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+			close(*fd);
+			*fd = -1;
+		}
+		break;
+	}
+}
+
+/* The signals paddock caught: SIGCHLD marks a child event; any other stops
+ * the run (SIGTERM to its group, SIGKILL a grace later). */
+static void run_signalled(struct run *x)
+{
+	unsigned char sigs[64];
+	ssize_t n = read(x->spipe[0], sigs, sizeof(sigs));
+
+	for (ssize_t i = 0; i < n; i++) {
+		if (sigs[i] == SIGCHLD)
+			x->child_event = true;
+		if (sigs[i] == SIGCHLD || x->exited || x->st.stopped)
+			continue;
+		x->st.stopped = true;
+		x->st.stop_signal = sigs[i];
+		if (!x->term_sent) {
+			kill(-x->pid, SIGTERM);
+			x->term_sent = true;
+			x->kill_at = now() + PDK_KILL_GRACE;
+		}
+	}
+}
+
+/* Once the main process is done, nothing of its group may outlive it:
+ * kill, reap, then read what is left for a while. */
+static void run_reap(struct run *x)
+{
+	siginfo_t si;
+
+	x->child_event = false;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)x->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid != x->pid)
+		return;
+	run_kill_child(x, true);
+#ifdef __linux__
+	/* What the limit saw, before the kill sets pids.max to 0 and counts
+	 * refusals of its own. */
+	if (x->cg) {
+		x->st.procs_limited = pdk_cgroup_limit_hits(x->cg) > 0;
+		x->emptied = true;
+		x->cleared = pdk_cgroup_kill(x->cg, (int)(PDK_KILL_GRACE * 1000)) == 0;
+	}
+#endif
+	/* An emptied cgroup held every process the run started, none of
+	 * which can leave it: only the dead are left to reap. */
+	if (x->emptied && x->cleared)
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	else
+		x->cleared = kill_group(x->pid, pdk_guard_pid(&x->guard)) && x->cleared;
+	x->exited = true;
+	x->drain_until = now() + PDK_DRAIN_LIMIT;
+}
+
+/* Read both streams until the command is done and they are drained (or
+ * drain_until passes), enforcing the timeout and paddock's own stop. */
+static int run_watch(struct run *x)
+{
 	for (;;) {
 		struct pollfd pfd[3] = {
-		    {opipe[0], POLLIN, 0}, {epipe[0], POLLIN, 0}, {spipe[0], POLLIN, 0}};
-		double t = now(), wake = 1e18;
-		int timeout_ms;
+		    {x->opipe[0], POLLIN, 0}, {x->epipe[0], POLLIN, 0}, {x->spipe[0], POLLIN, 0}};
+		double t = now();
 
-		if (!exited && !term_sent && t >= deadline) {
-			st.timed_out = true;
-			kill(-pid, SIGTERM);
-			term_sent = true;
-			kill_at = t + PDK_KILL_GRACE;
-		}
-		if (!exited && kill_at && t >= kill_at) {
-			kill(-pid, SIGKILL);
-			kill_at = 0;
-		}
-		if (exited && (opipe[0] < 0 && epipe[0] < 0))
+		run_timers(x, t);
+		if (x->exited && ((x->opipe[0] < 0 && x->epipe[0] < 0) || t >= x->drain_until))
 			break;
-		if (exited && t >= drain_until)
-			break;
-		if (!exited && !term_sent)
-			wake = deadline;
-		if (kill_at)
-			wake = kill_at < wake ? kill_at : wake;
-		if (exited)
-			wake = drain_until < wake ? drain_until : wake;
-		timeout_ms = wake >= 1e17 ? -1 : (int)((wake - t) * 1000) + 1;
-		if (poll(pfd, 3, timeout_ms) < 0 && errno != EINTR) {
+		if (poll(pfd, 3, run_wake_ms(x, t)) < 0 && errno != EINTR) {
 			/* Blind to the run: nothing of it may go on unwatched. */
-			r = -errno;
-			if (spec->why)
-				snprintf(spec->why, spec->why_len,
+			int r = -errno;
+			if (x->spec->why)
+				snprintf(x->spec->why, x->spec->why_len,
 					 "waiting for the command: %s; it was killed", strerror(-r));
-			if (!exited) {
-				kill(-pid, SIGKILL);
-				kill(pid, SIGKILL);
-				while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-					;
-				cleared = kill_group(pid, pdk_guard_pid(&guard)) && cleared;
+			if (!x->exited) {
+				run_kill_child(x, true);
+				x->cleared = kill_group(x->pid, pdk_guard_pid(&x->guard)) && x->cleared;
 			}
-			goto restore;
+			return r;
 		}
-		for (int i = 0; i < 2; i++) {
-			int *fd = i == 0 ? &opipe[0] : &epipe[0];
-			if (*fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			/* Drain what is there before polling again. */
-			for (int k = 0; k < 16; k++) {
-				n = read(*fd, buf, READ_CHUNK);
-				if (n > 0) {
-					pdk_capture_feed(i == 0 ? out : err, buf, (size_t)n);
-					/* A short read emptied the pipe: poll, not
-					 * one more read that finds nothing. */
-					if (n < READ_CHUNK)
-						break;
-					continue;
-				}
-				if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-					close(*fd);
-					*fd = -1;
-				}
-				break;
-			}
-		}
-		if (pfd[2].revents & POLLIN) {
-			unsigned char sigs[64];
-			n = read(spipe[0], sigs, sizeof(sigs));
-			for (ssize_t i = 0; i < n; i++) {
-				if (sigs[i] == SIGCHLD)
-					child_event = true;
-				if (sigs[i] == SIGCHLD || exited || st.stopped)
-					continue;
-				st.stopped = true;
-				st.stop_signal = sigs[i];
-				if (!term_sent) {
-					kill(-pid, SIGTERM);
-					term_sent = true;
-					kill_at = now() + PDK_KILL_GRACE;
-				}
-			}
-		}
-		if (!exited && child_event) {
-			siginfo_t si;
-			child_event = false;
-			memset(&si, 0, sizeof(si));
-			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-			    si.si_pid == pid) {
-				/* The main process is done: nothing of its group may
-				 * outlive it, then read what is left for a while. */
-				kill(-pid, SIGKILL);
-				while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-					;
-#ifdef __linux__
-				/* What the limit saw, before the kill sets pids.max
-				 * to 0 and counts refusals of its own. */
-				if (cg) {
-					st.procs_limited = pdk_cgroup_limit_hits(cg) > 0;
-					emptied = true;
-					cleared =
-					    pdk_cgroup_kill(cg, (int)(PDK_KILL_GRACE * 1000)) == 0;
-				}
-#endif
-				/* An emptied cgroup held every process the run
-				 * started, none of which can leave it: only the dead
-				 * are left to reap. */
-				if (emptied && cleared)
-					while (waitpid(-1, NULL, WNOHANG) > 0)
-						;
-				else
-					cleared = kill_group(pid, pdk_guard_pid(&guard)) && cleared;
-				exited = true;
-				drain_until = now() + PDK_DRAIN_LIMIT;
-			}
-		}
+		if (x->opipe[0] >= 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			run_read(&x->opipe[0], x->out);
+		if (x->epipe[0] >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			run_read(&x->epipe[0], x->err);
+		if (pfd[2].revents & POLLIN)
+			run_signalled(x);
+		if (!x->exited && x->child_event)
+			run_reap(x);
 	}
-	st.exit_status = status_of(wstatus);
-	r = 0;
+	x->st.exit_status = status_of(x->wstatus);
+	return 0;
+}
 
-restore:
-	st.duration = now() - start;
-	for (size_t i = 0; i < PDK_ARRAY_SIZE(handled); i++)
-		sigaction(handled[i], &old[i], NULL);
-	sig_pipe_w = -1;
-close_pipes:
+/* Give back the signals, empty the cgroup if the run ended early, stop the
+ * guardian, close every pipe. */
+static void run_close(struct run *x)
+{
+	if (x->caught) {
+		x->st.duration = now() - x->start;
+		for (size_t i = 0; i < PDK_ARRAY_SIZE(handled); i++)
+			sigaction(handled[i], &x->old[i], NULL);
+		sig_pipe_w = -1;
+	}
 #ifdef __linux__
 	/* Not emptied yet when the run ended before its main process did. */
-	if (cg && !emptied) {
-		st.procs_limited = pdk_cgroup_limit_hits(cg) > 0;
-		cleared = pdk_cgroup_kill(cg, 1000) == 0;
+	if (x->cg && !x->emptied) {
+		x->st.procs_limited = pdk_cgroup_limit_hits(x->cg) > 0;
+		x->cleared = pdk_cgroup_kill(x->cg, 1000) == 0;
 	}
 	/* "done" only once nothing is left; otherwise the guardian sees EOF
 	 * and keeps at it for longer. */
-	pdk_guard_stop(&guard, cleared);
-	pdk_cgroup_free(cg);
-#else
-	(void)cleared;
+	pdk_guard_stop(&x->guard, x->cleared);
+	pdk_cgroup_free(x->cg);
+	free(x->marked_envp);
 #endif
 	for (int i = 0; i < 2; i++) {
-		int *all[] = {&opipe[i], &epipe[i], &rpipe[i], &spipe[i]};
+		int *all[] = {&x->opipe[i], &x->epipe[i], &x->rpipe[i], &x->spipe[i]};
 		for (size_t j = 0; j < PDK_ARRAY_SIZE(all); j++)
 			if (*all[j] >= 0)
 				close(*all[j]);
 	}
+	if (x->devnull >= 0)
+		close(x->devnull);
+}
+
+int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk_capture *err,
+	    struct pdk_run_status *ret)
+{
+	struct run x = {
+	    .spec = spec,
+	    .out = out,
+	    .err = err,
+	    .opipe = {-1, -1},
+	    .epipe = {-1, -1},
+	    .rpipe = {-1, -1},
+	    .spipe = {-1, -1},
+	    .devnull = -1,
+	    .guard = {.fd = -1},
+	    .child_event = true,
+	    .cleared = true,
+	};
+	int r;
+
+	if ((r = run_open(&x)) == 0 && (r = run_limit_procs(&x)) == 0) {
+		run_catch_signals(&x);
+		r = run_start(&x);
+		if (r == 0)
+			r = run_watch(&x);
+		else if (r > 0)
+			r = 0;
+	}
+	run_close(&x);
 	if (r == 0)
-		*ret = st;
+		*ret = x.st;
 	return r;
 }
