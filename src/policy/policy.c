@@ -255,7 +255,7 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	_cleanup_free_ char *plain = NULL;
 	const struct pdk_pattern *p;
 	const struct pdk_prog_class *cls;
-	const char *sens, *sens_arg = NULL, *code, *cancel = NULL;
+	const char *sens, *sens_arg = NULL, *code = NULL, *cancel = NULL;
 	char cancel_buf[300];
 	unsigned kind;
 	char key[512];
@@ -367,7 +367,7 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 		if (st->read_only)
 			st->rule = cat2("read_only_command: ", key);
 	}
-	if ((code = code_in_data(c, st->text))) {
+	if (c->code_rule || (code = code_in_data(c, st->text))) {
 		/* never read-only, and at least moderate, saying why (below) */
 		st->read_only = false;
 	}
@@ -399,7 +399,10 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	if ((c->flags & PDK_PCMD_FED_BY_DOWNLOADER) && st->risk < PDK_RISK_DANGEROUS)
 		set_risk(st, PDK_RISK_DANGEROUS, strdup("risk: download-to-shell"),
 			 strdup("runs a script fetched from the network, unread"));
-	if (code && st->risk < PDK_RISK_MODERATE)
+	if (c->code_rule && st->risk < PDK_RISK_MODERATE)
+		set_risk(st, PDK_RISK_MODERATE, cat2("code-in-data: ", c->code_rule),
+			 steal_pointer(&c->code_why));
+	else if (code && st->risk < PDK_RISK_MODERATE)
 		set_risk(st, PDK_RISK_MODERATE, pdk_asprintf("code-in-data: %s", st->program),
 			 pdk_asprintf("bash runs text hidden in data here: %s", code));
 	if (sens && st->risk < PDK_RISK_MODERATE)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/fmt.h"
 #include "policy_int.h"
 #include "shparse/shparse.h"
 
@@ -22,6 +23,8 @@ struct ctx {
 	 * run the earlier ones again). */
 	size_t taint_at;
 	bool taint_all;
+	/* what the scripts' arithmetic reads, and what they assign */
+	struct pdk_arith arith;
 };
 
 /* The simple command being looked at. */
@@ -489,7 +492,21 @@ static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *
 			if (a == 1 && w[1].s[0] == '-' && strcmp(w[1].s, "-"))
 				return emit(x, &cur, w, n, 0);
 			if (a < n && *w[a].s && strcmp(w[a].s, "-")) {
+				/* The trap itself is code in data: its action runs later, at
+				 * exit, on a signal or before each command (DEBUG), in the
+				 * state the script left. Its commands are judged too, as
+				 * ones that may run after a change of PATH. */
+				int r = emit(x, &cur, w, n, 0);
+				struct pdk_pcmd *c = &x->out->v[x->out->n - 1];
+
+				if (r < 0 || !(c->code_rule = strdup("trap")) ||
+				    !(c->code_why = strdup(
+					  "trap's action is code bash runs later (at exit, on a "
+					  "signal, or before each command for DEBUG), with the "
+					  "variables and PATH of that moment")))
+					return -ENOMEM;
 				sh[2] = w[a];
+				cur.flags |= PDK_PCMD_IN_FUNCTION;
 				return judge_shell(x, &cur, sh, 3);
 			}
 		}
@@ -666,6 +683,103 @@ static size_t pipe_next(const char *s, size_t len, const struct pdk_sh_script *s
 	return SIZE_MAX;
 }
 
+/* What a script command gives arithmetic: its assignments (NAME=VALUE before
+ * it, or as words of declare and the like), the names let and declare -i
+ * evaluate. */
+static int arith_command(struct ctx *x, const struct pdk_sh_command *c, unsigned depth,
+			 unsigned id)
+{
+	static const char *const declares[] = {"declare", "typeset", "local", "export",
+					       "readonly", NULL};
+	struct pdk_arith_where at = {.line = c->line, .column = c->column, .depth = depth,
+				     .script_id = id};
+	const char *prog = c->nwords && !(c->words[0].flags & NONLITERAL) ? c->words[0].text : "";
+	bool integer = false, declare = pdk_policy_in_list(prog, declares);
+
+	for (size_t j = 0; j < c->nassigns; j++)
+		if (pdk_arith_assign(&x->arith, c->assigns[j].text, c->assigns[j].flags) < 0)
+			return -ENOMEM;
+	for (size_t j = 1; j < c->nwords; j++) {
+		const struct pdk_sh_word *wd = &c->words[j];
+
+		if (declare && wd->text[0] == '-' && strchr(wd->text, 'i'))
+			integer = true;
+		if (declare && strchr(wd->text, '=') &&
+		    pdk_arith_assign(&x->arith, wd->text, wd->flags) < 0)
+			return -ENOMEM;
+	}
+	for (size_t j = 1; j < c->nwords; j++) {
+		const struct pdk_sh_word *wd = &c->words[j];
+
+		at.text = c->text;
+		if (!strcmp(prog, "let"))
+			at.opener = "let";
+		else if (integer && wd->text[0] != '-')
+			at.opener = "declare -i";
+		else
+			continue;
+		/* declare -i x=VALUE evaluates VALUE, and what x holds later */
+		if (pdk_arith_uses(&x->arith, wd->text, &at) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The script's arithmetic texts and loop values. */
+static int arith_script(struct ctx *x, const struct pdk_sh_script *sc, unsigned depth,
+			unsigned id)
+{
+	for (size_t i = 0; i < pdk_sh_narith(sc); i++) {
+		const char *t = pdk_sh_arith_at(sc, i);
+		struct pdk_arith_where at = {
+		    .text = (char *)t,
+		    .opener = !strncmp(t, "$((", 3) ? "$(("
+			      : !strncmp(t, "$[", 2) ? "$["
+			      : !strncmp(t, "((", 2) ? "(("
+						     : "[[",
+		    .depth = depth,
+		    .script_id = id,
+		};
+
+		if (pdk_arith_uses(&x->arith, t, &at) < 0)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < pdk_sh_nloopvals(sc); i++) {
+		const struct pdk_sh_word *w = pdk_sh_loopval_at(sc, i);
+
+		if (pdk_arith_assign(&x->arith, w->text, w->flags) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A step for each name arithmetic reads that may hold code. */
+static int arith_steps(struct ctx *x)
+{
+	const char *value;
+
+	for (size_t i = 0; (i = pdk_arith_next(&x->arith, i, &value)) != SIZE_MAX; i++) {
+		const struct pdk_arith_use *u = &x->arith.uses[i];
+		struct origin o = {.text = u->at.text, .line = u->at.line, .column = u->at.column,
+				   .depth = u->at.depth, .script = true,
+				   .script_id = u->at.script_id};
+		struct pdk_pword w = {u->at.opener, 0};
+		struct pdk_pcmd *c;
+
+		if (emit(x, &o, &w, 1, 0) < 0)
+			return -ENOMEM;
+		c = &x->out->v[x->out->n - 1];
+		c->code_rule = pdk_asprintf("arithmetic on %s", u->name);
+		c->code_why = pdk_asprintf(
+		    "bash evaluates the value of %s as an expression, and the script gives it "
+		    "`%.100s`, not a number: an array subscript there runs what it holds",
+		    u->name, value);
+		if (!c->code_rule || !c->code_why)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int parse_script(struct ctx *x, const char *script, size_t len, unsigned depth,
 			const struct origin *outer)
 {
@@ -744,7 +858,10 @@ static int parse_script(struct ctx *x, const char *script, size_t len, unsigned 
 		if (c->context & PDK_SH_IN_FUNCTION)
 			o.flags |= PDK_PCMD_IN_FUNCTION;
 		first[i] = end[i] = x->out->n;
-		r = 0;
+		if ((r = arith_command(x, c, depth, id)) < 0) {
+			pdk_sh_script_free(sc);
+			return r;
+		}
 		for (size_t j = 0; j < c->nassigns && r >= 0; j++) {
 			const char *a = c->assigns[j].text;
 
@@ -799,6 +916,10 @@ static int parse_script(struct ctx *x, const char *script, size_t len, unsigned 
 			return r;
 		}
 		end[i] = x->out->n;
+	}
+	if ((r = arith_script(x, sc, depth, id)) < 0) {
+		pdk_sh_script_free(sc);
+		return r;
 	}
 	/* A downloader whose output reaches a shell or an interpreter. */
 	for (size_t i = 0; i < n; i++) {
@@ -860,7 +981,11 @@ int pdk_policy_collect(const struct pdk_policy_call *call, struct pdk_pcmd_list 
 		if (r > 0)
 			return refuse(&x, &o, NULL, rule, "%s", msg);
 	}
-	if ((r = judge(&x, &o, w, argc)) < 0)
+	r = judge(&x, &o, w, argc);
+	if (r >= 0)
+		r = arith_steps(&x);
+	pdk_arith_release(&x.arith);
+	if (r < 0)
 		return r;
 	for (size_t i = 0; out->taint && i < out->n; i++)
 		if (x.taint_all || i >= x.taint_at || (out->v[i].flags & PDK_PCMD_IN_FUNCTION))
@@ -880,6 +1005,8 @@ void pdk_pcmd_list_release(struct pdk_pcmd_list *l)
 		free(c->text);
 		free(c->refuse);
 		free(c->refuse_rule);
+		free(c->code_rule);
+		free(c->code_why);
 	}
 	free(l->v);
 	free(l->taint);

@@ -21,7 +21,7 @@ enum {
 	PDK_PCMD_FED_BY_DOWNLOADER = 1u << 3, /* ... and a downloader feeds that pipe */
 	PDK_PCMD_PROJECT = 1u << 4,	      /* named by a path inside a writable root */
 	PDK_PCMD_TAINTED = 1u << 5,	      /* runs after PATH changed or a file was sourced */
-	PDK_PCMD_IN_FUNCTION = 1u << 6,	      /* inside a function body: may run later */
+	PDK_PCMD_IN_FUNCTION = 1u << 6,	      /* inside a function body or a trap: may run later */
 };
 
 /* The program's base name: "/usr/bin/rm" is rm (a trailing slash keeps it whole). */
@@ -54,6 +54,9 @@ struct pdk_pcmd {
 	unsigned flags; /* PDK_PCMD_* */
 	char *refuse;	/* owned: set when the command cannot be allowed as written */
 	char *refuse_rule;
+	/* owned: code hidden in data found by the collector ("arithmetic on x",
+	 * "trap") and why, or NULL: the step is at least moderate */
+	char *code_rule, *code_why;
 	/* where it came from, to link pipelines */
 	unsigned script_id;
 };
@@ -65,6 +68,37 @@ struct pdk_pcmd_list {
 	 * the programs marked PDK_PCMD_TAINTED run after it. */
 	char *taint;
 };
+
+/* policy_arith.c: variables that arithmetic would evaluate as code (see there). */
+struct pdk_arith_var {
+	char *name, *value; /* owned */
+	char *copies;	    /* owned: the name whose value it takes ($y), or NULL */
+	bool suspect;	    /* given text that is not a plain number */
+};
+struct pdk_arith_where {
+	char *text; /* owned in a use: the arithmetic as written */
+	const char *opener; /* static: "((", "$((", "[[", "let", "declare -i" */
+	int line, column;
+	unsigned depth, script_id;
+};
+struct pdk_arith_use {
+	char *name; /* owned */
+	struct pdk_arith_where at;
+};
+struct pdk_arith {
+	struct pdk_arith_var *vars;
+	size_t nvars;
+	struct pdk_arith_use *uses; /* the first use of each name */
+	size_t nuses;
+};
+/* NAME=VALUE (a word of an assignment, quotes removed; flags: PDK_SH_*). */
+int pdk_arith_assign(struct pdk_arith *a, const char *word, unsigned flags);
+/* The names an arithmetic text reads (at->text is copied). */
+int pdk_arith_uses(struct pdk_arith *a, const char *text, const struct pdk_arith_where *at);
+/* The index of the first use from `from` on whose name may hold code, with the
+ * value that makes it so; SIZE_MAX when none. */
+size_t pdk_arith_next(const struct pdk_arith *a, size_t from, const char **ret_value);
+void pdk_arith_release(struct pdk_arith *a);
 
 /* policy_cmd.c: every program the call runs. Returns 0 or -ENOMEM; *ret_shell
  * says whether the call itself was sh -c SCRIPT. */

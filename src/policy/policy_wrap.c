@@ -18,7 +18,8 @@ bool pdk_policy_steering_name(const char *s, size_t l)
 	static const char *const names[] = {
 	    "PATH",	"BASH_ENV",	  "ENV",	  "LD_PRELOAD", "LD_LIBRARY_PATH",
 	    "LD_AUDIT", "SHELLOPTS",	  "BASHOPTS",	  "PS4",	"PROMPT_COMMAND",
-	    "BASH_CMDS", "BASH_ALIASES", NULL};
+	    "BASH_CMDS", "BASH_ALIASES", "EXECIGNORE", "PS0",	"PS1",
+	    "PS2",	NULL};
 
 	for (const char *const *n = names; *n; n++)
 		if (strlen(*n) == l && !strncmp(s, *n, l))

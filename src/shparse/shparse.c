@@ -158,6 +158,12 @@ void pdk_sh_script_free(struct pdk_sh_script *s)
 	for (size_t i = 0; i < s->n; i++)
 		pdk_sh_node_free(s->cmds[i]);
 	free(s->cmds);
+	for (size_t i = 0; i < s->narith; i++)
+		free(s->arith[i]);
+	free(s->arith);
+	for (size_t i = 0; i < s->nloopvals; i++)
+		free(s->loopvals[i].text);
+	free(s->loopvals);
 	free(s);
 }
 
@@ -176,6 +182,38 @@ const struct pdk_sh_command *pdk_sh_command_at(const struct pdk_sh_script *s, si
 	if (!s || i >= s->n)
 		return NULL;
 	return &s->cmds[i]->c;
+}
+
+int pdk_sh_add_arith(struct parser *p, const char *s, size_t len)
+{
+	struct pdk_sh_script *o = p->out;
+	char *t;
+
+	if (pdk_sh_grow((void **)&o->arith, &o->arithcap, o->narith + 1, sizeof(*o->arith)) < 0 ||
+	    !(t = strndup(s, len)))
+		return pdk_sh_nomem(p);
+	o->arith[o->narith++] = t;
+	return 0;
+}
+
+size_t pdk_sh_narith(const struct pdk_sh_script *s)
+{
+	return s ? s->narith : 0;
+}
+
+const char *pdk_sh_arith_at(const struct pdk_sh_script *s, size_t i)
+{
+	return s && i < s->narith ? s->arith[i] : NULL;
+}
+
+size_t pdk_sh_nloopvals(const struct pdk_sh_script *s)
+{
+	return s ? s->nloopvals : 0;
+}
+
+const struct pdk_sh_word *pdk_sh_loopval_at(const struct pdk_sh_script *s, size_t i)
+{
+	return s && i < s->nloopvals ? &s->loopvals[i] : NULL;
 }
 
 static int cmp_node(const void *a, const void *b)
@@ -267,9 +305,12 @@ int pdk_sh_parse_bytes(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < pdk_sh_ncommands(s); i++) {
 			const struct pdk_sh_command *c = pdk_sh_command_at(s, i);
 
-			if (c->text == NULL || (c->nwords && c->words[0].text == NULL))
+			if (!c || c->text == NULL || (c->nwords && c->words[0].text == NULL))
 				abort();
 		}
+		for (size_t i = 0; s && i < s->narith; i++)
+			if (!s->arith[i])
+				abort();
 		pdk_sh_script_free(s);
 	}
 	return r;

@@ -106,6 +106,20 @@ void pdk_sh_script_free(struct pdk_sh_script *script);
 size_t pdk_sh_ncommands(const struct pdk_sh_script *script);
 const struct pdk_sh_command *pdk_sh_command_at(const struct pdk_sh_script *script, size_t i);
 
+/*
+ * The script's arithmetic, which bash evaluates as expressions (a variable
+ * named there has its value evaluated in turn, array subscripts and all): the
+ * text of every $(( )), $[ ], (( )) and for (( )), delimiters included, and
+ * each operand of -eq, -ne, -lt, -le, -gt and -ge in [[ ]], in the order read.
+ */
+size_t pdk_sh_narith(const struct pdk_sh_script *script);
+const char *pdk_sh_arith_at(const struct pdk_sh_script *script, size_t i);
+
+/* The values a for or select loop gives its variable, each as NAME=WORD with
+ * the word's flags and place, in the order read. */
+size_t pdk_sh_nloopvals(const struct pdk_sh_script *script);
+const struct pdk_sh_word *pdk_sh_loopval_at(const struct pdk_sh_script *script, size_t i);
+
 /* "<", ">>", "2>&1"-style spelling of an operator (without the fd). */
 const char *pdk_sh_redir_op_name(enum pdk_sh_redir_op op);
 

@@ -359,6 +359,21 @@ static int parse_while(struct parser *p, const char *kw, size_t off)
 	return r;
 }
 
+/* VAR=WORD for the script's loop values. */
+static int add_loopval(struct parser *p, const char *var, const struct pdk_sh_word *w, size_t off)
+{
+	struct pdk_sh_script *o = p->out;
+	char *t;
+
+	if (pdk_sh_grow((void **)&o->loopvals, &o->loopvalcap, o->nloopvals + 1,
+			sizeof(*o->loopvals)) < 0 ||
+	    asprintf(&t, "%s=%s", var, w->text) < 0)
+		return pdk_sh_nomem(p);
+	o->loopvals[o->nloopvals++] =
+	    (struct pdk_sh_word){.text = t, .flags = w->flags, .offset = off, .length = w->length};
+	return 0;
+}
+
 static int parse_for(struct parser *p, const char *kw, size_t off)
 {
 	struct lexer *lx = p->lx;
@@ -386,6 +401,9 @@ static int parse_for(struct parser *p, const char *kw, size_t off)
 			return r;
 		if (t->kind != TK_WORD || t->w.flags || !pdk_sh_is_name(t->w.text))
 			return pdk_sh_fail(p, lx, t->start, "expected a variable name after '%s'", kw);
+		_cleanup_free_ char *var = strdup(t->w.text);
+		if (!var)
+			return pdk_sh_nomem(p);
 		pdk_sh_consume(p);
 		r = skip_newlines(p);
 		if (r >= 0)
@@ -394,8 +412,11 @@ static int parse_for(struct parser *p, const char *kw, size_t off)
 			return r;
 		if (is_kw(t, "in")) {
 			pdk_sh_consume(p);
-			while ((r = pdk_sh_peek(p, &t)) >= 0 && t->kind == TK_WORD)
+			while ((r = pdk_sh_peek(p, &t)) >= 0 && t->kind == TK_WORD) {
+				if ((r = add_loopval(p, var, &t->w, orig(lx, t->start))) < 0)
+					return r;
 				pdk_sh_consume(p);
+			}
 			if (r < 0)
 				return r;
 		}
@@ -538,10 +559,25 @@ static int lex_regex(struct parser *p, struct lexer *lx)
 
 /* [[ ... ]]: no commands of its own; substitutions in its words were
  * reported while they were lexed. */
+/* -eq, -ne, -lt, -le, -gt, -ge: [[ ]] evaluates both operands as arithmetic. */
+static bool arith_test_op(const struct token *t)
+{
+	static const char *const ops[] = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"};
+
+	if (t->kind != TK_WORD || t->w.flags)
+		return false;
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(ops); i++)
+		if (!strcmp(t->w.text, ops[i]))
+			return true;
+	return false;
+}
+
 static int parse_cond(struct parser *p, size_t off)
 {
 	unsigned saved = p->ctx;
 	bool newline_ok = true; /* as bash: only after [[ && || ( ! */
+	bool operand_next = false;
+	_cleanup_free_ char *prev = NULL; /* the word before, a left operand */
 	struct token *t;
 	int r;
 
@@ -574,6 +610,18 @@ static int parse_cond(struct parser *p, size_t off)
 			     is_op(t, OP_LPAREN) || is_kw(t, "!");
 
 		bool regex = is_kw(t, "=~");
+		if (arith_test_op(t) && prev && (r = pdk_sh_add_arith(p, prev, strlen(prev))) < 0)
+			break;
+		if (t->kind == TK_WORD && operand_next &&
+		    (r = pdk_sh_add_arith(p, t->w.text, strlen(t->w.text))) < 0)
+			break;
+		operand_next = arith_test_op(t);
+		free(prev);
+		prev = t->kind == TK_WORD ? strdup(t->w.text) : NULL;
+		if (t->kind == TK_WORD && !prev) {
+			r = pdk_sh_nomem(p);
+			break;
+		}
 		pdk_sh_consume(p);
 		if (regex) {
 			r = lex_regex(p, p->lx);

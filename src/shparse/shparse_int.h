@@ -77,6 +77,10 @@ struct node {
 struct pdk_sh_script {
 	struct node **cmds;
 	size_t n, cap;
+	char **arith; /* the arithmetic texts, in the order they were read */
+	size_t narith, arithcap;
+	struct pdk_sh_word *loopvals; /* NAME=WORD of for and select loops */
+	size_t nloopvals, loopvalcap;
 };
 
 struct parser {
@@ -186,6 +190,8 @@ void pdk_sh_lexer_done(struct lexer *lx);
 /* shparse_lex.c: words and tokens */
 const char *pdk_sh_squote_end(struct parser *p, const struct lexer *lx);
 int pdk_sh_arith_trial(struct parser *p, const struct lexer *lx, size_t i);
+/* Keeps len bytes of s as one of the script's arithmetic texts. */
+int pdk_sh_add_arith(struct parser *p, const char *s, size_t len);
 int pdk_sh_scan_arith(struct parser *p, struct lexer *lx, size_t start, struct wbuf *scratch,
 		      bool bracket);
 int pdk_sh_lex_dollar(struct parser *p, struct lexer *lx, struct wbuf *w, bool in_dq);

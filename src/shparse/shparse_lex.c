@@ -196,6 +196,8 @@ int pdk_sh_scan_arith(struct parser *p, struct lexer *lx, size_t start, struct w
 			lx->pos++;
 	}
 	p->ctx = saved_ctx;
+	if (r >= 0 && lx->pos > start && lx->pos <= lx->len)
+		r = pdk_sh_add_arith(p, lx->s + start, lx->pos - start);
 	return r;
 }
 

@@ -57,7 +57,31 @@ hostile "compgen -C pdkmark x"
 hostile "mapfile -C pdkmark -c 1 a <lines"
 hostile "readarray -t -C pdkmark -c 1 a <lines"
 hostile "f() { pdkmark; }; complete -F f x; compgen -F f x"
+# trap's action runs later: judged, and the trap at least moderate
+hostile "trap pdkmark EXIT"
+hostile "trap -- 'pdkmark' EXIT; true"
+# arithmetic evaluates a variable's value as an expression, subscripts and all
+hostile "x='a[\$(pdkmark)]'; echo \$((x))"
+hostile "x='a[\$(pdkmark)]'; echo \$(( \$x ))"
+hostile "x='a[\$(pdkmark)]'; echo \$[x]"
+hostile "x='a[\$(pdkmark)]'; [[ \$x -eq 1 ]]"
+hostile "x='a[\$(pdkmark)]'; [[ 1 -lt x ]]"
+hostile "x='a[\$(pdkmark)]'; let x"
+hostile "x='a[\$(pdkmark)]'; (( x ))"
+hostile "x='a[\`pdkmark\`]'; for ((i=0; i<x; i++)); do :; done"
+hostile "y=x; x='a[\$(pdkmark)]'; echo \$((y))"
+hostile "x=\"a[\$(printf '\$')(pdkmark)]\"; ((x))"
+hostile "for x in 'a[\$(pdkmark)]'; do echo \$((x)); done"
+hostile "declare -i x; x='a[\$(pdkmark)]'"
 twin "echo 'a[\$(pdkmark)]'"
 twin "declare a"
+# everyday arithmetic stays read-only or safe
+calm() {
+	(cd "$T/work" && "$PADDOCK" check -- bash -c "$1" >"$T/out" 2>"$T/err")
+	check "everyday arithmetic stays safe: $1" grep -qx "risk: safe.*" "$T/out"
+}
+calm "for ((i=0;i<3;i++)); do echo \$i; done"
+calm "n=\$(wc -l <lines); echo \$((n+1))"
+calm "n=3; [[ \$n -eq 3 ]] && echo \$((n*2))"
 
 finish

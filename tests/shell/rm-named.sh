@@ -2,7 +2,7 @@
 # rm-named.sh - only the rm a call names goes to the trash: its argv, a simple command of its
 # sh -c script, through wrappers (xargs, find -exec, env) and nested scripts; rm run by the
 # programs it starts (a configure script, make's recipes) deletes as usual, and no variable
-# the command sets (EXECIGNORE, PATH) changes which. Needs trash-cli.
+# the command sets (PATH) changes which, and EXECIGNORE is refused. Needs trash-cli.
 . "${srcdir:-$(dirname "$0")/../..}/tests/shell/lib.sh"
 
 if ! command -v trash-list >/dev/null 2>&1; then
@@ -58,7 +58,11 @@ run -- sh -c 'bash -c "rm d.txt"'
 check "a nested script's rm goes to the trash" in_trash "$W/d.txt"
 echo x >e.txt
 run -- bash -c 'EXECIGNORE="*/rm"; rm e.txt'
-check "EXECIGNORE does not make the call's rm delete for good" in_trash "$W/e.txt"
+check "EXECIGNORE, which steers what a bare name runs, is refused (exit 125)" \
+	sh -c "[ \$1 = 125 ] && grep -q 'EXECIGNORE' '$T/err'" sh $?
+check "... before anything ran: e.txt is still there" test -e e.txt
+run -- bash -c 'rm e.txt'
+check "the call's rm of e.txt goes to the trash" in_trash "$W/e.txt"
 echo x >"f'q.txt"
 run -- sh -c "rm \"f'q.txt\" && echo \`rm -v nothing-here 2>&1\`"
 check "an rm inside backquotes and quotes still works" in_trash "$W/f'q.txt"

@@ -483,6 +483,39 @@ START_TEST(test_heredoc_body)
 }
 END_TEST
 
+/* The arithmetic bash evaluates, and the values loops give their variables. */
+START_TEST(test_arith_texts)
+{
+	static const char script[] =
+	    "echo $((x+1)) $[y]; (( z )); for ((i=0;i<n;i++)); do :; done\n"
+	    "[[ $a -eq 1 && $s == t || b -lt `echo $((k))` ]]\n"
+	    "for v in 1 'a[$(id)]'; do :; done; for w; do :; done";
+	static const char *const want[] = {"$((x+1))", "$[y]",	"(( z ))", "((i=0;i<n;i++))",
+					   "$a",       "1",	"b",	   "`echo $((k))`",
+					   "$((k))"};
+	struct pdk_sh_script *s = NULL;
+	size_t n;
+
+	ck_assert_int_eq(pdk_sh_parse(script, strlen(script), &s, NULL), 0);
+	n = pdk_sh_narith(s);
+	ck_assert_uint_eq(n, PDK_ARRAY_SIZE(want));
+	for (size_t i = 0; i < n; i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < n; j++)
+			found |= !strcmp(pdk_sh_arith_at(s, j), want[i]);
+		ck_assert_msg(found, "no arithmetic text %s", want[i]);
+	}
+	ck_assert_ptr_null(pdk_sh_arith_at(s, n));
+	ck_assert_uint_eq(pdk_sh_nloopvals(s), 2);
+	ck_assert_str_eq(pdk_sh_loopval_at(s, 0)->text, "v=1");
+	ck_assert_str_eq(pdk_sh_loopval_at(s, 1)->text, "v=a[$(id)]");
+	ck_assert_uint_eq(pdk_sh_loopval_at(s, 1)->flags, PDK_SH_QUOTED);
+	ck_assert_ptr_null(pdk_sh_loopval_at(s, 2));
+	pdk_sh_script_free(s);
+}
+END_TEST
+
 /* A failed parse leaves *ret alone; a NUL byte is just a character. */
 START_TEST(test_api_edges)
 {
@@ -737,6 +770,7 @@ static Suite *shparse_suite(void)
 	tcase_add_test(tc, test_fields);
 	tcase_add_test(tc, test_backtick_offsets);
 	tcase_add_test(tc, test_heredoc_body);
+	tcase_add_test(tc, test_arith_texts);
 	tcase_add_test(tc, test_api_edges);
 	tcase_add_test(tc, test_deep_nesting);
 	tcase_add_test(tc, test_unbalanced_nesting);
