@@ -1,7 +1,9 @@
 /* seatbelt.c - the Seatbelt backend (macOS): the policy as an SBPL profile,
  * run as /usr/bin/sandbox-exec -D NAME=PATH ... -p PROFILE -- ARGV. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -214,6 +217,27 @@ static const char profile_net_on[] =
 	"  (global-name \"com.apple.networkd\")\n"
 	"  (global-name \"com.apple.trustd.agent\")\n"
 	"  (global-name \"com.apple.ocspd\"))\n";
+
+/* Writable on macOS whatever the roots: /private/tmp, which tools name
+ * without asking TMPDIR (a root anyway when TMPDIR is not set), then, as
+ * parameters, the per-user cache directory (clang's and swiftc's module
+ * caches) and the run's own temporary directory. */
+static const char profile_macos_writes[] =
+	"; and on every Mac: /private/tmp, which tools name without asking\n"
+	"; TMPDIR; the per-user cache directory (DARWIN_USER_CACHE_DIR: clang's\n"
+	"; and swiftc's module caches); the run's own TMPDIR\n"
+	"(allow file-write*\n"
+	"  (subpath \"/private/tmp\")";
+
+static const char profile_net_run_tmpdir[] =
+	"\n"
+	"; unix sockets in the run's own TMPDIR, which holds only what the\n"
+	"; command made there: bound, accepted and connected in every network\n"
+	"; mode (test runners, Python multiprocessing, language servers)\n"
+	"(allow network-bind network-inbound\n"
+	"  (local unix-socket (subpath (param \"RUN_TMPDIR\"))))\n"
+	"(allow network-outbound\n"
+	"  (remote unix-socket (subpath (param \"RUN_TMPDIR\"))))\n";
 
 static const char profile_net_unix[] =
 	"\n"
@@ -474,7 +498,7 @@ static void emit_git_rules(FILE *f, const struct pdk_strv *gitdirs)
 }
 
 static void write_profile(FILE *f, const struct pdk_confine *policy, unsigned proxy_port,
-			  const struct pdk_strv *roots, const struct pdk_strv *protect,
+			  const char *user_cache, const char *run_tmpdir, const struct pdk_strv *roots, const struct pdk_strv *protect,
 			  const struct pdk_strv *parents, const struct pdk_strv *gitdirs,
 			  const struct pdk_strv *sockets)
 {
@@ -491,6 +515,12 @@ static void write_profile(FILE *f, const struct pdk_confine *policy, unsigned pr
 			fprintf(f, "\n  (subpath (param \"WRITABLE_ROOT_%zu\"))", i);
 		fputs(")\n", f);
 	}
+	fputs(profile_macos_writes, f);
+	if (user_cache)
+		fputs("\n  (subpath (param \"DARWIN_USER_CACHE_DIR\"))", f);
+	if (run_tmpdir)
+		fputs("\n  (subpath (param \"RUN_TMPDIR\"))", f);
+	fputs(")\n", f);
 
 	if (policy->network) {
 		fputs(profile_net_on, f);
@@ -502,6 +532,8 @@ static void write_profile(FILE *f, const struct pdk_confine *policy, unsigned pr
 			fputs(profile_net_proxy, f);
 	}
 
+	if (run_tmpdir)
+		fputs(profile_net_run_tmpdir, f);
 	if (sockets->n > 0) {
 		fputs(profile_net_unix, f);
 		for (size_t i = 0; i < sockets->n; i++)
@@ -535,6 +567,9 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 	struct pdk_strv gitdirs = { 0 }, sockets = { 0 };
 	bool domains = policy && !policy->network && policy->n_domains > 0;
 	unsigned proxy_port = domains && run ? run->proxy_port : 0;
+	const char *user_cache = run ? run->user_cache : NULL;
+	const char *run_tmpdir = run ? run->run_tmpdir : NULL;
+	char *cache_c = NULL, *tmp_c = NULL;
 	char *text = NULL;
 	size_t text_len = 0;
 	FILE *f;
@@ -586,6 +621,10 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 		r = pdk_strv_take(&params, param("GIT_DIR", i, gitdirs.v[i]));
 	for (size_t i = 0; i < sockets.n && r >= 0; i++)
 		r = pdk_strv_take(&params, param("UNIX_SOCKET", i, sockets.v[i]));
+	if (r >= 0 && user_cache && (r = canonical_copy(user_cache, &cache_c)) >= 0)
+		r = pdk_strv_take(&params, pdk_asprintf("DARWIN_USER_CACHE_DIR=%s", cache_c));
+	if (r >= 0 && run_tmpdir && (r = canonical_copy(run_tmpdir, &tmp_c)) >= 0)
+		r = pdk_strv_take(&params, pdk_asprintf("RUN_TMPDIR=%s", tmp_c));
 	if (r >= 0 && proxy_port) {
 		char p[32];
 
@@ -605,7 +644,7 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 		r = -ENOMEM;
 		goto out;
 	}
-	write_profile(f, policy, proxy_port, &roots, &protect, &parents, &gitdirs, &sockets);
+	write_profile(f, policy, proxy_port, user_cache, run_tmpdir, &roots, &protect, &parents, &gitdirs, &sockets);
 	if (ferror(f))
 		r = -ENOMEM;
 	if (fclose(f) != 0 && r >= 0)
@@ -624,6 +663,8 @@ out:
 	pdk_strv_release(&gitdirs);
 	pdk_strv_release(&sockets);
 	pdk_strv_release(&params);
+	free(cache_c);
+	free(tmp_c);
 	return r;
 }
 
@@ -636,6 +677,8 @@ struct seatbelt_state {
 	/* paddock runs inside another sandbox: the command runs plainly
 	 * under that one, and the result says so */
 	bool nested;
+	char *run_tmpdir; /* the run's own TMPDIR, removed by release() */
+	char *user_cache; /* DARWIN_USER_CACHE_DIR, real path, or NULL */
 };
 
 /* Why the last prepare() failed, when sandbox-exec said (prepare_why). */
@@ -662,12 +705,119 @@ static const char nested_note[] =
 	"sandbox: paddock runs inside another sandbox, and Seatbelt cannot apply a second "
 	"profile: the command ran under that one, without paddock's";
 
+/*
+ * Empties the directory dfd, depth levels of directories down at most,
+ * never following a symbolic link: each directory is opened with
+ * O_NOFOLLOW from the one above it. Passes repeat while one removes
+ * something, since removing while reading may skip entries.
+ */
+static void empty_dir(int dfd, int depth)
+{
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	bool removed = true;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (int pass = 0; removed && pass < 8; pass++) {
+		struct dirent *e;
+
+		removed = false;
+		rewinddir(d);
+		while ((e = readdir(d))) {
+			int sub;
+
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (unlinkat(dirfd(d), e->d_name, 0) == 0) {
+				removed = true;
+				continue;
+			}
+			sub = openat(dirfd(d), e->d_name,
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0)
+				continue;
+			(void)fchmod(sub, 0700);
+			if (depth > 0)
+				empty_dir(sub, depth - 1);
+			close(sub);
+			if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) == 0)
+				removed = true;
+		}
+	}
+	closedir(d);
+}
+
+/* The run's TMPDIR and what the command left in it. */
+static void remove_run_tmpdir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	empty_dir(fd, 64);
+	close(fd);
+	(void)rmdir(path);
+}
+
+/*
+ * The run's own temporary directory: made (0700) in paddock's TMPDIR, or
+ * /private/tmp, by its real path, which is what Seatbelt matches and what
+ * the command's TMPDIR becomes; short, since a unix socket's path must fit
+ * in 104 bytes on macOS.
+ */
+static int make_run_tmpdir(char **ret)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *base = tmp && tmp[0] == '/' ? realpath(tmp, NULL) : NULL;
+	char *dir;
+
+	if (!base && !(base = realpath("/private/tmp", NULL)) && !(base = realpath("/tmp", NULL)))
+		return -errno;
+	dir = pdk_asprintf("%s/pdk-XXXXXX", strcmp(base, "/") ? base : "");
+	free(base);
+	if (!dir)
+		return -ENOMEM;
+	if (!mkdtemp(dir)) {
+		int r = -errno;
+
+		free(dir);
+		return r;
+	}
+	*ret = dir;
+	return 0;
+}
+
+#ifdef __APPLE__
+/* confstr(_CS_DARWIN_USER_CACHE_DIR), by its real path; NULL when there is
+ * none. */
+static char *user_cache_dir(void)
+{
+	char buf[PATH_MAX];
+	size_t n = confstr(_CS_DARWIN_USER_CACHE_DIR, buf, sizeof(buf));
+
+	return n > 0 && n <= sizeof(buf) ? realpath(buf, NULL) : NULL;
+}
+#else
+static char *user_cache_dir(void)
+{
+	return NULL;
+}
+#endif
+
 static void seatbelt_release(void *state)
 {
 	struct seatbelt_state *s = state;
 
 	if (!s)
 		return;
+	if (s->run_tmpdir)
+		remove_run_tmpdir(s->run_tmpdir);
+	free(s->run_tmpdir);
+	free(s->user_cache);
 	free(s->profile);
 	pdk_strv_freep(&s->params);
 	pdk_strv_freep(&s->env);
@@ -881,6 +1031,19 @@ int pdk_seatbelt_prepare_exe(const struct pdk_confine *policy, const char *exe, 
 		if (r >= 0)
 			r = proxy_env(run.proxy_port, &s->env);
 	}
+	if (r >= 0 && !nested) {
+		struct pdk_strv env = { .v = s->env };
+
+		while (env.v && env.v[env.n])
+			env.n++;
+		s->user_cache = user_cache_dir();
+		run.user_cache = s->user_cache;
+		r = make_run_tmpdir(&s->run_tmpdir);
+		if (r >= 0)
+			r = pdk_strv_take(&env, pdk_asprintf("TMPDIR=%s", s->run_tmpdir));
+		s->env = env.v;
+		run.run_tmpdir = s->run_tmpdir;
+	}
 	if (r >= 0)
 		r = pdk_seatbelt_profile(policy, &run, &s->profile, &s->params);
 	if (r >= 0 && !nested)
@@ -992,7 +1155,9 @@ static int probe_profile(struct seatbelt_state *s)
 				      .n_protect = 1, .unix_paths = sockets, .n_unix = 1,
 				      .proxy_fd = -1 };
 
-	return pdk_seatbelt_profile(&policy, NULL, &s->profile, &s->params);
+	struct pdk_seatbelt_run run = { .user_cache = "/private/tmp", .run_tmpdir = "/private/tmp" };
+
+	return pdk_seatbelt_profile(&policy, &run, &s->profile, &s->params);
 }
 
 int pdk_seatbelt_probe_exe(const char *exe, bool nested, char *why, size_t why_len)

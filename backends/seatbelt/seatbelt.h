@@ -18,13 +18,21 @@ struct pdk_seatbelt_run {
 	 * paddock's proxy, passed as -D PROXY_PORT. Required in that mode,
 	 * ignored in the others. */
 	unsigned proxy_port;
+	/* macOS's per-user cache directory, DARWIN_USER_CACHE_DIR (clang's
+	 * and swiftc's module caches): writable, passed as -D
+	 * DARWIN_USER_CACHE_DIR. NULL: none. */
+	const char *user_cache;
+	/* The run's own temporary directory, the command's TMPDIR: writable,
+	 * and unix sockets may be bound there and connected to in every
+	 * network mode; passed as -D RUN_TMPDIR. NULL: none. */
+	const char *run_tmpdir;
 };
 
 /*
  * Builds the SBPL profile for policy, with run's additions (run may be NULL
- * outside the domains mode). Each root, protected path and unix socket of
- * allowUnixSockets (as given and as its real path, in every network mode:
- * network-outbound to that path exactly) is
+ * outside the domains mode); /private/tmp is always writable. Each root,
+ * protected path and unix socket of allowUnixSockets (as given and as its
+ * real path, in every network mode: network-outbound to that path exactly) is
  * referenced as (param "NAME") and its value comes back in ret_params as
  * "NAME=VALUE" strings (NULL-terminated), to be given to sandbox-exec as
  * -D NAME=VALUE; only the case-insensitive regex of each protected path

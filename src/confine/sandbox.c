@@ -689,16 +689,24 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 		     -errno);
 	if (r < 0)
 		return r;
-	if ((!cache || cache[0] != '/') && home && home[0] == '/') {
 #ifdef __APPLE__
-		if (asprintf(&homecache, "%s/Library/Caches", home) < 0)
-			return -ENOMEM;
+	/* Not ~/Library/Caches, which holds what other programs trust later: macOS's own per-user
+	 * cache directory, under /var/folders. */
+	char darwin[PATH_MAX];
+	size_t dn;
+
+	(void)home;
+	if ((!cache || cache[0] != '/') &&
+	    (dn = confstr(_CS_DARWIN_USER_CACHE_DIR, darwin, sizeof(darwin))) > 0 &&
+	    dn <= sizeof(darwin))
+		cache = darwin;
 #else
+	if ((!cache || cache[0] != '/') && home && home[0] == '/') {
 		if (asprintf(&homecache, "%s/.cache", home) < 0)
 			return -ENOMEM;
-#endif
 		cache = homecache;
 	}
+#endif
 	/* The per-user cache is where build tools expect to write: make it. */
 	if (cache && cache[0] == '/' && mkdir(cache, 0700) < 0 && errno != EEXIST)
 		cache = NULL;

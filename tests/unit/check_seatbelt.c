@@ -6,6 +6,7 @@
 #include <check.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "backends/seatbelt/seatbelt.h"
+#include "core/path.h"
 #include "core/util.h"
 #include "ck_util.h"
 
@@ -374,6 +376,20 @@ START_TEST(golden_unix_socket_on)
 }
 END_TEST
 
+/* What a run adds on a Mac: the per-user cache directory and the run's own
+ * TMPDIR, writable, and unix sockets in that TMPDIR, with the network off. */
+START_TEST(golden_macos_run)
+{
+	const char *roots[] = { "/Users/dev/proj", "/private/var/folders/q1/xyz/T" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 2, .proxy_fd = -1,
+				 .cwd = "/Users/dev/proj" };
+	struct pdk_seatbelt_run run = { .user_cache = "/private/var/folders/q1/xyz/C/",
+					.run_tmpdir = "/private/var/folders/q1/xyz/T/pdk-a1B2c3" };
+
+	check_golden_run("macos-run", &c, &run);
+}
+END_TEST
+
 static size_t count(const char *hay, const char *needle)
 {
 	size_t n = 0;
@@ -621,14 +637,19 @@ START_TEST(prepare_domains_hands_listener)
 	for (; env[n_env]; n_env++)
 		found |= strcmp(env[n_env], want) == 0;
 	ck_assert_msg(found, "no %s", want);
-	ck_assert_int_eq(n_env, 8);
+	ck_assert_int_eq(n_env, 9); /* the proxy's eight, and the run's TMPDIR */
+	ck_assert_int_eq(strncmp(env[8], "TMPDIR=", 7), 0);
 
-	/* the network on, or off without domains: no listener, no variables */
+	/* the network on, or off without domains: no listener, no proxy
+	 * variables, only the run's TMPDIR */
 	pdk_strv_freep(&argv);
 	pdk_backend_seatbelt.release(state);
 	c.network = true;
 	ck_assert_int_eq(prepare(&c, &state), 0);
-	ck_assert_ptr_null(pdk_backend_seatbelt.env(state));
+	env = pdk_backend_seatbelt.env(state);
+	ck_assert_ptr_nonnull(env);
+	ck_assert_int_eq(strncmp(env[0], "TMPDIR=", 7), 0);
+	ck_assert_ptr_null(env[1]);
 	pdk_backend_seatbelt.release(state);
 	close(fd);
 	close(sv[0]);
@@ -827,9 +848,19 @@ START_TEST(wrap_argv_shape)
 	void *state = NULL;
 	size_t i = 0;
 
-	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
+	struct pdk_seatbelt_run run = { 0 };
+
 	ck_assert_int_eq(prepare(&c, &state), 0);
 	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
+	/* what prepare() adds: the run's TMPDIR, and on a Mac the cache directory */
+	for (char **p = argv; *p; p++) {
+		if (!strncmp(*p, "RUN_TMPDIR=", 11))
+			run.run_tmpdir = *p + 11;
+		if (!strncmp(*p, "DARWIN_USER_CACHE_DIR=", 22))
+			run.user_cache = *p + 22;
+	}
+	ck_assert_ptr_nonnull(run.run_tmpdir);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &profile, &params), 0);
 	ck_assert_str_eq(argv[i++], "/usr/bin/sandbox-exec");
 	for (char **p = params; *p; p++) {
 		ck_assert_str_eq(argv[i++], "-D");
@@ -1126,6 +1157,157 @@ START_TEST(nested_runs_plainly)
 }
 END_TEST
 
+static bool env_has(char *const *env, const char *prefix, const char **ret_value)
+{
+	for (; env && *env; env++)
+		if (strncmp(*env, prefix, strlen(prefix)) == 0) {
+			*ret_value = *env + strlen(prefix);
+			return true;
+		}
+	return false;
+}
+
+/* The socket rules, in every network mode, name the run's TMPDIR and no
+ * other path: the host's sockets elsewhere stay closed. */
+START_TEST(run_tmpdir_sockets_each_mode)
+{
+	const char *roots[] = { "/Users/dev/proj" };
+	const char *doms[] = { "example.org" };
+
+	for (int mode = 0; mode < 3; mode++) {
+		struct pdk_confine c = { .roots = roots, .n_roots = 1, .network = mode == 2,
+					 .domains = mode == 1 ? doms : NULL,
+					 .n_domains = mode == 1, .proxy_fd = -1 };
+		struct pdk_seatbelt_run run = { .proxy_port = 4321, .run_tmpdir = "/private/tmp/pdk-x" };
+		char *profile, **params;
+
+		ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &profile, &params), 0);
+		check_params_match(profile, params);
+		ck_assert_msg(strstr(profile, "(allow network-bind network-inbound\n"
+					      "  (local unix-socket (subpath (param \"RUN_TMPDIR\"))))\n"
+					      "(allow network-outbound\n"
+					      "  (remote unix-socket (subpath (param \"RUN_TMPDIR\"))))\n"),
+			      "mode %d: no socket rule for the run's TMPDIR", mode);
+		ck_assert_ptr_null(strstr(profile, "(local unix-socket)"));
+		ck_assert_ptr_null(strstr(profile, "(remote unix-socket)"));
+		ck_assert_ptr_nonnull(strv_find(params, "RUN_TMPDIR=/private/tmp/pdk-x"));
+		free(profile);
+		pdk_strv_freep(&params);
+		/* without a run TMPDIR, no socket rule at all */
+		run.run_tmpdir = NULL;
+		ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &profile, &params), 0);
+		ck_assert_ptr_null(strstr(profile, "unix-socket (subpath"));
+		ck_assert_ptr_null(strstr(profile, "RUN_TMPDIR"));
+		free(profile);
+		pdk_strv_freep(&params);
+	}
+}
+END_TEST
+
+/* prepare() makes the run's TMPDIR in paddock's (0700, a short name), gives
+ * it to the command and the profile, and release() removes it with what the
+ * command left there, following no symbolic link out of it. */
+START_TEST(run_tmpdir_made_and_removed)
+{
+	char base[] = "/tmp/check_seatbelt.XXXXXX";
+	const char *roots[] = { "/private/tmp" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .proxy_fd = -1 };
+	char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	char *outside, *outdir, *p, *real, **argv;
+	char *const cmd[] = { "/bin/true", NULL };
+	const char *dir = NULL;
+	void *state = NULL;
+	struct stat st;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	real = realpath(base, NULL);
+	ck_assert_ptr_nonnull(real);
+	ck_assert_int_ge(asprintf(&outside, "%s/outside", real), 0);
+	ck_assert_int_ge(asprintf(&outdir, "%s/outdir", real), 0);
+	fd = open(outside, O_CREAT | O_WRONLY, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(mkdir(outdir, 0700), 0);
+	ck_assert_int_ge(asprintf(&p, "%s/keep", outdir), 0);
+	fd = open(p, O_CREAT | O_WRONLY, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	free(p);
+
+	setenv("TMPDIR", base, 1);
+	ck_assert_int_eq(prepare(&c, &state), 0);
+	ck_assert_msg(env_has(pdk_backend_seatbelt.env(state), "TMPDIR=", &dir), "no TMPDIR");
+	ck_assert_msg(strncmp(dir, real, strlen(real)) == 0 &&
+			      strncmp(dir + strlen(real), "/pdk-", 5) == 0 &&
+			      strlen(dir) == strlen(real) + 11,
+		      "TMPDIR=%s", dir);
+	ck_assert_int_eq(lstat(dir, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 07777, 0700);
+	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
+	ck_assert_int_ge(asprintf(&p, "RUN_TMPDIR=%s", dir), 0);
+	ck_assert_ptr_nonnull(strv_find(argv, p));
+	free(p);
+	pdk_strv_freep(&argv);
+
+	/* what a command leaves: files, a tree, a directory it made read-only,
+	 * a socket, and symbolic links to a file and a directory outside */
+	ck_assert_int_ge(asprintf(&p, "%s/a/b/c", dir), 0);
+	ck_assert_int_eq(pdk_mkdir_p(p, 0700), 0);
+	free(p);
+	ck_assert_int_ge(asprintf(&p, "%s/a/b/c/f", dir), 0);
+	fd = open(p, O_CREAT | O_WRONLY, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	free(p);
+	ck_assert_int_ge(asprintf(&p, "%s/a/b", dir), 0);
+	ck_assert_int_eq(chmod(p, 0500), 0);
+	free(p);
+	ck_assert_int_ge(asprintf(&p, "%s/file-link", dir), 0);
+	ck_assert_int_eq(symlink(outside, p), 0);
+	free(p);
+	ck_assert_int_ge(asprintf(&p, "%s/dir-link", dir), 0);
+	ck_assert_int_eq(symlink(outdir, p), 0);
+	free(p);
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/s.sock", dir);
+	ck_assert_int_eq(bind(sock, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	close(sock);
+
+	char *gone = strdup(dir);
+
+	pdk_backend_seatbelt.release(state);
+	ck_assert_int_eq(lstat(gone, &st), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(stat(outside, &st), 0);
+	ck_assert_int_ge(asprintf(&p, "%s/keep", outdir), 0);
+	ck_assert_int_eq(stat(p, &st), 0);
+	unlink(p);
+	free(p);
+
+	/* inside another sandbox there is none */
+	ck_assert_int_eq(pdk_seatbelt_prepare_exe(&c, "/bin/true", true, &state), 0);
+	ck_assert(!env_has(pdk_backend_seatbelt.env(state), "TMPDIR=", &dir));
+	pdk_backend_seatbelt.release(state);
+
+	if (old)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	unlink(outside);
+	rmdir(outdir);
+	rmdir(base);
+	free(gone);
+	free(old);
+	free(real);
+	free(outside);
+	free(outdir);
+}
+END_TEST
+
 /* The n-th string of an SBPL text, unescaped (a backslash takes the next
  * character as it is); NULL when there are fewer. Comments are skipped. */
 static char *sbpl_string(const char *p, size_t n)
@@ -1369,6 +1551,7 @@ static Suite *seatbelt_suite(void)
 	tcase_add_test(g, golden_unix_socket_off);
 	tcase_add_test(g, golden_unix_socket_domains);
 	tcase_add_test(g, golden_unix_socket_on);
+	tcase_add_test(g, golden_macos_run);
 	tcase_add_test(g, unix_sockets_each_mode);
 	tcase_add_test(g, protected_after_allows);
 	tcase_add_test(g, protected_at_top);
@@ -1393,6 +1576,8 @@ static Suite *seatbelt_suite(void)
 	tcase_add_test(b, probe_runs_profile);
 	tcase_add_test(b, prepare_validates_profile);
 	tcase_add_test(b, nested_runs_plainly);
+	tcase_add_test(b, run_tmpdir_sockets_each_mode);
+	tcase_add_test(b, run_tmpdir_made_and_removed);
 	suite_add_tcase(s, b);
 	return s;
 }
