@@ -3,7 +3,8 @@
 libpaddock_a_SOURCES += src/policy/policy.c src/policy/policy.h src/policy/policy_int.h \
 	src/policy/policy_argv.c src/policy/policy_cmd.c src/policy/policy_wrap.c \
 	src/policy/policy_data.c src/policy/policy_lists.h src/policy/watch.c \
-	src/policy/policy_rm.c src/policy/read_only_audit.h src/policy/policy_arith.c
+	src/policy/policy_rm.c src/policy/read_only_audit.h src/policy/policy_arith.c \
+	src/policy/policy_risk.c
 
 # data/read_only_command.json is installed as written and compiled into the
 # binary as a sorted table (no JSON is parsed at run time): the header is

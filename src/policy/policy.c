@@ -247,6 +247,26 @@ static const char *code_in_data(const struct pdk_pcmd *c, const char *text)
 	return NULL;
 }
 
+/* The shipped rules of the program that this call is the dry-run form of
+ * (bit i: rule i), and whether every such dry run only reads. */
+static unsigned long long dry_runs(const struct judge_ctx *j, const struct pdk_prog_class *cls,
+				   const struct pdk_pcmd *c, bool *ret_reads_only)
+{
+	unsigned long long mask = 0;
+
+	*ret_reads_only = true;
+	for (size_t i = 0; cls && i < j->n_rules; i++) {
+		bool ro = false;
+
+		if ((cls->rules & (1ull << i)) &&
+		    pdk_policy_dry_run(j->rules[i].name, c->argv, c->argc, &ro)) {
+			mask |= 1ull << i;
+			*ret_reads_only &= ro;
+		}
+	}
+	return mask;
+}
+
 /* One program: fills st; returns 1 with *ret_msg when it is refused. */
 static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_policy_step *st,
 		      char **ret_msg)
@@ -256,7 +276,9 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	const struct pdk_pattern *p;
 	const struct pdk_prog_class *cls;
 	const char *sens, *sens_arg = NULL, *code = NULL, *cancel = NULL;
-	char cancel_buf[300];
+	char cancel_buf[300], wide_buf[400];
+	unsigned long long dry = 0;
+	bool dry_ro = false;
 	unsigned kind;
 	char key[512];
 	int r;
@@ -276,6 +298,8 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	}
 	cls = pdk_policy_classify(st->program);
 	kind = cls ? cls->kind : 0;
+	if (!(c->flags & PDK_PCMD_PROJECT))
+		dry = dry_runs(j, cls, c, &dry_ro);
 	/* A program of the project is not the one its name is known for:
 	 * only deny, privilege and watcher rules see its name. */
 	if (c->flags & PDK_PCMD_PROJECT)
@@ -366,6 +390,13 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 				!pdk_policy_writes_by_options(key, st->argv, c->argc) && !cancel;
 		if (st->read_only)
 			st->rule = cat2("read_only_command: ", key);
+	} else if (dry && dry_ro && !(c->flags & PDK_PCMD_TAINTED)) {
+		/* the dry run of a risky command is judged like the read-only list's entries */
+		cancel = pdk_policy_ro_cancelled(st->program, st->argv, c->argc, st->text, cancel_buf,
+						 sizeof(cancel_buf));
+		st->read_only = !sens && !(c->flags & (PDK_PCMD_WRITES | PDK_PCMD_COMPUTED)) && !cancel;
+		if (st->read_only)
+			st->rule = cat2("dry-run: ", st->text);
 	}
 	if (c->code_rule || (code = code_in_data(c, st->text))) {
 		/* never read-only, and at least moderate, saying why (below) */
@@ -391,11 +422,18 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	for (size_t i = 0; cls && i < j->n_rules; i++) {
 		const struct pdk_shipped_rule *sr = &j->rules[i];
 
-		if (!(cls->rules & (1ull << i)) || (st->rule && sr->risk <= st->risk))
+		if (!(cls->rules & (1ull << i)) || (dry & (1ull << i)) ||
+		    (st->rule && sr->risk <= st->risk))
 			continue;
 		if (pdk_policy_shipped_match(i, plain, plen, j->md))
 			set_risk(st, sr->risk, cat2("risk: ", sr->name), strdup(sr->why));
 	}
+	/* A recursive rm goes to the trash: moderate, unless what it takes is too
+	 * big to leave to the trash (/, HOME, a whole root, outside the roots). */
+	if (st->rule && !strcmp(st->rule, "risk: rm-recursive") && st->risk < PDK_RISK_DANGEROUS &&
+	    pdk_policy_rm_wide(j->call, st->argv, c->argc, wide_buf, sizeof(wide_buf)))
+		set_risk(st, PDK_RISK_DANGEROUS, strdup("risk: rm-recursive-wide"),
+			 strdup(wide_buf));
 	if ((c->flags & PDK_PCMD_FED_BY_DOWNLOADER) && st->risk < PDK_RISK_DANGEROUS)
 		set_risk(st, PDK_RISK_DANGEROUS, strdup("risk: download-to-shell"),
 			 strdup("runs a script fetched from the network, unread"));

@@ -173,6 +173,14 @@ bool pdk_policy_writes_by_options(const char *entry, char *const *argv, size_t a
  * Returns why, written into buf ("sort --compress-program= runs ..."), or NULL. */
 const char *pdk_policy_ro_cancelled(const char *entry, char *const *argv, size_t argc,
 				    const char *text, char *buf, size_t len);
+/* policy_risk.c: for a recursive rm, why it is dangerous (written into why):
+ * it takes /, HOME, a whole writable root, a path outside the roots, or one
+ * known only when it runs; NULL when it stays moderate. */
+const char *pdk_policy_rm_wide(const struct pdk_policy_call *call, char *const *argv, size_t argc,
+			       char *why, size_t len);
+/* Is argv the dry-run form of shipped rule `rule` (git clean -n, rsync
+ * --dry-run)? *reads_only: the dry run changes nothing. */
+bool pdk_policy_dry_run(const char *rule, char *const *argv, size_t argc, bool *reads_only);
 bool pdk_policy_is_downloader(const char *prog);
 bool pdk_policy_is_interpreter(const char *prog);
 /* Is abs (absolute, normalized) a sensitive path, or does it lie under one?

@@ -39,7 +39,7 @@ static inline size_t pdk_class_slot(const unsigned short *slots,
  * program by its bare name), and against the command as written. */
 static const struct pdk_shipped_rule shipped[] = {
     {"rm-recursive", P("rm"),
-     "^rm\\s+(?:\\S+\\s+)*?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?:\\s|$)", PDK_RISK_DANGEROUS,
+     "^rm\\s+(?:\\S+\\s+)*?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?:\\s|$)", PDK_RISK_MODERATE,
      "removes whole directory trees (they go to the trash)"},
     {"git-push-force", P("git"),
      GIT "push\\s(?:.*\\s)?(?:--force(?:-with-lease|-if-includes)?(?:=\\S*)?|-[a-zA-Z]*f[a-zA-Z]*|"

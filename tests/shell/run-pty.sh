@@ -1,8 +1,9 @@
 #!/bin/sh
 # run-pty.sh - the confirm gate through `paddock run` itself, on a real pseudo-terminal (tmux):
-# a dangerous call is asked, and yes runs it, no leaves everything as it was, "yes for this
+# a moderate call is asked, and yes runs it, no leaves everything as it was, "yes for this
 # program" covers the next call of the session without a question; with no terminal it is refused.
-# The call is `rm -rf DIR`: dangerous by the shipped rules, and harmless here (it goes to the trash).
+# The call is `rm -rf DIR`: moderate by the shipped rules (its files go to the trash), which
+# the default threshold asks about.
 
 . "${srcdir:-.}/tests/shell/lib.sh"
 
@@ -52,7 +53,7 @@ gone_to_trash() { [ ! -e "$T/proj/$1" ] && grep -qx "$1" "$T/data/Trash/files/$1
 start yes d1
 check "y: the question appears on the terminal" until_true asked
 check "y: it names the call and its class" sh -c 'tmux -L "$0" capture-pane -p -t yes |
-	grep -q "rm -rf d1" && tmux -L "$0" capture-pane -p -t yes | grep -q dangerous' "$sock"
+	grep -q "rm -rf d1" && tmux -L "$0" capture-pane -p -t yes | grep -q moderate' "$sock"
 tm send-keys -t "$cur" y Enter
 check "y: the run ends" until_true done_rc
 check "y: exit 0" rc_is 0

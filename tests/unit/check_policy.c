@@ -97,7 +97,7 @@ static const struct row rows[] = {
     {S("exec /bin/sh"), RUN, "default"},
     {S("exec rm -rf x"), ASK, "rm-recursive"},
     {S("exec >log 2>&1"), RUN, "default"},
-    {S("env -u HOME rm -rf x"), ASK, "`env -u HOME rm -rf x`: dangerous (risk: rm-recursive)"},
+    {S("env -u HOME rm -rf x"), ASK, "`env -u HOME rm -rf x`: moderate (risk: rm-recursive)"},
     {S("env FOO=1 rm x"), RUN, "default"},
     /* Without PATH a bare rm would be the real one, past the trash. */
     {S("env -i rm x"), REFUSE, "rule: env-steering"},
@@ -494,9 +494,44 @@ static const struct row rows[] = {
     {A("psql", "-c", "DROP TABLE x"), ASK, "risk: sql-drop"},
     {A("terraform", "destroy"), ASK, "risk: terraform"},
     {A("rsync", "-a", "--delete", "a/", "b/"), ASK, "risk: rsync-delete"},
-    {S("ls && rm -rf build"), ASK, "`rm -rf build`: dangerous (risk: rm-recursive)"},
+    {S("ls && rm -rf build"), ASK, "`rm -rf build`: moderate (risk: rm-recursive)"},
     {A("git", "checkout", "--", "f"), RUN, "git-checkout-discard", TH_DANGER},
-    {A("rm", "-rf", "x"), ASK, "rm-recursive", TH_DANGER},
+    /* a recursive rm goes to the trash: moderate, unless it takes too much */
+    {A("rm", "-rf", "x"), RUN, "risk: rm-recursive", TH_DANGER},
+    {A("rm", "-rf", "build"), ASK, "`rm -rf build`: moderate (risk: rm-recursive)"},
+    {S("rm -rf build/* dist"), RUN, "risk: rm-recursive", TH_DANGER},
+    {S("rm -r -- build"), RUN, "risk: rm-recursive", TH_DANGER},
+    {A("rm", "-rf", "/"), ASK, "`rm -rf /`: dangerous (risk: rm-recursive-wide)", TH_DANGER},
+    {S("rm -rf ~"), ASK, "removes `~`, HOME or a directory above it", TH_DANGER},
+    {A("rm", "-rf", "@HOME@"), ASK, "HOME or a directory above it", TH_DANGER},
+    {A("rm", "-rf", "@CWD@"), ASK, "a writable root or a directory above one", TH_DANGER},
+    {A("rm", "-rf", "."), ASK, "rm-recursive-wide", TH_DANGER},
+    {A("rm", "-rf", ".."), ASK, "rm-recursive-wide", TH_DANGER},
+    {S("rm -rf *"), ASK, "removes `*`, every file of a writable root", TH_DANGER},
+    {S("rm -rf build .*"), ASK, "rm-recursive-wide", TH_DANGER},
+    {A("rm", "-r", "/etc/x"), ASK, "a path outside the writable roots", TH_DANGER},
+    {S("rm -rf src/../../x"), ASK, "a path outside the writable roots", TH_DANGER},
+    {S("rm -rf \"$d\""), ASK, "a path known only when it runs", TH_DANGER},
+    {S("xargs rm -rf < list"), ASK, "rm-recursive-wide", TH_DANGER},
+    {S("find / -exec rm -rf {} +"), ASK, "rm-recursive-wide", TH_DANGER},
+    /* a dry run is judged like its read-only twin */
+    {A("git", "clean", "-f", "--dry-run"), RUN, "dry-run: git clean -f --dry-run", TH_SAFE},
+    {A("git", "clean", "-fdn"), RUN, "dry-run: git clean -fdn", TH_SAFE},
+    {A("git", "clean", "-n"), RUN, "dry-run", TH_SAFE},
+    {A("git", "clean", "-f", "-e", "-n"), ASK, "risk: git-clean"},
+    {A("git", "clean", "-f", "--", "-n"), ASK, "risk: git-clean"},
+    {A("git", "push", "--force", "--dry-run"), RUN, "dry-run", TH_SAFE},
+    {A("git", "push", "-fn"), RUN, "dry-run", TH_SAFE},
+    {A("git", "push", "-fn", "--receive-pack=x", "/r"), ASK, "risk: git-push-force"},
+    {S("GIT_SSH_COMMAND=x git push -f -n"), ASK, "threshold", TH_SAFE},
+    {A("rsync", "-a", "--delete", "--dry-run", "a/", "b/"), RUN, "dry-run", TH_SAFE},
+    {A("rsync", "-avn", "--delete", "a/", "b/"), RUN, "dry-run", TH_SAFE},
+    {A("rsync", "-avn", "--delete", "-e", "sh -c x", "a/", "h:b/"), ASK, "rsync-delete"},
+    {A("rsync", "-avne", "x", "--delete", "a/", "h:b/"), ASK, "rsync-delete"},
+    {A("kubectl", "delete", "pod", "x", "--dry-run=client"), RUN, "dry-run", TH_SAFE},
+    {A("kubectl", "delete", "pod", "x", "--dry-run=none"), ASK, "risk: kubectl-delete"},
+    {A("npm", "publish", "--dry-run"), RUN, "default"},
+    {A("npm", "publish", "--dry-run"), ASK, "threshold", TH_SAFE},
     {A("make"), ASK, "`make`: safe", TH_SAFE},
     {A("ls"), RUN, "read_only_command: ls", TH_SAFE},
 
@@ -675,7 +710,7 @@ START_TEST(test_steps)
 	ck_assert_str_eq(d.steps[1].text, "env -u HOME nice rm -rf x");
 	ck_assert_int_eq(d.steps[1].line, 2);
 	ck_assert_int_eq(d.steps[1].column, 3);
-	ck_assert_int_eq(d.steps[1].risk, PDK_RISK_DANGEROUS);
+	ck_assert_int_eq(d.steps[1].risk, PDK_RISK_MODERATE);
 	ck_assert(d.steps[0].read_only);
 	ck_assert_uint_eq(d.programs.n, 1);
 	ck_assert_str_eq(d.programs.v[0], "rm");
@@ -871,10 +906,10 @@ START_TEST(test_print_json)
 	ck_assert_int_eq(pdk_decision_print(&d, f), 0);
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(buf, "verdict: ask\n"));
-	ck_assert_ptr_nonnull(strstr(buf, "risk: dangerous\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "risk: moderate\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "raised: network on\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "programs: rm\n"));
-	ck_assert_ptr_nonnull(strstr(buf, "command 2 at 1:5: `rm -rf x`: runs rm: dangerous, "
+	ck_assert_ptr_nonnull(strstr(buf, "command 2 at 1:5: `rm -rf x`: runs rm: moderate, "
 					  "risk: rm-recursive\n"));
 	free(buf);
 	j = pdk_decision_json(&d);
