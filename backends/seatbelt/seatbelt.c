@@ -498,9 +498,9 @@ static void emit_git_rules(FILE *f, const struct pdk_strv *gitdirs)
 }
 
 static void write_profile(FILE *f, const struct pdk_confine *policy, unsigned proxy_port,
-			  const char *user_cache, const char *run_tmpdir, const struct pdk_strv *roots, const struct pdk_strv *protect,
-			  const struct pdk_strv *parents, const struct pdk_strv *gitdirs,
-			  const struct pdk_strv *sockets)
+			  const char *user_cache, const char *run_tmpdir, const struct pdk_strv *roots,
+			  const struct pdk_strv *protect, const struct pdk_strv *parents,
+			  const struct pdk_strv *gitdirs, const struct pdk_strv *sockets)
 {
 	fputs(profile_head, f);
 	fputs(profile_sysctl, f);
@@ -644,7 +644,8 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 		r = -ENOMEM;
 		goto out;
 	}
-	write_profile(f, policy, proxy_port, user_cache, run_tmpdir, &roots, &protect, &parents, &gitdirs, &sockets);
+	write_profile(f, policy, proxy_port, user_cache, run_tmpdir, &roots, &protect, &parents,
+		      &gitdirs, &sockets);
 	if (ferror(f))
 		r = -ENOMEM;
 	if (fclose(f) != 0 && r >= 0)
