@@ -1,6 +1,7 @@
 #!/bin/sh
 # scan.sh - clang's static analyzer (scan-build) over paddock's own sources
-# (lib/cjson excluded), in a build directory of its own: build-scan/. Prints
+# (lib/cjson excluded), on a copy of the tracked files in build-scan/ (a
+# configured source tree takes no second build beside it). Prints
 # each finding and fails on any, but one kind: clang 14's analyzer does not
 # model __attribute__((cleanup)), so every _cleanup_free_ variable reads as a
 # "Potential leak". Leaks are LeakSanitizer's (the sanitized suite) and
@@ -12,11 +13,13 @@ out=${SCAN_DIR:-$top/build-scan}
 command -v scan-build >/dev/null || { echo "scan: scan-build not found: apt-get install clang-tools" >&2; exit 1; }
 
 rm -rf "$out"
-mkdir -p "$out"
-cd "$out"
-scan-build --use-cc=clang "$top/configure" --quiet --disable-static-deps >configure.log 2>&1 ||
+mkdir -p "$out/tree"
+git -C "$top" ls-files -z | (cd "$top" && xargs -0 tar cf -) | tar xf - -C "$out/tree"
+cd "$out/tree"
+./autogen.sh >"$out/autogen.log" 2>&1 || { tail -20 "$out/autogen.log"; echo "scan: autogen failed" >&2; exit 1; }
+scan-build --use-cc=clang ./configure --quiet --disable-static-deps >configure.log 2>&1 ||
 	{ tail -20 configure.log; echo "scan: configure failed" >&2; exit 1; }
-scan-build --use-cc=clang --exclude "$top/lib/cjson" --exclude lib/cjson -plist -o "$out/report" \
+scan-build --use-cc=clang --exclude "$out/tree/lib/cjson" --exclude lib/cjson -plist -o "$out/report" \
 	make -j"$(nproc)" >build.log 2>&1 || { tail -40 build.log; echo "scan: the build failed" >&2; exit 1; }
 
 # file:line:col: warning: what [checker]

@@ -1,8 +1,9 @@
 #!/bin/sh
 # test-all.sh - every test paddock has: the suite (gcc), the field suite (real
 # projects fetched at test time), make distcheck with the suite built by clang
-# under AddressSanitizer and UndefinedBehaviorSanitizer, the macOS cross-build,
-# and each libFuzzer target for FUZZ_SECONDS (60) from its corpus.
+# under AddressSanitizer and UndefinedBehaviorSanitizer, clang's static
+# analyzer, the macOS cross-build, and each libFuzzer target for FUZZ_SECONDS
+# (60) from its corpus.
 set -eu
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
@@ -12,9 +13,16 @@ step "setup"
 scripts/setup.sh
 fail() { cat tests/*/*.log 2>/dev/null | tail -200; exit 1; }
 
-step "make check (gcc, warnings are errors)"
+# The suites spend much of their time waiting on processes they start: the
+# analyzer runs beside them, on a copy of the tree (scripts/scan.sh).
+step "make check (gcc, warnings are errors), clang's analyzer beside it"
+scripts/scan.sh >scan.log 2>&1 &
+scan=$!
 ./configure --quiet --enable-werror
-make -j"$(nproc)" check || fail
+make -j"$(nproc)" check || { kill "$scan" 2>/dev/null; fail; }
+step "static analysis"
+wait "$scan" || { cat scan.log; exit 1; }
+tail -2 scan.log
 
 step "field: real projects directly and through paddock under each backend"
 make field || exit 1

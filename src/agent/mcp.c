@@ -411,7 +411,7 @@ static cJSON *call_result(struct server *s, struct call *c, int code)
 		cJSON_AddBoolToObject(result, "isError", failed);
 		return result;
 	}
-	if (!cJSON_IsObject(json)) {
+	if (!json || !cJSON_IsObject(json)) {
 		_cleanup_free_ char *e = err_text(c);
 		cJSON_Delete(json);
 		return tool_error(e ? e : "the command did not start");

@@ -45,6 +45,18 @@ static inline void pdk_closep(int *fd)
 #define PDK_ANALYZER_ASSUME(cond) ((void)0)
 #endif
 
+/* -errno for a call that just failed. A failed call always sets errno; the
+ * fallback says so where a reader (or clang's analyzer) cannot see it, so a
+ * failure can never read as a success of 0. */
+static inline int pdk_neg_errno(void)
+{
+	int e = errno, r = e > 0 ? -e : -EIO;
+
+	/* clang 14's analyzer does not follow the negation */
+	PDK_ANALYZER_ASSUME(r < 0);
+	return r;
+}
+
 static inline int steal_fd(int *fd)
 {
 	int v = *fd;

@@ -46,7 +46,7 @@ static int approvals_dir(bool make, char **ret)
 	if (make && (r = pdk_mkdir_p(dir, 0700)) < 0)
 		return r;
 	if (lstat(dir, &st) < 0)
-		return -errno;
+		return pdk_neg_errno();
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
 		return -ENOTDIR;
 	*ret = steal_pointer(&dir);

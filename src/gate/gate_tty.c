@@ -320,6 +320,8 @@ int pdk_gate_ask_tty(const struct pdk_config *cfg, const struct pdk_gate_request
 		if (sudo_rc != 0)
 			break;
 		if (a == ANSWER_SESSION) {
+			/* read_answer gives it only when offer_session, which made heads */
+			PDK_ANALYZER_ASSUME(heads);
 			r = pdk_gate_grant_remember(rq);
 			if (r >= 0) {
 				ret->remembered = true;

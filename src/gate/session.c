@@ -82,9 +82,9 @@ static int read_state(const char *dir, const char *name, char **ret, size_t *ret
 		return -ENOMEM;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return -errno;
+		return pdk_neg_errno();
 	if (fstat(fd, &st) < 0)
-		return -errno;
+		return pdk_neg_errno();
 	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
 		return -EPERM;
 	/* State files are replaced whole, by rename: their size holds. */

@@ -827,7 +827,7 @@ void pdk_proxy_free(struct pdk_proxy *p)
 	if (!p)
 		return;
 	pdk_proxy_stop(p);
-	for (size_t i = 0; i < p->n_domains; i++)
+	for (size_t i = 0; p->domains && i < p->n_domains; i++)
 		free(p->domains[i]);
 	free(p->domains);
 	for (size_t i = 0; i < p->n_refused; i++)

@@ -416,9 +416,13 @@ int pdk_pkg_argv(enum pdk_pkg_manager m, enum pdk_pkg_action a, const char *name
 	for (size_t i = 0; i < n_pre; i++)
 		if (!(v[k++] = strdup(pre[i])))
 			return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (!(v[k++] = strdup(strcmp(w[i], "%") == 0 ? name : w[i])))
+	for (size_t i = 0; i < n; i++) {
+		const char *word = strcmp(w[i], "%") == 0 ? name : w[i];
+		if (!word)
+			return -EINVAL;
+		if (!(v[k++] = strdup(word)))
 			return -ENOMEM;
+	}
 	*ret = steal_pointer(&v);
 	return 0;
 }

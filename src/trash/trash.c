@@ -426,7 +426,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 	_cleanup_free_ char *files = NULL, *info = NULL;
 	_cleanup_close_ int files_fd = -1;
 	_cleanup_close_ int info_fd = -1;
-	struct pdk_mount_ident fid, hid;
+	struct pdk_mount_ident fid = {0}, hid = {0};
 	const char *rel;
 	char date[64];
 	int r;
