@@ -54,7 +54,7 @@ static int undo_made(const struct pdk_vet *v, FILE **f, char **buf, size_t *size
 	size_t n_roots = v->n_roots;
 
 	for (size_t i = 0; i < v->n_missing; i++) {
-		struct pdk_error err = {0};
+		char why[256] = "";
 		struct stat st;
 
 		/* git's own checkout of a commit that was there before the run stays. */
@@ -64,14 +64,14 @@ static int undo_made(const struct pdk_vet *v, FILE **f, char **buf, size_t *size
 		if (!*f && !(*f = open_memstream(buf, size)))
 			return -ENOMEM;
 		fprintf(*f, "%s%s", ftell(*f) ? ", " : "", missing[i]);
-		if (pdk_trash_put(missing[i], (const char *const *)roots, n_roots, NULL, &err) == 0)
+		if (pdk_trash_put(missing[i], (const char *const *)roots, n_roots, NULL, why, sizeof(why)) == 0)
 			continue;
 		const char *name;
 		_cleanup_close_ int dfd = pdk_open_parent_nofollow_at(AT_FDCWD, missing[i], &name);
 		if (dfd >= 0 && unlinkat(dfd, name, 0) == 0)
-			fprintf(*f, " (deleted: the trash would not take it: %s)", err.message);
+			fprintf(*f, " (deleted: the trash would not take it: %s)", why);
 		else
-			fprintf(*f, " (left in place: %s)", err.message);
+			fprintf(*f, " (left in place: %s)", why);
 	}
 	return 0;
 }
@@ -156,12 +156,12 @@ static int vet_config(char *const *roots, size_t n_roots, const struct pdk_vet_c
 	else
 		fprintf(*f, "%sthe command removed %s", ftell(*f) ? "; " : "", c->path);
 	if (r != 0) {
-		struct pdk_error err = {0};
+		char why[256] = "";
 
-		if (pdk_trash_put(c->path, (const char *const *)roots, n_roots, &trashed, &err) == 0)
+		if (pdk_trash_put(c->path, (const char *const *)roots, n_roots, &trashed, why, sizeof(why)) == 0)
 			fprintf(*f, ": its version is in the trash as %s", trashed);
 		else
-			fprintf(*f, ": its version could not go to the trash (%s)", err.message);
+			fprintf(*f, ": its version could not go to the trash (%s)", why);
 	}
 	if ((r = restore(dfd, name, c->before, c->len, c->mode)) == 0) {
 		fprintf(*f, ", and the one from before the run is back");
@@ -248,7 +248,7 @@ static int vet_hookdir(const struct pdk_vet *v, const char *dir, FILE **f, char 
 		return 0;
 	if (!there || !S_ISDIR(st.st_mode)) {
 		_cleanup_free_ char *trashed = NULL;
-		struct pdk_error err = {0};
+		char why[256] = "";
 
 		if (!open_clause(f, buf, size))
 			return -ENOMEM;
@@ -256,12 +256,12 @@ static int vet_hookdir(const struct pdk_vet *v, const char *dir, FILE **f, char 
 		if (!there)
 			fprintf(*f, "the command removed the %s %s", what, dir);
 		else if (pdk_trash_put(dir, (const char *const *)v->roots, v->n_roots, &trashed,
-				       &err) == 0)
+				       why, sizeof(why)) == 0)
 			fprintf(*f, "the command put something else in place of the %s %s: moved to "
 				    "the trash as %s", what, dir, trashed);
 		else
 			fprintf(*f, "the command put something else in place of the %s %s, which "
-				    "could not go to the trash (%s)", what, dir, err.message);
+				    "could not go to the trash (%s)", what, dir, why);
 		if (!hooks)
 			return 0;
 		if (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST) {
@@ -278,7 +278,7 @@ static int vet_hookdir(const struct pdk_vet *v, const char *dir, FILE **f, char 
 	}
 	while ((e = readdir(d))) {
 		_cleanup_free_ char *path = NULL, *trashed = NULL;
-		struct pdk_error err = {0};
+		char why[256] = "";
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -293,15 +293,15 @@ static int vet_hookdir(const struct pdk_vet *v, const char *dir, FILE **f, char 
 			return -ENOMEM;
 		}
 		*undone = true;
-		if (pdk_trash_put(path, (const char *const *)v->roots, v->n_roots, &trashed, &err) == 0)
+		if (pdk_trash_put(path, (const char *const *)v->roots, v->n_roots, &trashed, why, sizeof(why)) == 0)
 			fprintf(*f, "the command made %s, in a %s: moved to the trash as %s", path,
 				what, trashed);
 		else if (unlinkat(dirfd(d), e->d_name, 0) == 0)
 			fprintf(*f, "the command made %s, in a %s: deleted, as the trash would not "
-				    "take it (%s)", path, what, err.message);
+				    "take it (%s)", path, what, why);
 		else
 			fprintf(*f, "the command made %s, in a %s, and it could not be taken away: %s",
-				path, what, err.message);
+				path, what, why);
 	}
 	closedir(d);
 	return 0;
@@ -354,15 +354,15 @@ static int vet_hook(const struct pdk_vet *v, const struct pdk_vet_config *c, FIL
 	if (!there) {
 		fprintf(*f, "the command removed the %s %s", what, c->path);
 	} else {
-		struct pdk_error err = {0};
+		char why[256] = "";
 
 		if (pdk_trash_put(c->path, (const char *const *)v->roots, v->n_roots, &trashed,
-				  &err) == 0)
+				  why, sizeof(why)) == 0)
 			fprintf(*f, "the command changed the %s %s: its version is in the trash as %s",
 				what, c->path, trashed);
 		else
 			fprintf(*f, "the command changed the %s %s: its version could not go to the "
-				    "trash (%s)", what, c->path, err.message);
+				    "trash (%s)", what, c->path, why);
 	}
 	r = c->hook == 'L' ? restore_link(dfd, name, c->before)
 			   : restore(dfd, name, c->before, c->len, c->mode);

@@ -217,19 +217,19 @@ static char *named_dir(const char *file)
 static void undo_one(char *const *roots, size_t n_roots, const char *path, const char *why,
 		     FILE *f)
 {
-	struct pdk_error err = {0};
+	char failed[256] = "";
 	const char *name;
 
 	fprintf(f, "%sthe command made %s, %s", ftell(f) ? "; " : "", path, why);
-	if (pdk_trash_put(path, (const char *const *)roots, n_roots, NULL, &err) == 0) {
+	if (pdk_trash_put(path, (const char *const *)roots, n_roots, NULL, failed, sizeof(failed)) == 0) {
 		fputs(": moved to the trash", f);
 		return;
 	}
 	_cleanup_close_ int dfd = pdk_open_parent_nofollow_at(AT_FDCWD, path, &name);
 	if (dfd >= 0 && unlinkat(dfd, name, 0) == 0)
-		fprintf(f, ": deleted, the trash would not take it (%s)", err.message);
+		fprintf(f, ": deleted, the trash would not take it (%s)", failed);
 	else
-		fprintf(f, ": left in place (%s)", err.message);
+		fprintf(f, ": left in place (%s)", failed);
 }
 
 static bool open_note(FILE **f, char **buf, size_t *size)

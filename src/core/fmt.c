@@ -129,6 +129,18 @@ void pdk_fput_shell_word(FILE *out, const char *w)
 	fputc('\'', out);
 }
 
+int pdk_why(char *why, size_t why_len, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && why_len) {
+		va_start(ap, fmt);
+		vsnprintf(why, why_len, fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
 char *pdk_asprintf(const char *fmt, ...)
 {
 	va_list ap;

@@ -28,6 +28,13 @@ void pdk_buf_add(struct pdk_buf *b, const void *p, size_t n);
 void pdk_buf_puts(struct pdk_buf *b, const char *s);
 void pdk_buf_printf(struct pdk_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pdk_buf_free(struct pdk_buf *b);
+/* Error text, paddock's one way: a function that can say why it failed
+ * takes (char *why, size_t why_len), a buffer of the caller's, and writes one
+ * line there (nothing when why_len is 0). pdk_why formats it and returns r,
+ * so a failure reads `return pdk_why(why, why_len, -EINVAL, "...")`. A parser
+ * that places the error in its input uses struct pdk_error (core/util.h). */
+int pdk_why(char *why, size_t why_len, int r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* vasprintf into a new string, or NULL when out of memory. */
 char *pdk_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -17,25 +17,11 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "core/fmt.h"
 #include "core/path.h"
 #include "rmshim_int.h"
 #include "trash.h"
 #include "core/util.h"
-
-static int fail(struct pdk_error *err, int r, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct pdk_error *err, int r, const char *fmt, ...)
-{
-	if (err) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof(err->message), fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
 
 struct stage_ctx {
 	struct pdk_strv roots; /* real paths */
@@ -97,7 +83,7 @@ static int own_dir_at(int dfd, const char *name, bool *ret_made)
 }
 
 /* BASE/.paddock-rm-UID/RUNID, made when missing: returns it open, or -errno with ERR set. */
-static int run_dir_at(const char *base, const struct stage_ctx *c, struct pdk_error *err)
+static int run_dir_at(const char *base, const struct stage_ctx *c, char *why, size_t why_len)
 {
 	_cleanup_free_ char *area = pdk_path_join(base, c->top);
 	_cleanup_close_ int dfd = -1, sfd = -1;
@@ -105,14 +91,14 @@ static int run_dir_at(const char *base, const struct stage_ctx *c, struct pdk_er
 	int rfd;
 
 	if (!area)
-		return fail(err, -ENOMEM, "%s", strerror(ENOMEM));
+		return pdk_why(why, why_len, -ENOMEM, "%s", strerror(ENOMEM));
 	dfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return fail(err, -errno, "cannot stage it in %s: %s; left in place", area,
+		return pdk_why(why, why_len, -errno, "cannot stage it in %s: %s; left in place", area,
 			    strerror(errno));
 	sfd = own_dir_at(dfd, c->top, &made);
 	if (sfd < 0)
-		return fail(err, sfd, "cannot stage it in %s: %s; left in place", area,
+		return pdk_why(why, why_len, sfd, "cannot stage it in %s: %s; left in place", area,
 			    sfd == -EPERM ? "not a directory of this user" : strerror(-sfd));
 	if (made) {
 		/* git status should not list the staging area while a run goes on. */
@@ -125,7 +111,7 @@ static int run_dir_at(const char *base, const struct stage_ctx *c, struct pdk_er
 	}
 	rfd = own_dir_at(sfd, c->run_id, NULL);
 	if (rfd < 0)
-		return fail(err, rfd, "cannot stage it in %s/%s: %s; left in place", area,
+		return pdk_why(why, why_len, rfd, "cannot stage it in %s/%s: %s; left in place", area,
 			    c->run_id,
 			    rfd == -EPERM ? "not a directory of this user" : strerror(-rfd));
 	return rfd;
@@ -157,7 +143,7 @@ static int write_record(int rfd, const char *name, const char *orig)
 	return r;
 }
 
-static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error *err)
+static int stage(void *ctx, const char *path, char **ret_where, char *why, size_t why_len)
 {
 	const struct stage_ctx *c = ctx;
 	_cleanup_free_ char *base = NULL, *real = NULL;
@@ -166,25 +152,25 @@ static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error
 	const char *root;
 	int r;
 
-	if ((r = pdk_trash_open_operand(path, &parent_fd, &real, &base, err)) < 0)
+	if ((r = pdk_trash_open_operand(path, &parent_fd, &real, &base, why, why_len)) < 0)
 		return r;
 	root = root_of(c, real);
 	if (!root)
-		return fail(err, -EPERM, "outside the writable roots (%s); left in place",
+		return pdk_why(why, why_len, -EPERM, "outside the writable roots (%s); left in place",
 			    c->roots_text);
 	orig = pdk_path_join(real, base);
 	if (!orig)
-		return fail(err, -ENOMEM, "%s", strerror(ENOMEM));
-	if ((r = pdk_trash_refuse_mount_point(parent_fd, base, err)) < 0)
+		return pdk_why(why, why_len, -ENOMEM, "%s", strerror(ENOMEM));
+	if ((r = pdk_trash_refuse_mount_point(parent_fd, base, why, why_len)) < 0)
 		return r;
 
 	if ((r = stage_base(root, real, &at)) < 0)
-		return fail(err, r, "cannot find where to stage it: %s", strerror(-r));
+		return pdk_why(why, why_len, r, "cannot find where to stage it: %s", strerror(-r));
 	area = pdk_path_join(at, c->top);
 	if (!area)
-		return fail(err, -ENOMEM, "%s", strerror(ENOMEM));
+		return pdk_why(why, why_len, -ENOMEM, "%s", strerror(ENOMEM));
 	if (pdk_path_under(orig, area))
-		return fail(err, -EBUSY,
+		return pdk_why(why, why_len, -EBUSY,
 			    "it holds files on their way to the trash (they go there when the run "
 			    "ends); left in place");
 
@@ -193,12 +179,12 @@ static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error
 	 * directory first. A root that cannot take the mark is one the sweep looks below
 	 * anyway. */
 	if (strcmp(at, root) != 0) {
-		int mark = run_dir_at(root, c, NULL);
+		int mark = run_dir_at(root, c, NULL, 0);
 
 		if (mark >= 0)
 			close(mark);
 	}
-	rfd = run_dir_at(at, c, err);
+	rfd = run_dir_at(at, c, why, why_len);
 	if (rfd < 0)
 		return rfd;
 
@@ -214,14 +200,14 @@ static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error
 		if (r == -EEXIST)
 			continue;
 		if (r < 0)
-			return fail(err, r, "cannot write its record in %s: %s; left in place",
+			return pdk_why(why, why_len, r, "cannot write its record in %s: %s; left in place",
 				    area, strerror(-r));
 		if (mkdirat(rfd, num, 0700) < 0) {
 			r = -errno;
 			unlinkat(rfd, info, 0);
 			if (r == -EEXIST)
 				continue;
-			return fail(err, r, "cannot stage it in %s: %s; left in place", area,
+			return pdk_why(why, why_len, r, "cannot stage it in %s: %s; left in place", area,
 				    strerror(-r));
 		}
 		nfd = openat(rfd, num, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -230,18 +216,17 @@ static int stage(void *ctx, const char *path, char **ret_where, struct pdk_error
 			unlinkat(rfd, num, AT_REMOVEDIR);
 			unlinkat(rfd, info, 0);
 			if (r == -EXDEV)
-				return fail(
-				    err, r,
+				return pdk_why(why, why_len, r,
 				    "on another filesystem than its staging area %s; left in "
 				    "place (files are never copied)",
 				    area);
-			return fail(err, r, "%s", strerror(-r));
+			return pdk_why(why, why_len, r, "%s", strerror(-r));
 		}
 		if (ret_where && asprintf(ret_where, "%s/%s/%s/%s", area, c->run_id, num, base) < 0)
 			*ret_where = NULL;
 		return 0;
 	}
-	return fail(err, -EEXIST, "no free slot left in %s", area);
+	return pdk_why(why, why_len, -EEXIST, "no free slot left in %s", area);
 }
 
 static bool stage_env_valid(const char *s, const char **ret_run)

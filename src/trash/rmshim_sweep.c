@@ -222,19 +222,19 @@ static void trash_one(struct sweep *s, int dirfd, const char *name, const char *
 {
 	_cleanup_free_ char *where = pdk_path_of_fd(dirfd);
 	_cleanup_free_ char *staged = where ? pdk_path_join(where, name) : NULL;
-	struct pdk_error err = {0};
+	char why[256] = "";
 	int r;
 
 	if (!staged) {
 		left_one(s, "%s (staged, place unknown)", name);
 		return;
 	}
-	r = pdk_trash_put_as(dirfd, name, orig ? orig : staged, date[0] ? date : NULL, NULL, &err);
+	r = pdk_trash_put_as(dirfd, name, orig ? orig : staged, date[0] ? date : NULL, NULL, why, sizeof(why));
 	if (r == 0) {
 		s->moved++;
 	} else if (r != -ENOENT) {
 		left_one(s, "%s%s%s (%s)", orig ? orig : "", orig ? " at " : "", staged,
-			 err.message[0] ? err.message : strerror(-r));
+			 why[0] ? why : strerror(-r));
 	}
 }
 

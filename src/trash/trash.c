@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/fmt.h"
 #include "core/path.h"
 #include "core/util.h"
 
@@ -32,23 +33,6 @@
 
 /* Give up looking for a free name after this many collisions rather than loop forever. */
 #define TRASH_MAX_TRIES 10000
-
-static int fail(struct pdk_error *err, int r, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct pdk_error *err, int r, const char *fmt, ...)
-{
-	if (err) {
-		va_list ap;
-
-		err->line = 0;
-		err->column = 0;
-		va_start(ap, fmt);
-		vsnprintf(err->message, sizeof(err->message), fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
 
 /* Split PATH into the directory holding it and its last component, ignoring trailing
  * slashes, so that "dir/" names the directory itself and "link/" the link. */
@@ -238,7 +222,7 @@ static char *mac_candidate(const char *base, unsigned n)
 }
 
 static int trash_into(int parent_fd, const char *parent, const char *base, const char *orig_as,
-		      const char *date_as, char **ret_trashed_as, struct pdk_error *err)
+		      const char *date_as, char **ret_trashed_as, char *why, size_t why_len)
 {
 	_cleanup_free_ char *trash = pdk_trash_home_dir();
 	_cleanup_close_ int tfd = -1;
@@ -248,16 +232,16 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 	(void)orig_as; /* Finder keeps no original path or date we could write */
 	(void)date_as;
 	if (fstatat(parent_fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return fail(err, -errno, "%s", strerror(errno));
+		return pdk_why(why, why_len, -errno, "%s", strerror(errno));
 	if (!trash)
-		return fail(err, -ENOENT, "cannot find the home directory for the trash");
+		return pdk_why(why, why_len, -ENOENT, "cannot find the home directory for the trash");
 	if (mkdir(trash, 0700) < 0 && errno != EEXIST)
-		return fail(err, -errno, "cannot create %s: %s", trash, strerror(errno));
+		return pdk_why(why, why_len, -errno, "cannot create %s: %s", trash, strerror(errno));
 	tfd = open(trash, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (tfd < 0 || fstat(tfd, &tst) < 0)
-		return fail(err, -errno, "cannot open %s: %s", trash, strerror(errno));
+		return pdk_why(why, why_len, -errno, "cannot open %s: %s", trash, strerror(errno));
 	if (tst.st_dev != st.st_dev)
-		return fail(err, -EXDEV,
+		return pdk_why(why, why_len, -EXDEV,
 			    "on another volume than %s; not moved (files are never copied)",
 			    trash);
 	for (unsigned n = 1; n < TRASH_MAX_TRIES; n++) {
@@ -265,7 +249,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 		_cleanup_free_ char *as = name ? pdk_path_join(trash, name) : NULL;
 
 		if (!as)
-			return fail(err, -ENOMEM, "out of memory");
+			return pdk_why(why, why_len, -ENOMEM, "out of memory");
 		if (renameatx_np(parent_fd, base, tfd, name, RENAME_EXCL) == 0) {
 			/* Recorded, so that expiry knows it for paddock's own. */
 			if (fstatat(tfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -275,9 +259,9 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 			return 0;
 		}
 		if (errno != EEXIST)
-			return fail(err, -errno, "cannot move to %s: %s", trash, strerror(errno));
+			return pdk_why(why, why_len, -errno, "cannot move to %s: %s", trash, strerror(errno));
 	}
-	return fail(err, -EEXIST, "no free name left in %s", trash);
+	return pdk_why(why, why_len, -EEXIST, "no free name left in %s", trash);
 }
 
 #else /* freedesktop.org */
@@ -326,7 +310,7 @@ static int nearest_mount_ident(const char *path, struct pdk_mount_ident *ret)
 /* $topdir/.Trash/$uid when an administrator prepared a sticky $topdir/.Trash, otherwise
  * $topdir/.Trash-$uid, created for this user alone. */
 static int topdir_trash(const char *topdir, const struct pdk_mount_ident *want, char **ret,
-			struct pdk_error *err)
+			char *why, size_t why_len)
 {
 	_cleanup_free_ char *shared = pdk_path_join(topdir, ".Trash");
 	_cleanup_free_ char *own = NULL;
@@ -354,17 +338,17 @@ static int topdir_trash(const char *topdir, const struct pdk_mount_ident *want, 
 	if (!own)
 		return -ENOMEM;
 	if (mkdir(own, 0700) < 0 && errno != EEXIST)
-		return fail(err, -errno,
+		return pdk_why(why, why_len, -errno,
 			    "no trash can be made on its filesystem (mounted at %s): %s: %s; "
 			    "not moved (files are never copied)",
 			    topdir, own, strerror(errno));
 	if (!pdk_own_dir(own))
-		return fail(err, -EPERM,
+		return pdk_why(why, why_len, -EPERM,
 			    "%s is not a directory owned by this user; not moved (files are never "
 			    "copied)",
 			    own);
 	if (pdk_trash_mount_ident_at(AT_FDCWD, own, &id) < 0 || !pdk_trash_same_mount(&id, want))
-		return fail(err, -EXDEV, "%s is not on the file's mount; not moved", own);
+		return pdk_why(why, why_len, -EXDEV, "%s is not on the file's mount; not moved", own);
 	*ret = steal_pointer(&own);
 	return 0;
 }
@@ -419,7 +403,7 @@ static int rename_noreplace(int ofd, const char *old, int nfd, const char *new)
 }
 
 static int trash_into(int parent_fd, const char *parent, const char *base, const char *orig_as,
-		      const char *date_as, char **ret_trashed_as, struct pdk_error *err)
+		      const char *date_as, char **ret_trashed_as, char *why, size_t why_len)
 {
 	_cleanup_free_ char *home_trash = pdk_trash_home_dir();
 	_cleanup_free_ char *trash = NULL, *topdir = NULL, *orig = NULL, *enc = NULL;
@@ -432,28 +416,28 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 	int r;
 
 	if (!home_trash)
-		return fail(err, -ENOENT, "cannot find the home directory for the trash");
+		return pdk_why(why, why_len, -ENOENT, "cannot find the home directory for the trash");
 	orig = orig_as ? strdup(orig_as) : pdk_path_join(parent, base);
 	if (!orig)
 		return -ENOMEM;
 	r = pdk_trash_mount_ident_at(parent_fd, base, &fid);
 	if (r < 0)
-		return fail(err, r, "%s", strerror(-r));
+		return pdk_why(why, why_len, r, "%s", strerror(-r));
 	r = nearest_mount_ident(home_trash, &hid);
 	if (r < 0)
-		return fail(err, r, "cannot examine %s: %s", home_trash, strerror(-r));
+		return pdk_why(why, why_len, r, "cannot examine %s: %s", home_trash, strerror(-r));
 
 	if (pdk_trash_same_mount(&fid, &hid)) {
 		r = pdk_mkdir_p(home_trash, 0700);
 		if (r < 0)
-			return fail(err, r, "cannot create %s: %s", home_trash, strerror(-r));
+			return pdk_why(why, why_len, r, "cannot create %s: %s", home_trash, strerror(-r));
 		trash = steal_pointer(&home_trash);
 		rel = orig; /* the home trash records absolute paths */
 	} else {
 		r = pdk_trash_mount_top(parent, &fid, "/", &topdir);
 		if (r < 0)
-			return fail(err, r, "cannot find the top of its mount: %s", strerror(-r));
-		r = topdir_trash(topdir, &fid, &trash, err);
+			return pdk_why(why, why_len, r, "cannot find the top of its mount: %s", strerror(-r));
+		r = topdir_trash(topdir, &fid, &trash, why, why_len);
 		if (r < 0)
 			return r;
 		/* Relative to $topdir, so the volume can be mounted elsewhere later; an original
@@ -472,13 +456,13 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 		return -ENOMEM;
 	if ((mkdir(files, 0700) < 0 && errno != EEXIST) ||
 	    (mkdir(info, 0700) < 0 && errno != EEXIST))
-		return fail(err, -errno, "cannot create %s: %s", trash, strerror(errno));
+		return pdk_why(why, why_len, -errno, "cannot create %s: %s", trash, strerror(errno));
 	files_fd = open(files, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (files_fd < 0)
-		return fail(err, -errno, "cannot open %s: %s", files, strerror(errno));
+		return pdk_why(why, why_len, -errno, "cannot open %s: %s", files, strerror(errno));
 	info_fd = open(info, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (info_fd < 0)
-		return fail(err, -errno, "cannot open %s: %s", info, strerror(errno));
+		return pdk_why(why, why_len, -errno, "cannot open %s: %s", info, strerror(errno));
 
 	enc = percent_encode(rel);
 	if (!enc)
@@ -486,7 +470,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 	if (date_as)
 		snprintf(date, sizeof(date), "%s", date_as);
 	else if (pdk_trash_date(time(NULL), date, sizeof(date)) < 0)
-		return fail(err, -EINVAL, "cannot format the deletion date");
+		return pdk_why(why, why_len, -EINVAL, "cannot format the deletion date");
 
 	for (unsigned n = 1; n < TRASH_MAX_TRIES; n++) {
 		_cleanup_free_ char *name = fdo_candidate(base, n);
@@ -501,7 +485,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 		if (fstatat(files_fd, name, &ignored, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
 		if (errno != ENOENT)
-			return fail(err, -errno, "cannot examine %s: %s", files, strerror(errno));
+			return pdk_why(why, why_len, -errno, "cannot examine %s: %s", files, strerror(errno));
 		if (asprintf(&info_name, "%s.trashinfo", name) < 0)
 			return -ENOMEM;
 		/* The .trashinfo reserves the name (the specification's atomic step). */
@@ -510,7 +494,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 		if (fd < 0) {
 			if (errno == EEXIST)
 				continue;
-			return fail(err, -errno, "cannot create %s/%s: %s", info, info_name,
+			return pdk_why(why, why_len, -errno, "cannot create %s/%s: %s", info, info_name,
 				    strerror(errno));
 		}
 		len = asprintf(&content, "[Trash Info]\nPath=%s\nDeletionDate=%s\n", enc, date);
@@ -523,7 +507,7 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 			r = -errno;
 		if (r < 0) {
 			unlinkat(info_fd, info_name, 0);
-			return fail(err, r, "cannot write %s/%s: %s", info, info_name,
+			return pdk_why(why, why_len, r, "cannot write %s/%s: %s", info, info_name,
 				    strerror(-r));
 		}
 		/* Allocated before the move, so that success is never reported as a failure. */
@@ -540,13 +524,13 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 		if (r < 0) {
 			unlinkat(info_fd, info_name, 0);
 			if (r == -EXDEV)
-				return fail(err, r,
+				return pdk_why(why, why_len, r,
 					    "on another filesystem than %s; not moved (files are "
 					    "never copied)",
 					    trash);
 			if (r == -EINVAL)
-				return fail(err, r, "it contains the trash (%s) itself", trash);
-			return fail(err, r, "cannot move it to %s: %s", files, strerror(-r));
+				return pdk_why(why, why_len, r, "it contains the trash (%s) itself", trash);
+			return pdk_why(why, why_len, r, "cannot move it to %s: %s", files, strerror(-r));
 		}
 		/* Recorded, so that expiry knows it for paddock's own. */
 		if (fstatat(files_fd, name, &ignored, AT_SYMLINK_NOFOLLOW) == 0)
@@ -555,13 +539,13 @@ static int trash_into(int parent_fd, const char *parent, const char *base, const
 			*ret_trashed_as = steal_pointer(&as);
 		return 0;
 	}
-	return fail(err, -EEXIST, "no free name left in %s", files);
+	return pdk_why(why, why_len, -EEXIST, "no free name left in %s", files);
 }
 
 #endif
 
 int pdk_trash_open_operand(const char *path, int *ret_fd, char **ret_real, char **ret_base,
-			   struct pdk_error *err)
+			   char *why, size_t why_len)
 {
 	_cleanup_free_ char *dir = NULL, *base = NULL, *real = NULL, *opened = NULL;
 	_cleanup_close_ int parent_fd = -1;
@@ -569,19 +553,19 @@ int pdk_trash_open_operand(const char *path, int *ret_fd, char **ret_real, char 
 
 	r = pdk_trash_split_path(path, &dir, &base);
 	if (r < 0)
-		return fail(err, r, "%s", strerror(-r));
+		return pdk_why(why, why_len, r, "%s", strerror(-r));
 	if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-		return fail(err, -EINVAL, "'.', '..' and '/' cannot be moved to the trash");
+		return pdk_why(why, why_len, -EINVAL, "'.', '..' and '/' cannot be moved to the trash");
 	real = realpath(dir, NULL);
 	if (!real)
-		return fail(err, -errno, "%s", strerror(errno));
+		return pdk_why(why, why_len, -errno, "%s", strerror(errno));
 #ifdef O_PATH
 	parent_fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
 #else
 	parent_fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 #endif
 	if (parent_fd < 0)
-		return fail(err, -errno, "%s", strerror(errno));
+		return pdk_why(why, why_len, -errno, "%s", strerror(errno));
 	opened = pdk_path_of_fd(parent_fd);
 	if (opened && strcmp(opened, real) != 0) {
 		/* A component moved between realpath() and open(): judge what was opened. */
@@ -594,39 +578,39 @@ int pdk_trash_open_operand(const char *path, int *ret_fd, char **ret_real, char 
 	return 0;
 }
 
-int pdk_trash_refuse_mount_point(int dirfd, const char *name, struct pdk_error *err)
+int pdk_trash_refuse_mount_point(int dirfd, const char *name, char *why, size_t why_len)
 {
 	struct stat st, pst;
 
 	PDK_ANALYZER_ASSUME(name); /* callers pass the base name their look-up returned */
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return fail(err, -errno, "%s", strerror(errno));
+		return pdk_why(why, why_len, -errno, "%s", strerror(errno));
 	if (fstat(dirfd, &pst) < 0)
-		return fail(err, -errno, "%s", strerror(errno));
+		return pdk_why(why, why_len, -errno, "%s", strerror(errno));
 	if (S_ISDIR(st.st_mode) && st.st_dev != pst.st_dev)
-		return fail(err, -EBUSY, "it is a mount point");
+		return pdk_why(why, why_len, -EBUSY, "it is a mount point");
 	return 0;
 }
 
 int pdk_trash_put(const char *path, const char *const *roots, size_t n_roots, char **ret_trashed_as,
-		  struct pdk_error *err)
+		  char *why, size_t why_len)
 {
 	_cleanup_free_ char *base = NULL, *real = NULL;
 	_cleanup_close_ int parent_fd = -1;
 	int r;
 
-	if (err)
-		err->message[0] = '\0';
+	if (why_len)
+		why[0] = '\0';
 	if (!path || !path[0])
-		return fail(err, -ENOENT, "%s", strerror(ENOENT));
-	if ((r = pdk_trash_open_operand(path, &parent_fd, &real, &base, err)) < 0)
+		return pdk_why(why, why_len, -ENOENT, "%s", strerror(ENOENT));
+	if ((r = pdk_trash_open_operand(path, &parent_fd, &real, &base, why, why_len)) < 0)
 		return r;
 	if (!in_roots(real, roots, n_roots))
-		return fail(err, -EPERM,
+		return pdk_why(why, why_len, -EPERM,
 			    "outside the writable roots (it lies in %s); left in place", real);
-	if ((r = pdk_trash_refuse_mount_point(parent_fd, base, err)) < 0)
+	if ((r = pdk_trash_refuse_mount_point(parent_fd, base, why, why_len)) < 0)
 		return r;
-	return trash_into(parent_fd, real, base, NULL, NULL, ret_trashed_as, err);
+	return trash_into(parent_fd, real, base, NULL, NULL, ret_trashed_as, why, why_len);
 }
 
 /* DeletionDate is local time as YYYY-MM-DDThh:mm:ss; anything else is not written. */
@@ -643,25 +627,25 @@ static bool date_valid(const char *d)
 }
 
 int pdk_trash_put_as(int dirfd, const char *name, const char *orig_path, const char *deletion_date,
-		     char **ret_trashed_as, struct pdk_error *err)
+		     char **ret_trashed_as, char *why, size_t why_len)
 {
 	_cleanup_free_ char *parent = NULL;
 
-	if (err)
-		err->message[0] = '\0';
+	if (why_len)
+		why[0] = '\0';
 	if (!name || !name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-		return fail(err, -EINVAL, "not a name in a directory");
+		return pdk_why(why, why_len, -EINVAL, "not a name in a directory");
 	if (!orig_path || orig_path[0] != '/')
-		return fail(err, -EINVAL, "the original path must be absolute");
+		return pdk_why(why, why_len, -EINVAL, "the original path must be absolute");
 	if (deletion_date && !date_valid(deletion_date))
 		deletion_date = NULL;
 	parent = pdk_path_of_fd(dirfd);
 	if (!parent)
-		return fail(err, -EBADF, "cannot tell where the directory is");
-	int r = pdk_trash_refuse_mount_point(dirfd, name, err);
+		return pdk_why(why, why_len, -EBADF, "cannot tell where the directory is");
+	int r = pdk_trash_refuse_mount_point(dirfd, name, why, why_len);
 	if (r < 0)
 		return r;
-	return trash_into(dirfd, parent, name, orig_path, deletion_date, ret_trashed_as, err);
+	return trash_into(dirfd, parent, name, orig_path, deletion_date, ret_trashed_as, why, why_len);
 }
 
 char *pdk_trash_path_encode(const char *path)
@@ -859,7 +843,7 @@ static bool rm_one(const char *op, const struct rm_opts *o, const struct stat *r
 		   const struct pdk_rm_mover *mover, FILE *out)
 {
 	_cleanup_free_ char *as = NULL;
-	struct pdk_error err = { 0 };
+	char why[256] = "";
 	struct stat st;
 	int r;
 
@@ -897,10 +881,10 @@ static bool rm_one(const char *op, const struct rm_opts *o, const struct stat *r
 		}
 	}
 
-	r = mover->move(mover->ctx, op, &as, &err);
+	r = mover->move(mover->ctx, op, &as, why, sizeof(why));
 	if (r < 0) {
 		fprintf(out, "rm: cannot remove '%s': %s\n", op,
-			err.message[0] ? err.message : strerror(-r));
+			why[0] ? why : strerror(-r));
 		return false;
 	}
 	if (o->verbose) {
@@ -1000,11 +984,11 @@ struct trash_mover {
 	size_t n_roots;
 };
 
-static int move_to_trash(void *ctx, const char *path, char **ret_where, struct pdk_error *err)
+static int move_to_trash(void *ctx, const char *path, char **ret_where, char *why, size_t why_len)
 {
 	const struct trash_mover *t = ctx;
 
-	return pdk_trash_put(path, t->roots, t->n_roots, ret_where, err);
+	return pdk_trash_put(path, t->roots, t->n_roots, ret_where, why, why_len);
 }
 
 int pdk_rm_main_out(int argc, char *const *argv, const char *const *roots, size_t n_roots,

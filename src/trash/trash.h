@@ -26,11 +26,11 @@
  * file's own mount can be used, the call fails and the file stays where it was.
  *
  * On success, *RET_TRASHED_AS (when not NULL) receives the new path of the file inside the
- * trash; the caller frees it with free(). On failure it is left untouched, ERR (when not NULL)
+ * trash; the caller frees it with free(). On failure it is left untouched, WHY (WHY_LEN bytes, 0: none)
  * says why (the reason only: the caller knows which path it passed) and -errno is returned.
  */
 int pdk_trash_put(const char *path, const char *const *roots, size_t n_roots,
-		  char **ret_trashed_as, struct pdk_error *err);
+		  char **ret_trashed_as, char *why, size_t why_len);
 
 /*
  * rm(1) with the trash in place of unlink(2): GNU rm's options, messages and exit codes
@@ -53,7 +53,7 @@ int pdk_rm_main_out(int argc, char *const *argv, const char *const *roots, size_
  * ORIG_PATH may say. Same trash choice, naming and failure rules as pdk_trash_put().
  */
 int pdk_trash_put_as(int dirfd, const char *name, const char *orig_path, const char *deletion_date,
-		     char **ret_trashed_as, struct pdk_error *err);
+		     char **ret_trashed_as, char *why, size_t why_len);
 
 /* The user's home trash: $XDG_DATA_HOME/Trash (default ~/.local/share/Trash) on Linux,
  * ~/.Trash on macOS; NULL without a home directory or memory. Free with free(). */
@@ -66,11 +66,11 @@ char *pdk_trash_path_encode(const char *path);
 /*
  * What rm does with each operand once rm's own checks passed (it exists, -r for directories,
  * -d for empty ones, not '.' or '..', not '/'): MOVE returns 0 and may set *RET_WHERE (freed by
- * the caller) to where the operand went, or -errno with ERR's message. DONE is the phrase -v
+ * the caller) to where the operand went, or -errno with the reason in WHY. DONE is the phrase -v
  * prints before that place ("moved to the trash").
  */
 struct pdk_rm_mover {
-	int (*move)(void *ctx, const char *path, char **ret_where, struct pdk_error *err);
+	int (*move)(void *ctx, const char *path, char **ret_where, char *why, size_t why_len);
 	void *ctx;
 	const char *done;
 	FILE *out; /* where -v reports; NULL: stdout */
@@ -103,9 +103,9 @@ bool pdk_trash_same_mount(const struct pdk_mount_ident *a, const struct pdk_moun
 /* An rm operand, opened for moving: its directory (opened, the real path of what was opened)
  * and its last component. '.', '..' and '/' are refused. 0 or -errno with err set. */
 int pdk_trash_open_operand(const char *path, int *ret_fd, char **ret_real, char **ret_base,
-			   struct pdk_error *err);
+			   char *why, size_t why_len);
 /* -EBUSY (err set) when name in dirfd is a directory another mount is on; 0 otherwise. */
-int pdk_trash_refuse_mount_point(int dirfd, const char *name, struct pdk_error *err);
+int pdk_trash_refuse_mount_point(int dirfd, const char *name, char *why, size_t why_len);
 /* The highest directory from dir up to stop (stop included) still on the mount want: the
  * specification's $topdir when stop is "/". 0 or -errno. */
 int pdk_trash_mount_top(const char *dir, const struct pdk_mount_ident *want, const char *stop,

@@ -14,7 +14,7 @@
 static int put_as(const char *file, const char *date)
 {
 	char *dir = NULL, *base = NULL, *real = NULL, *orig = NULL, *as = NULL;
-	struct pdk_error err = {0};
+	char why[256] = "";
 	int fd, r;
 
 	if (pdk_trash_split_path(file, &dir, &base) < 0 || !(real = realpath(dir, NULL)) ||
@@ -23,9 +23,9 @@ static int put_as(const char *file, const char *date)
 	fd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 2;
-	r = pdk_trash_put_as(fd, base, orig, date, &as, &err);
+	r = pdk_trash_put_as(fd, base, orig, date, &as, why, sizeof(why));
 	if (r < 0)
-		fprintf(stderr, "trash-driver: %s: %s\n", file, err.message);
+		fprintf(stderr, "trash-driver: %s: %s\n", file, why);
 	else
 		printf("%s\n", as);
 	close(fd);

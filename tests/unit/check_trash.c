@@ -111,7 +111,7 @@ static const char *info_key(const char *info, const char *key)
 
 START_TEST(trashinfo_content)
 {
-	struct pdk_error err = { 0 };
+	char why[256] = "";
 	char *as = NULL;
 	time_t before = time(NULL), after, when;
 	struct tm tm = { 0 };
@@ -119,7 +119,7 @@ START_TEST(trashinfo_content)
 	char *end;
 
 	ck_write("plain.txt", "plain\n");
-	ck_assert_int_eq(pdk_trash_put("plain.txt", roots, 1, &as, &err), 0);
+	ck_assert_int_eq(pdk_trash_put("plain.txt", roots, 1, &as, why, sizeof(why)), 0);
 	after = time(NULL);
 	ck_assert_str_eq(as, ck_path("%s/files/plain.txt", trash_dir));
 	free(as);
@@ -156,11 +156,11 @@ START_TEST(percent_encoding)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct pdk_error err = { 0 };
+		char why[256] = "";
 		const char *info, *path;
 
 		ck_write(cases[i].name, cases[i].name);
-		ck_assert_int_eq(pdk_trash_put(cases[i].name, roots, 1, NULL, &err), 0);
+		ck_assert_int_eq(pdk_trash_put(cases[i].name, roots, 1, NULL, why, sizeof(why)), 0);
 		info = ck_slurp(ck_path("%s/info/%s.trashinfo", trash_dir, cases[i].name));
 		ck_assert_ptr_nonnull(info);
 		path = info_key(info, "\nPath=");
@@ -178,12 +178,12 @@ START_TEST(name_collisions)
 	static const char *const names[] = { "same", "same.2", "same.3" };
 
 	for (int i = 0; i < 3; i++) {
-		struct pdk_error err = { 0 };
+		char why[256] = "";
 		char *as = NULL;
 
 		ck_assert_int_eq(mkdir(ck_path("d%d", i), 0755), 0);
 		ck_write(ck_path("d%d/same", i), ck_path("content %d", i));
-		ck_assert_int_eq(pdk_trash_put(ck_path("d%d/same", i), roots, 1, &as, &err), 0);
+		ck_assert_int_eq(pdk_trash_put(ck_path("d%d/same", i), roots, 1, &as, why, sizeof(why)), 0);
 		ck_assert_str_eq(as, ck_path("%s/files/%s", trash_dir, names[i]));
 		free(as);
 	}
@@ -199,7 +199,7 @@ START_TEST(name_collisions)
 	/* An entry in files/ without its .trashinfo still holds the name, and is kept. */
 	ck_write(ck_path("%s/files/orphan", trash_dir), "old orphan");
 	ck_write("orphan", "new");
-	ck_assert_int_eq(pdk_trash_put("orphan", roots, 1, NULL, NULL), 0);
+	ck_assert_int_eq(pdk_trash_put("orphan", roots, 1, NULL, NULL, 0), 0);
 	ck_assert_str_eq(ck_slurp(ck_path("%s/files/orphan", trash_dir)), "old orphan");
 	ck_assert_str_eq(ck_slurp(ck_path("%s/files/orphan.2", trash_dir)), "new");
 	ck_assert(!exists(ck_path("%s/info/orphan.trashinfo", trash_dir)));
@@ -208,7 +208,7 @@ START_TEST(name_collisions)
 	/* And a .trashinfo without its file holds the name too. */
 	ck_write(ck_path("%s/info/lone.trashinfo", trash_dir), "[Trash Info]\nPath=/x\n");
 	ck_write("lone", "lone");
-	ck_assert_int_eq(pdk_trash_put("lone", roots, 1, NULL, NULL), 0);
+	ck_assert_int_eq(pdk_trash_put("lone", roots, 1, NULL, NULL, 0), 0);
 	ck_assert_str_eq(ck_slurp(ck_path("%s/info/lone.trashinfo", trash_dir)),
 			 "[Trash Info]\nPath=/x\n");
 	ck_assert_str_eq(ck_slurp(ck_path("%s/files/lone.2", trash_dir)), "lone");
@@ -224,7 +224,7 @@ START_TEST(long_name_fits)
 	memset(name, 'n', 255);
 	name[255] = '\0';
 	ck_write(name, "long");
-	ck_assert_int_eq(pdk_trash_put(name, roots, 1, &as, NULL), 0);
+	ck_assert_int_eq(pdk_trash_put(name, roots, 1, &as, NULL, 0), 0);
 	ck_assert(!exists(name));
 	ck_assert_str_eq(ck_slurp(as), "long");
 	info = ck_slurp(ck_path("%s/info/%s.trashinfo", trash_dir, strrchr(as, '/') + 1));
@@ -243,7 +243,7 @@ START_TEST(directory_whole)
 	ck_assert_int_eq(mkdir("tree/sub", 0755), 0);
 	ck_write("tree/sub/leaf", "leaf");
 	ck_assert_int_eq(lstat("tree", &before), 0);
-	ck_assert_int_eq(pdk_trash_put("tree/", roots, 1, &as, NULL), 0);
+	ck_assert_int_eq(pdk_trash_put("tree/", roots, 1, &as, NULL, 0), 0);
 	ck_assert(!exists("tree"));
 	ck_assert_str_eq(as, ck_path("%s/files/tree", trash_dir));
 	/* The same directory inode: moved by one rename, not rebuilt file by file. */
@@ -270,7 +270,7 @@ START_TEST(symlink_is_trashed_not_target)
 	ck_assert_int_eq(symlink(ck_path("%s/target", outside), "lnk"), 0);
 	ck_assert_int_eq(symlink(ck_path("%s/tdir", outside), "dlnk"), 0);
 
-	ck_assert_int_eq(pdk_trash_put("lnk", roots, 1, &as, NULL), 0);
+	ck_assert_int_eq(pdk_trash_put("lnk", roots, 1, &as, NULL, 0), 0);
 	n = readlink(as, buf, sizeof(buf) - 1);
 	ck_assert_int_gt(n, 0);
 	buf[n] = '\0';
@@ -281,7 +281,7 @@ START_TEST(symlink_is_trashed_not_target)
 
 	/* A trailing slash does not make it follow the link either. */
 	as = NULL;
-	ck_assert_int_eq(pdk_trash_put("dlnk/", roots, 1, &as, NULL), 0);
+	ck_assert_int_eq(pdk_trash_put("dlnk/", roots, 1, &as, NULL, 0), 0);
 	ck_assert_int_gt(readlink(as, buf, sizeof(buf) - 1), 0);
 	ck_assert(!exists("dlnk"));
 	ck_assert_str_eq(ck_slurp(ck_path("%s/tdir/inner", outside)), "inner");
@@ -291,63 +291,63 @@ END_TEST
 
 START_TEST(refused_outside_roots)
 {
-	struct pdk_error err = { 0 };
+	char why[256] = "";
 	char *as = (char *)"untouched";
 
 	ck_write(ck_path("%s/victim", outside), "keep me");
-	ck_assert_int_eq(pdk_trash_put(ck_path("%s/victim", outside), roots, 1, &as, &err), -EPERM);
-	ck_assert_msg(strstr(err.message, "outside the writable roots"), "%s", err.message);
+	ck_assert_int_eq(pdk_trash_put(ck_path("%s/victim", outside), roots, 1, &as, why, sizeof(why)), -EPERM);
+	ck_assert_msg(strstr(why, "outside the writable roots"), "%s", why);
 	ck_assert_str_eq(as, "untouched"); /* not clobbered on failure */
 	ck_assert_str_eq(ck_slurp(ck_path("%s/victim", outside)), "keep me");
 	ck_assert(!exists(ck_path("%s/info/victim.trashinfo", trash_dir)));
 
 	/* Through a symlinked directory inside the root: the real parent is what counts. */
 	ck_assert_int_eq(symlink(outside, "escape"), 0);
-	ck_assert_int_eq(pdk_trash_put("escape/victim", roots, 1, NULL, &err), -EPERM);
+	ck_assert_int_eq(pdk_trash_put("escape/victim", roots, 1, NULL, why, sizeof(why)), -EPERM);
 	ck_assert_str_eq(ck_slurp(ck_path("%s/victim", outside)), "keep me");
 
 	/* Via "..": same. */
-	ck_assert_int_eq(pdk_trash_put("../outside/victim", roots, 1, NULL, &err), -EPERM);
+	ck_assert_int_eq(pdk_trash_put("../outside/victim", roots, 1, NULL, why, sizeof(why)), -EPERM);
 	ck_assert_str_eq(ck_slurp(ck_path("%s/victim", outside)), "keep me");
 
 	/* A sibling sharing the root's name as a prefix is not inside it. */
 	ck_assert_int_eq(mkdir(ck_path("%s2", work), 0755), 0);
 	ck_write(ck_path("%s2/f", work), "sibling");
-	ck_assert_int_eq(pdk_trash_put(ck_path("%s2/f", work), roots, 1, NULL, &err), -EPERM);
+	ck_assert_int_eq(pdk_trash_put(ck_path("%s2/f", work), roots, 1, NULL, why, sizeof(why)), -EPERM);
 	ck_assert(exists(ck_path("%s2/f", work)));
 
 	/* The root itself cannot be trashed: its parent is outside. */
-	ck_assert_int_eq(pdk_trash_put(work, roots, 1, NULL, &err), -EPERM);
+	ck_assert_int_eq(pdk_trash_put(work, roots, 1, NULL, why, sizeof(why)), -EPERM);
 	ck_assert(exists(work));
 
 	/* No roots, nothing writable. */
 	ck_write("inside", "x");
-	ck_assert_int_eq(pdk_trash_put("inside", roots, 0, NULL, &err), -EPERM);
+	ck_assert_int_eq(pdk_trash_put("inside", roots, 0, NULL, why, sizeof(why)), -EPERM);
 	ck_assert(exists("inside"));
 
 	/* The legitimate twin: the same kind of file inside the root goes. */
-	ck_assert_int_eq(pdk_trash_put("inside", roots, 1, NULL, &err), 0);
+	ck_assert_int_eq(pdk_trash_put("inside", roots, 1, NULL, why, sizeof(why)), 0);
 	ck_assert(!exists("inside"));
-	ck_assert_int_eq(pdk_trash_put("nothere", roots, 1, NULL, &err), -ENOENT);
-	ck_assert_int_eq(pdk_trash_put(".", roots, 1, NULL, &err), -EINVAL);
-	ck_assert_int_eq(pdk_trash_put("sub/..", roots, 1, NULL, &err), -EINVAL);
+	ck_assert_int_eq(pdk_trash_put("nothere", roots, 1, NULL, why, sizeof(why)), -ENOENT);
+	ck_assert_int_eq(pdk_trash_put(".", roots, 1, NULL, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(pdk_trash_put("sub/..", roots, 1, NULL, why, sizeof(why)), -EINVAL);
 }
 END_TEST
 
 START_TEST(trash_inside_operand)
 {
-	struct pdk_error err = { 0 };
+	char why[256] = "";
 
 	/* Trashing a directory that holds the trash itself cannot work: refuse, keep all. */
 	setenv("XDG_DATA_HOME", ck_path("%s/share", work), 1);
 	ck_assert_int_eq(mkdir("share", 0755), 0);
 	ck_write("share/doc", "doc");
-	ck_assert_int_eq(pdk_trash_put("share", roots, 1, NULL, &err), -EINVAL);
-	ck_assert_msg(strstr(err.message, "contains the trash"), "%s", err.message);
+	ck_assert_int_eq(pdk_trash_put("share", roots, 1, NULL, why, sizeof(why)), -EINVAL);
+	ck_assert_msg(strstr(why, "contains the trash"), "%s", why);
 	ck_assert_str_eq(ck_slurp("share/doc"), "doc");
 	ck_assert(!exists("share/Trash/info/share.trashinfo"));
 	ck_write("other", "other");
-	ck_assert_int_eq(pdk_trash_put("other", roots, 1, NULL, &err), 0);
+	ck_assert_int_eq(pdk_trash_put("other", roots, 1, NULL, why, sizeof(why)), 0);
 	ck_assert_str_eq(ck_slurp("share/Trash/files/other"), "other");
 }
 END_TEST
@@ -521,7 +521,7 @@ static bool private_tmpfs(const char *dir)
 START_TEST(topdir_trash)
 {
 	char *uid_dir, *uid_sub;
-	struct pdk_error err = { 0 };
+	char why[256] = "";
 	char *as = NULL;
 	struct stat st;
 	const char *info;
@@ -537,7 +537,7 @@ START_TEST(topdir_trash)
 	ck_assert_int_eq(chmod("vol/.Trash", 0777), 0);
 	ck_assert_int_eq(mkdir("vol/sub", 0755), 0);
 	ck_write("vol/sub/a b", "on tmpfs");
-	ck_assert_int_eq(pdk_trash_put("vol/sub/a b", roots, 1, &as, &err), 0);
+	ck_assert_int_eq(pdk_trash_put("vol/sub/a b", roots, 1, &as, why, sizeof(why)), 0);
 	ck_assert_str_eq(as, ck_path("%s/files/a b", uid_dir));
 	free(as);
 	ck_assert_int_eq(lstat(uid_dir, &st), 0);
@@ -552,7 +552,7 @@ START_TEST(topdir_trash)
 	ck_assert_int_eq(chmod("vol/.Trash", 01777), 0);
 	ck_write("vol/b", "b");
 	as = NULL;
-	ck_assert_int_eq(pdk_trash_put("vol/b", roots, 1, &as, &err), 0);
+	ck_assert_int_eq(pdk_trash_put("vol/b", roots, 1, &as, why, sizeof(why)), 0);
 	ck_assert_str_eq(as, ck_path("%s/files/b", uid_sub));
 	free(as);
 	ck_assert_str_eq(info_key(ck_slurp(ck_path("%s/info/b.trashinfo", uid_sub)), "\nPath="),
@@ -563,7 +563,7 @@ START_TEST(topdir_trash)
 	ck_assert_int_eq(symlink("real-trash", "vol/.Trash"), 0);
 	ck_write("vol/c", "c");
 	as = NULL;
-	ck_assert_int_eq(pdk_trash_put("vol/c", roots, 1, &as, &err), 0);
+	ck_assert_int_eq(pdk_trash_put("vol/c", roots, 1, &as, why, sizeof(why)), 0);
 	ck_assert_str_eq(as, ck_path("%s/files/c", uid_dir));
 	free(as);
 
@@ -572,13 +572,13 @@ START_TEST(topdir_trash)
 	ck_assert_int_eq(rename(uid_dir, ck_path("%s/vol/old", work)), 0);
 	ck_write(uid_dir, "a file where the trash would go");
 	ck_write("vol/d", "d");
-	ck_assert_int_lt(pdk_trash_put("vol/d", roots, 1, NULL, &err), 0);
-	ck_assert_ptr_nonnull(strstr(err.message, "not moved"));
+	ck_assert_int_lt(pdk_trash_put("vol/d", roots, 1, NULL, why, sizeof(why)), 0);
+	ck_assert_ptr_nonnull(strstr(why, "not moved"));
 	ck_assert_str_eq(ck_slurp("vol/d"), "d");
 	ck_assert(!exists(ck_path("%s/files/d", trash_dir)));
 
 	/* A mount point itself is not moved. */
-	ck_assert_int_eq(pdk_trash_put("vol", roots, 1, NULL, &err), -EBUSY);
+	ck_assert_int_eq(pdk_trash_put("vol", roots, 1, NULL, why, sizeof(why)), -EBUSY);
 	ck_assert(exists("vol/d"));
 	umount2(ck_path("%s/vol", work), MNT_DETACH);
 	free(uid_dir);
@@ -588,7 +588,7 @@ END_TEST
 
 START_TEST(put_as_records_given_path)
 {
-	struct pdk_error err = { 0 };
+	char why[256] = "";
 	const char *info;
 	char *as = NULL;
 	int dfd;
@@ -599,7 +599,7 @@ START_TEST(put_as_records_given_path)
 	dfd = open("stage", O_RDONLY | O_DIRECTORY);
 	ck_assert_int_ge(dfd, 0);
 	ck_assert_int_eq(pdk_trash_put_as(dfd, "name one", ck_path("%s/was here/name one", work),
-					  "2001-02-03T04:05:06", &as, &err),
+					  "2001-02-03T04:05:06", &as, why, sizeof(why)),
 			 0);
 	ck_assert_str_eq(as, ck_path("%s/files/name one", trash_dir));
 	free(as);
@@ -611,15 +611,15 @@ START_TEST(put_as_records_given_path)
 
 	/* A date of any other shape is replaced by now; the link moves, not its target. */
 	ck_assert_int_eq(
-	    pdk_trash_put_as(dfd, "link", ck_path("%s/link", work), "2001-02-03 04:05", NULL, &err),
+	    pdk_trash_put_as(dfd, "link", ck_path("%s/link", work), "2001-02-03 04:05", NULL, why, sizeof(why)),
 	    0);
 	info = ck_slurp(ck_path("%s/info/link.trashinfo", trash_dir));
 	ck_assert_str_ne(info_key(info, "\nDeletionDate="), "2001-02-03 04:05");
 	ck_assert_uint_eq(strlen(info_key(info, "\nDeletionDate=")), 19);
 	ck_assert(exists(outside));
-	ck_assert_int_eq(pdk_trash_put_as(dfd, "../x", "/a", NULL, NULL, &err), -EINVAL);
-	ck_assert_int_eq(pdk_trash_put_as(dfd, "x", "relative", NULL, NULL, &err), -EINVAL);
-	ck_assert_int_eq(pdk_trash_put_as(dfd, "gone", "/gone", NULL, NULL, &err), -ENOENT);
+	ck_assert_int_eq(pdk_trash_put_as(dfd, "../x", "/a", NULL, NULL, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(pdk_trash_put_as(dfd, "x", "relative", NULL, NULL, why, sizeof(why)), -EINVAL);
+	ck_assert_int_eq(pdk_trash_put_as(dfd, "gone", "/gone", NULL, NULL, why, sizeof(why)), -ENOENT);
 	close(dfd);
 }
 END_TEST
@@ -629,11 +629,12 @@ struct seen {
 	int n;
 };
 
-static int record_move(void *ctx, const char *path, char **ret_where, struct pdk_error *err)
+static int record_move(void *ctx, const char *path, char **ret_where, char *why, size_t why_len)
 {
 	struct seen *s = ctx;
 
-	(void)err;
+	(void)why;
+	(void)why_len;
 	snprintf(s->paths[s->n++], sizeof(s->paths[0]), "%s", path);
 	*ret_where = strdup("PLACE");
 	return strcmp(path, "refuse") == 0 ? -EPERM : 0;
