@@ -32,9 +32,9 @@ fi
 guarded() { # guarded CMD...: run CMD under the guard, output in $T/out and $T/err
 	if [ -n "$outer" ]; then
 		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$outer" \
-			timeout 60 "$@" >"$T/out" 2>"$T/err" </dev/null
+			timeout 150 "$@" >"$T/out" 2>"$T/err" </dev/null
 	else
-		timeout 60 prlimit --nproc=$(($(ps -e --no-headers | wc -l) + 3000)) "$@" \
+		timeout 150 prlimit --nproc=$(($(ps -e --no-headers | wc -l) + 3000)) "$@" \
 			>"$T/out" 2>"$T/err" </dev/null
 	fi
 	rc=$?
@@ -115,7 +115,7 @@ for b in bwrap landlock; do
 	# Fork bomb: stopped at the limit, reported, and the machine is back to normal after.
 	before=$(nprocs)
 	rm -f bomb.err w
-	guarded "$PADDOCK" run --backend "$b" -t 20 -- bash -c "$BOMB" "$MARK"
+	guarded "$PADDOCK" run --backend "$b" -t 90 -- bash -c "$BOMB" "$MARK"
 	check "$b: a fork bomb is stopped: the run ends before its timeout" ended_in_time
 	check "$b: the bomb's forks failed" grep -q -i -e 'fork' -e 'resource temporarily' "$T/out"
 	if [ "$how" = cgroup ]; then
@@ -215,7 +215,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
 	}
 	# prlimit cannot guard root's own processes; the outer cgroup does, if any.
 	before=$(nprocs)
-	asnobody "$PADDOCK" run --backend landlock -t 20 -- bash -c "$BOMB" "$MARK"
+	asnobody "$PADDOCK" run --backend landlock -t 90 -- bash -c "$BOMB" "$MARK"
 	check "rlimit: as another user the bomb is stopped: the run ends before its timeout" \
 		ended_in_time
 	check "rlimit: its forks failed" grep -q -i -e 'fork' -e 'resource temporarily' "$T/out"
