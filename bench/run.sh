@@ -72,9 +72,9 @@ backend_state() {
 set -- \
 	:: '`true`' -- true \
 	:: '`env true`' -- env true
-if works "$PADDOCK" run --no-sandbox -- true; then
-	set -- "$@" :: '`paddock run --no-sandbox -- true`' vs='`env true`@1.25' vs='`true`' \
-		-- "$PADDOCK" run --no-sandbox -- true
+if works "$PADDOCK" run --yes --no-sandbox -- true; then
+	set -- "$@" :: '`paddock run --yes --no-sandbox -- true`' vs='`env true`@1.25' vs='`true`' \
+		-- "$PADDOCK" run --yes --no-sandbox -- true
 fi
 
 case $(backend_state landlock) in
@@ -236,13 +236,13 @@ rc3=$?
 
 # --- Table 2: 1 GiB through paddock against a plain pipe, and paddock's memory ---------------
 echo
-works "$PADDOCK" run --no-sandbox -- head -c 1 /dev/zero || exit 1
+works "$PADDOCK" run --yes --no-sandbox -- head -c 1 /dev/zero || exit 1
 "$tmp/timeit" $strict -n "$big_rounds" -w 1 -t '**1 GiB on stdout**' \
 	:: '`head -c 1073741824 /dev/zero | cat >/dev/null`' as='the `cat` pipe' rss \
 	-- head -c $GIB /dev/zero '|' cat \
-	:: '`paddock run --no-sandbox -- head -c 1073741824 /dev/zero`' \
+	:: '`paddock run --yes --no-sandbox -- head -c 1073741824 /dev/zero`' \
 	as=paddock vs='the `cat` pipe@1.25' rss@8192 \
-	-- "$PADDOCK" run --no-sandbox -- head -c $GIB /dev/zero
+	-- "$PADDOCK" run --yes --no-sandbox -- head -c $GIB /dev/zero
 rc2=$?
 
 [ $rc1 -eq 1 ] || [ $rc2 -eq 1 ] || [ $rc3 -eq 1 ] && exit 1

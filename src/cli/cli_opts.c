@@ -136,7 +136,7 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 			o.json = true;
 			break;
 		case OPT_NO_SANDBOX:
-			o.no_sandbox = true;
+			o.no_sandbox = o.no_sandbox_asked = true;
 			break;
 		case 'C':
 			o.cwd = optarg;

@@ -11,6 +11,10 @@
 #define PDK_WIDEN_GIT_HOOKS                                                                        \
 	"installs git hooks: writes .git/hooks and core.hooksPath, which your own git runs "     \
 	"later, outside the sandbox (--allow-git-hooks)"
+/* --no-sandbox given by the call itself, as the question names it. */
+#define PDK_WIDEN_NO_SANDBOX                                                                       \
+	"runs with no sandbox at all: it may write anywhere you can and reach any host "         \
+	"(--no-sandbox)"
 
 struct pdk_request {
 	char **argv;            /* the program and its arguments (borrowed) */
@@ -20,7 +24,8 @@ struct pdk_request {
 	bool timeout_clamped;
 	size_t bound;           /* bytes the result may take; 0 until the config is applied */
 	bool json;
-	bool no_sandbox;        /* a person turned confinement off */
+	bool no_sandbox;        /* confinement off: by the configuration, or asked */
+	bool no_sandbox_asked;  /* --no-sandbox: the call asked for it (a widening) */
 	bool outside_sandbox;   /* ask a person to run this one call unconfined */
 	bool allow_git_hooks;   /* let it write git hooks and core.hooksPath (asked) */
 	bool yes;               /* --yes: approve what the confirm gate would ask */

@@ -18,23 +18,23 @@ bad() {
 }
 
 # --- usage: 125 --------------------------------------------------------------
-bad 125 "nothing after --" run --no-sandbox --
-bad 125 "no -- and no program" run --no-sandbox
-bad 125 "an empty program name" run --no-sandbox -- ''
-bad 125 "unknown long option" run --no-sandbox --bogus -- true
-bad 125 "unknown short option" run --no-sandbox -Z -- true
-bad 125 "option without its value" run --no-sandbox --timeout
+bad 125 "nothing after --" run --yes --no-sandbox --
+bad 125 "no -- and no program" run --yes --no-sandbox
+bad 125 "an empty program name" run --yes --no-sandbox -- ''
+bad 125 "unknown long option" run --yes --no-sandbox --bogus -- true
+bad 125 "unknown short option" run --yes --no-sandbox -Z -- true
+bad 125 "option without its value" run --yes --no-sandbox --timeout
 for t in abc 0 -5 1e999 nan inf 5s ''; do
-	bad 125 "timeout '$t'" run --no-sandbox -t "$t" -- true
+	bad 125 "timeout '$t'" run --yes --no-sandbox -t "$t" -- true
 done
 check "the timeout error says what is wanted" err_has "is not a positive number"
 for b in 10 1023 2M 1048577 abc -1K 1X ''; do
-	bad 125 "bound '$b'" run --no-sandbox --bound "$b" -- true
+	bad 125 "bound '$b'" run --yes --no-sandbox --bound "$b" -- true
 done
 check "the bound error names the range" err_has "1024 to 1048576"
 bad 125 "unknown verb" frobnicate
 export PADDOCK_SESSION=../x
-bad 125 "PADDOCK_SESSION with a slash" run --no-sandbox -- true
+bad 125 "PADDOCK_SESSION with a slash" run --yes --no-sandbox -- true
 unset PADDOCK_SESSION
 
 # The twins: the same options with good values run the command.
@@ -50,20 +50,20 @@ prun -- echo --bogus -t abc
 check "options after the program are the program's" has_line "--bogus -t abc"
 
 # --- the program: 127 missing, 126 not executable or a directory -------------
-bad 127 "missing program on PATH" run --no-sandbox -- pdk-no-such-program-$$
+bad 127 "missing program on PATH" run --yes --no-sandbox -- pdk-no-such-program-$$
 check "missing program: says not found" err_has "command not found"
-bad 127 "missing program by path" run --no-sandbox -- "$T/no-such-file"
+bad 127 "missing program by path" run --yes --no-sandbox -- "$T/no-such-file"
 printf '#!/bin/sh\necho ran\n' >"$T/noexec"
 chmod 644 "$T/noexec"
-bad 126 "not executable, by path" run --no-sandbox -- "$T/noexec"
+bad 126 "not executable, by path" run --yes --no-sandbox -- "$T/noexec"
 mkdir -p "$T/bin"
 cp "$T/noexec" "$T/bin/pdk-noexec"
 oldpath=$PATH
 PATH="$T/bin:$PATH"
-bad 126 "not executable, on PATH" run --no-sandbox -- pdk-noexec
+bad 126 "not executable, on PATH" run --yes --no-sandbox -- pdk-noexec
 PATH=$oldpath
-bad 126 "a directory" run --no-sandbox -- "$T"
-bad 126 "a device" run --no-sandbox -- /dev/null
+bad 126 "a directory" run --yes --no-sandbox -- "$T"
+bad 126 "a device" run --yes --no-sandbox -- /dev/null
 # The twin: the same script made executable runs.
 chmod 755 "$T/noexec"
 prun -- "$T/noexec"
@@ -71,13 +71,13 @@ check "the same script, executable, runs" sh -c "[ $rc -eq 0 ] && grep -qx ran '
 # An exec that fails in the child (bad interpreter) is still 126/127, one line.
 printf '#!/pdk/no/such/interpreter\n' >"$T/badinterp"
 chmod 755 "$T/badinterp"
-bad 127 "a missing interpreter" run --no-sandbox -- "$T/badinterp"
-bad 125 "a working directory that does not exist" run --no-sandbox -C "$T/nowhere" -- true
+bad 127 "a missing interpreter" run --yes --no-sandbox -- "$T/badinterp"
+bad 125 "a working directory that does not exist" run --yes --no-sandbox -C "$T/nowhere" -- true
 # No place for the output store: one line that names what to set.
 saved_home=$HOME saved_state=$XDG_STATE_HOME
 HOME=relative
 unset XDG_STATE_HOME
-pcall run --no-sandbox -- true
+pcall run --yes --no-sandbox -- true
 HOME=$saved_home XDG_STATE_HOME=$saved_state
 export HOME XDG_STATE_HOME
 check "no absolute HOME or XDG_STATE_HOME: exit 125 (got $rc)" test "$rc" -eq 125

@@ -21,7 +21,7 @@ git init -q -b main . && echo a >a && git add a && git commit -qm first || exit 
 
 for how in confined --no-sandbox; do
 	opt=
-	[ "$how" = --no-sandbox ] && opt=--no-sandbox
+	[ "$how" = --no-sandbox ] && opt="--yes --no-sandbox"
 	echo "$how" >>a && git add a
 	pcall run $opt -t 300 -- git commit
 	check "$how: git commit without -m returns at once ($ms ms), not at the timeout" \

@@ -51,12 +51,12 @@ outcome "bad -C" run "d['error_kind'] == 'bad_request' and 'nowhere' in d['error
 outcome "bad configuration" run "d['error_kind'] == 'bad_request' and
 	'configuration' in d['error']" run --json --config "$T/none.json" -- true
 outcome "timeout" run "d['ran'] and d['timed_out'] and d['exit_status'] == -15 and
-	d['signal'] == 15 and d['exit_code'] == 143" run --no-sandbox --json -t 1 -- sleep 30
+	d['signal'] == 15 and d['exit_code'] == 143" run --yes --no-sandbox --json -t 1 -- sleep 30
 outcome "a real segfault" run "d['ran'] and d['exit_status'] == -11 and d['signal'] == 11" \
-	run --no-sandbox --json -- python3 -c 'import ctypes; ctypes.string_at(0)'
+	run --yes --no-sandbox --json -- python3 -c 'import ctypes; ctypes.string_at(0)'
 check "a real segfault: exit 139" test "$rc" -eq 139
 outcome "exit 139 is no signal" run "d['exit_status'] == 139 and d['signal'] is None" \
-	run --no-sandbox --json -- sh -c 'exit 139'
+	run --yes --no-sandbox --json -- sh -c 'exit 139'
 outcome "held back" run "len(d['held_back']) == 1 and len(d['output_id']) == 8 and
 	d['output_lines'] > 100" run --json --bound 2K -- seq 1 5000
 id=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['output_id'])" "$T/out")

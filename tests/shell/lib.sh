@@ -66,11 +66,11 @@ fresh_state() {
 }
 store_root() { echo "$XDG_STATE_HOME/paddock/output"; }
 
-# prun ARGS...: paddock run --no-sandbox ARGS, stdout to $T/out, stderr to
+# prun ARGS...: paddock run --yes --no-sandbox ARGS, stdout to $T/out, stderr to
 # $T/err, exit code in $rc, wall time in milliseconds in $ms.
 prun() {
 	t0=$(date +%s%N)
-	"$PADDOCK" run --no-sandbox "$@" >"$T/out" 2>"$T/err" </dev/null
+	"$PADDOCK" run --yes --no-sandbox "$@" >"$T/out" 2>"$T/err" </dev/null
 	rc=$?
 	ms=$((($(date +%s%N) - t0) / 1000000))
 }

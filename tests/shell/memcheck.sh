@@ -26,10 +26,10 @@ vg() {
 }
 
 vg 125 "run: unknown option" run --bogus -- true
-vg 125 "run: bad timeout" run --no-sandbox -t abc -- true
-vg 127 "run: program not found" run --no-sandbox -- pdk-no-such-program-$$
-vg 125 "run: refused by the policy" run --no-sandbox -- touch made '|' cat
-vg 0 "run: a command that works" run --no-sandbox -- echo fine
+vg 125 "run: bad timeout" run --yes --no-sandbox -t abc -- true
+vg 127 "run: program not found" run --yes --no-sandbox -- pdk-no-such-program-$$
+vg 125 "run: refused by the policy" run --yes --no-sandbox -- touch made '|' cat
+vg 0 "run: a command that works" run --yes --no-sandbox -- echo fine
 check "the command's output came back" has_line fine
 vg 0 "check: a plain command" check -- true
 vg 125 "recall: a bad id" recall nothing

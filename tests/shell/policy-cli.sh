@@ -236,8 +236,21 @@ check "argv rm: the file left its place" test ! -e "$T/proj/doomed"
 check "argv rm: the file is in the trash, whole" grep -qx keep "$T/data/Trash/files/doomed"
 check "argv rm: the trash knows where it came from" \
 	grep -qx "Path=$T/proj/doomed" "$T/data/Trash/info/doomed.trashinfo"
+# --no-sandbox from the call is a widening: asked, refused with no one to ask.
+far=$(mktemp -d /var/tmp/pdk-nosandbox.XXXXXX)
+pcall run --no-sandbox -- sh -c "echo x > '$far/escaped'"
+check "--no-sandbox, no terminal: refused (rc $rc)" test "$rc" -eq 125
+check "... the write outside every root did not happen" test ! -e "$far/escaped"
+check "... and the refusal names --no-sandbox and who may approve" \
+	sh -c "grep -q 'no sandbox at all.*(--no-sandbox)' '$T/err' && grep -q -- '--yes' '$T/err'"
+pcall check --no-sandbox -- true
+check "check: --no-sandbox makes even true an ask" grep -qx 'verdict: ask' "$T/out"
+pcall run --yes --no-sandbox -- sh -c "echo x > '$far/escaped'"
+check "--yes --no-sandbox: the harness's yes runs it unconfined (rc $rc)" \
+	sh -c "[ $rc -eq 0 ] && [ -e '$far/escaped' ]"
+rm -rf "$far"
 echo keep >"$T/proj/unconfined"
-pcall run --no-sandbox -- sh -c 'rm unconfined'
+pcall run --yes --no-sandbox -- sh -c 'rm unconfined'
 check "unconfined, rm in a script: exit 0 (rc $rc)" test "$rc" -eq 0
 check "unconfined, rm in a script still goes to the trash" \
 	grep -qx keep "$T/data/Trash/files/unconfined"

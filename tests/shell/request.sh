@@ -11,7 +11,7 @@ jq_() { python3 -c "import json,sys; o=json.loads(open('$T/out').readline()); sy
 req() {
 	j=$1
 	shift
-	printf '%s' "$j" | "$PADDOCK" run --no-sandbox "$@" --request - >"$T/out" 2>"$T/err"
+	printf '%s' "$j" | "$PADDOCK" run --yes --no-sandbox "$@" --request - >"$T/out" 2>"$T/err"
 	rc=$?
 }
 
@@ -23,7 +23,7 @@ check "only that object is printed" [ "$(wc -l <"$T/out")" -eq 1 ]
 mkdir -p "$T/d"
 printf '{"argv": ["pwd"], "workingDirectory": "%s", "timeoutSeconds": 30, "network": "off"}' \
 	"$T/d" >"$T/req.json"
-"$PADDOCK" run --no-sandbox --request "$T/req.json" >"$T/out" 2>"$T/err"
+"$PADDOCK" run --yes --no-sandbox --request "$T/req.json" >"$T/out" 2>"$T/err"
 rc=$?
 check "a request from a file, with its options" sh -c "[ $rc -eq 0 ] && grep -q '$T/d' '$T/out'"
 
@@ -53,7 +53,9 @@ check "a missing file: exit 125, a JSON error" sh -c "[ $rc -eq 125 ] && grep -q
 "$PADDOCK" run --request >"$T/out" 2>"$T/err"
 rc=$?
 check "--request without a file" sh -c "[ $rc -eq 125 ] && grep -q 'needs a file' '$T/out'"
-req '{"argv": ["git", "push", "--force"]}'
+# Without --yes: nobody approves it.
+printf '%s' '{"argv": ["git", "push", "--force"]}' | "$PADDOCK" run --request - >"$T/out" 2>"$T/err"
+rc=$?
 check "a refused call: exit 125" [ "$rc" -eq 125 ]
 check "... and the refusal object" jq_ 'o["ran"] is False and "not approved" in o["error"]'
 finish

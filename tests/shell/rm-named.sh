@@ -30,8 +30,9 @@ SH
 chmod +x configure
 printf 'all:\n\techo x >tmp.o\n\trm -f tmp.o\n' >Makefile
 
-for mode in "" --no-sandbox; do
-	what=${mode:-confined}
+for mode in "" "--yes --no-sandbox"; do
+	what=confined
+	[ -n "$mode" ] && what=unconfined
 	before=$(entries)
 	run $mode -- sh configure
 	check "$what: a configure script's rm deletes as usual" \

@@ -86,7 +86,7 @@ fds=$(sed -n '/^stdout:$/,/^[a-z]*:/p' "$T/out" | grep -x '[0-9]*' | tr '\n' ' '
 check "no leaked descriptors: only 0 1 2 and the one ls opens (saw: $fds)" test "$fds" = "0 1 2 3 "
 prun -- sh -c 'readlink /proc/self/fd/0'
 check "stdin is /dev/null" has_line "/dev/null"
-echo "a secret on paddock's stdin" | "$PADDOCK" run --no-sandbox -- cat >"$T/out" 2>"$T/err"
+echo "a secret on paddock's stdin" | "$PADDOCK" run --yes --no-sandbox -- cat >"$T/out" 2>"$T/err"
 check "paddock's own stdin does not reach the command" \
 	sh -c "! grep -q secret '$T/out' && grep -qx 'exit status: 0' '$T/out'"
 prun -- sh -c 'ps -o sid=,pgid=,tty= -p $$'
@@ -95,7 +95,7 @@ $(sed -n '3p' "$T/out")
 EOF
 check "the child leads its own session and group, with no terminal" \
 	sh -c "[ '$sid' = '$pgid' ] && [ '$tty' = '?' ] && [ '$sid' != '$$' ]"
-(trap '' USR1 PIPE; "$PADDOCK" run --no-sandbox -- sh -c 'grep -E "^Sig(Ign|Blk)" /proc/self/status') \
+(trap '' USR1 PIPE; "$PADDOCK" run --yes --no-sandbox -- sh -c 'grep -E "^Sig(Ign|Blk)" /proc/self/status') \
 	>"$T/out" 2>"$T/err"
 check "signal dispositions and mask reset in the child" \
 	sh -c "grep -qx 'SigBlk:[[:space:]]*0*' '$T/out' && grep -qx 'SigIgn:[[:space:]]*0*' '$T/out'"
@@ -105,7 +105,7 @@ for sig in INT TERM HUP; do
 	rm -f "$T/started"
 	t0=$(date +%s%N)
 	# "working" is in the pipe before the file appears, so before the signal.
-	"$PADDOCK" run --no-sandbox -- sh -c "echo working; touch '$T/started'; sleep 60; : $MARK" \
+	"$PADDOCK" run --yes --no-sandbox -- sh -c "echo working; touch '$T/started'; sleep 60; : $MARK" \
 		>"$T/out" 2>"$T/err" </dev/null &
 	pid=$!
 	bgpids="$bgpids $pid"
@@ -177,7 +177,7 @@ if sanitized; then
 	echo "# built with sanitizers: the 1 GiB memory test is not run"
 elif [ -x /usr/bin/time ]; then
 	t0=$(date +%s%N)
-	/usr/bin/time -f %M -o "$T/rss" "$PADDOCK" run --no-sandbox -t 60 -- head -c 1G /dev/zero \
+	/usr/bin/time -f %M -o "$T/rss" "$PADDOCK" run --yes --no-sandbox -t 60 -- head -c 1G /dev/zero \
 		>"$T/out" 2>"$T/err"
 	rc=$?
 	ms=$((($(date +%s%N) - t0) / 1000000))

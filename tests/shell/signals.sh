@@ -17,7 +17,7 @@ segv='import ctypes; ctypes.string_at(0)'
 
 for b in none bwrap landlock; do
 	if [ "$b" = none ]; then
-		opt=--no-sandbox
+		opt="--yes --no-sandbox"
 	elif "$PADDOCK" doctor 2>/dev/null | grep -q "^$b: works here"; then
 		opt="--backend $b"
 	else

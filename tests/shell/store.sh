@@ -55,7 +55,7 @@ fresh_state
 i=0
 pids=
 while [ $i -lt 20 ]; do
-	"$PADDOCK" run --no-sandbox -- sh -c "yes 'writer $i says hello to the store' | head -c 204800" \
+	"$PADDOCK" run --yes --no-sandbox -- sh -c "yes 'writer $i says hello to the store' | head -c 204800" \
 		>"$T/conc$i" 2>"$T/conc$i.err" </dev/null &
 	pids="$pids $!"
 	i=$((i + 1))
