@@ -267,21 +267,34 @@ static unsigned long long dry_runs(const struct judge_ctx *j, const struct pdk_p
 	return mask;
 }
 
-/* One program: fills st; returns 1 with *ret_msg when it is refused. */
-static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_policy_step *st,
-		      char **ret_msg)
-{
-	const struct pdk_config *cfg = j->cfg;
-	_cleanup_free_ char *plain = NULL;
-	const struct pdk_pattern *p;
+/* One program being judged: what judge_step's steps share. */
+struct step {
+	const struct judge_ctx *j;
+	const struct pdk_config *cfg;
+	struct pdk_pcmd *c;
+	struct pdk_policy_step *st;
+	char **ret_msg;
 	const struct pdk_prog_class *cls;
-	const char *sens, *sens_arg = NULL, *code = NULL, *cancel = NULL;
-	char cancel_buf[300], wide_buf[400];
-	unsigned long long dry = 0;
-	bool dry_ro = false;
-	unsigned kind;
-	char key[512];
-	int r;
+	unsigned kind;		/* cls's PDK_PK_*, less what a project program hides */
+	char *plain;		/* owned: the words joined, when a rule needs them */
+	const char *sens, *sens_arg; /* a sensitive path among the arguments */
+	const char *code;	/* code hidden in data, by the builtin's arguments */
+	const char *cancel;	/* why a listed command is not read-only here */
+	unsigned long long dry; /* shipped rules this is the dry-run form of */
+	bool dry_ro;
+	char key[512], cancel_buf[300], wide_buf[400];
+};
+
+/* What a step says: go on, the program is refused (*ret_msg and the rule are
+ * set), or it is decided. */
+enum { STEP_NEXT, STEP_REFUSED, STEP_DONE };
+
+/* The step's fields from the collected command, and its kind. */
+static int step_start(struct step *s)
+{
+	struct pdk_pcmd *c = s->c;
+	struct pdk_policy_step *st = s->st;
+	const struct pdk_config *cfg = s->cfg;
 
 	st->text = steal_pointer(&c->text);
 	st->program = c->program;
@@ -292,187 +305,266 @@ static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_
 	st->risk = PDK_RISK_SAFE;
 	st->path_changed = c->flags & PDK_PCMD_TAINTED;
 	if (c->refuse) {
-		*ret_msg = steal_pointer(&c->refuse);
+		/* the collector refused it already */
+		*s->ret_msg = steal_pointer(&c->refuse);
 		st->rule = steal_pointer(&c->refuse_rule);
-		goto refused;
+		return STEP_REFUSED;
 	}
-	cls = pdk_policy_classify(st->program);
-	kind = cls ? cls->kind : 0;
+	s->cls = pdk_policy_classify(st->program);
+	s->kind = s->cls ? s->cls->kind : 0;
 	if (!(c->flags & PDK_PCMD_PROJECT))
-		dry = dry_runs(j, cls, c, &dry_ro);
+		s->dry = dry_runs(s->j, s->cls, c, &s->dry_ro);
 	/* A program of the project is not the one its name is known for:
 	 * only deny, privilege and watcher rules see its name. */
 	if (c->flags & PDK_PCMD_PROJECT)
-		kind &= PDK_PK_DENIED | PDK_PK_PRIVILEGE | PDK_PK_WATCHER;
-	if ((cfg->n_deny || cfg->n_allow || cfg->n_risk_rules || (cls && cls->rules)) &&
-	    !(plain = plain_text(c)))
-		goto nomem;
-	/* 1. denied_command and deny patterns */
-	if ((kind & PDK_PK_DENIED) ||
-	    (cfg->denied_command.n &&
-	     listed_prefix(c, 1, 3, in_strv, &cfg->denied_command, key, sizeof(key)))) {
-		bool builtin = kind & PDK_PK_DENIED;
+		s->kind &= PDK_PK_DENIED | PDK_PK_PRIVILEGE | PDK_PK_WATCHER;
+	if ((cfg->n_deny || cfg->n_allow || cfg->n_risk_rules || (s->cls && s->cls->rules)) &&
+	    !(s->plain = plain_text(c)))
+		return -ENOMEM;
+	return STEP_NEXT;
+}
 
-		*ret_msg = pdk_asprintf(
+/* 1. denied_command (built-in or configured) and deny patterns */
+static int step_denied(struct step *s)
+{
+	const struct pdk_config *cfg = s->cfg;
+	struct pdk_policy_step *st = s->st;
+	const struct pdk_pattern *p;
+
+	if ((s->kind & PDK_PK_DENIED) ||
+	    (cfg->denied_command.n &&
+	     listed_prefix(s->c, 1, 3, in_strv, &cfg->denied_command, s->key, sizeof(s->key)))) {
+		bool builtin = s->kind & PDK_PK_DENIED;
+
+		*s->ret_msg = pdk_asprintf(
 		    "command denied by policy: `%.300s` runs %s, which is on denied_command "
 		    "(%s): do this another way, or ask the person to change the "
 		    "configuration",
-		    st->text, builtin ? st->program : key, builtin ? "built-in" : "configuration");
-		st->rule = pdk_asprintf("denied_command: %s", builtin ? st->program : key);
-		goto refused;
+		    st->text, builtin ? st->program : s->key, builtin ? "built-in" : "configuration");
+		st->rule = pdk_asprintf("denied_command: %s", builtin ? st->program : s->key);
+		return STEP_REFUSED;
 	}
-	if (cfg->n_deny && (p = match_any(cfg->deny, cfg->n_deny, st->text, plain))) {
-		*ret_msg = pdk_asprintf(
+	if (cfg->n_deny && (p = match_any(cfg->deny, cfg->n_deny, st->text, s->plain))) {
+		*s->ret_msg = pdk_asprintf(
 		    "command denied by policy: `%.300s` matches %s (%s): do this another "
 		    "way, or ask the person to change commandPolicy.deny",
 		    st->text, p->source, p->where);
 		st->rule = pdk_asprintf("deny: %s", p->source);
-		goto refused;
+		return STEP_REFUSED;
 	}
-	/* 2. privileges */
-	if (kind & PDK_PK_PRIVILEGE) {
-		*ret_msg = pdk_asprintf(
+	return STEP_NEXT;
+}
+
+/* 2. privileges, and a shell fed its commands through a pipe */
+static int step_privilege(struct step *s)
+{
+	struct pdk_policy_step *st = s->st;
+
+	if (s->kind & PDK_PK_PRIVILEGE) {
+		*s->ret_msg = pdk_asprintf(
 		    "command denied by policy: `%.300s` uses %s, which cannot gain "
 		    "privileges here: drop %s and ask for the paths it must write with "
 		    "--write PATH instead (a person confirms those)",
 		    st->text, st->program, st->program);
 		st->rule = pdk_asprintf("privilege: %s", st->program);
-		goto refused;
+		return STEP_REFUSED;
 	}
-	if ((c->flags & PDK_PCMD_STDIN_SCRIPT) && !(c->flags & PDK_PCMD_FED_BY_DOWNLOADER)) {
-		*ret_msg =
+	if ((s->c->flags & PDK_PCMD_STDIN_SCRIPT) && !(s->c->flags & PDK_PCMD_FED_BY_DOWNLOADER)) {
+		*s->ret_msg =
 		    pdk_asprintf("`%.300s` reads its commands from a pipe or here-document, which "
 				 "paddock cannot check: pass them as %s -c 'SCRIPT' or write them "
 				 "into the script itself",
 				 st->text, st->program);
 		st->rule = strdup("sh-stdin");
-		goto refused;
+		return STEP_REFUSED;
 	}
-	/* 3. watchers */
-	for (size_t i = 1; i < c->argc && !(kind & PDK_PK_WATCHER); i++)
-		if (!strncmp(c->argv[i], "--watch", 7))
-			kind |= PDK_PK_WATCHER;
-	if (kind & PDK_PK_WATCHER) {
-		char *msg = NULL, *rule = NULL;
+	return STEP_NEXT;
+}
 
-		r = pdk_watch_check(st->argv, c->argc, j->call->cwd, &msg, &rule);
-		if (r < 0)
-			goto nomem;
-		if (r > 0) {
-			*ret_msg = msg;
-			st->rule = rule;
-			goto refused;
-		}
-	}
-	/* 4. read-only */
-	sens = sensitive_arg(j, c, &sens_arg);
+/* 3. watchers */
+static int step_watcher(struct step *s)
+{
+	const struct pdk_pcmd *c = s->c;
+	char *msg = NULL, *rule = NULL;
+	int r;
+
+	for (size_t i = 1; i < c->argc && !(s->kind & PDK_PK_WATCHER); i++)
+		if (!strncmp(c->argv[i], "--watch", 7))
+			s->kind |= PDK_PK_WATCHER;
+	if (!(s->kind & PDK_PK_WATCHER))
+		return STEP_NEXT;
+	r = pdk_watch_check(s->st->argv, c->argc, s->j->call->cwd, &msg, &rule);
+	if (r <= 0)
+		return r < 0 ? r : STEP_NEXT;
+	*s->ret_msg = msg;
+	s->st->rule = rule;
+	return STEP_REFUSED;
+}
+
+/* 4. read-only: an allow rule, the shipped or configured list, or a dry run;
+ * then code hidden in data, which no list makes read-only */
+static int step_read_only(struct step *s)
+{
+	const struct pdk_config *cfg = s->cfg;
+	const struct pdk_pcmd *c = s->c;
+	struct pdk_policy_step *st = s->st;
+	const struct pdk_pattern *p;
+	unsigned kind = s->kind;
+
+	s->sens = sensitive_arg(s->j, c, &s->sens_arg);
 	if (c->flags & (PDK_PCMD_PROJECT | PDK_PCMD_TAINTED)) {
 		/* never read-only by its name alone: an allow rule may name the path */
 		if (!(c->flags & PDK_PCMD_TAINTED) && cfg->n_allow &&
 		    (p = match_any(cfg->allow, cfg->n_allow, st->text, NULL))) {
-			st->read_only = !sens;
+			st->read_only = !s->sens;
 			st->rule = cat2("allow: ", p->source);
 		}
-	} else if (cfg->n_allow && (p = match_any(cfg->allow, cfg->n_allow, st->text, plain))) {
-		st->read_only = !sens;
+	} else if (cfg->n_allow && (p = match_any(cfg->allow, cfg->n_allow, st->text, s->plain))) {
+		st->read_only = !s->sens;
 		st->rule = cat2("allow: ", p->source);
 	} else if (((kind & PDK_PK_RO_TRIPLE) && c->argc > 2 &&
-		    listed_prefix(c, 3, 3, in_shipped, NULL, key, sizeof(key))) ||
+		    listed_prefix(c, 3, 3, in_shipped, NULL, s->key, sizeof(s->key))) ||
 		   ((kind & PDK_PK_RO_MULTI) && c->argc > 1 &&
-		    listed_prefix(c, 2, 2, in_shipped, NULL, key, sizeof(key))) ||
+		    listed_prefix(c, 2, 2, in_shipped, NULL, s->key, sizeof(s->key))) ||
 		   ((kind & PDK_PK_RO_SINGLE) &&
-		    listed_prefix(c, 1, 1, in_shipped, NULL, key, sizeof(key))) ||
-		   (cfg->read_only_command.n &&
-		    listed_prefix(c, 1, 3, in_strv, &cfg->read_only_command, key, sizeof(key)))) {
-		cancel = pdk_policy_ro_cancelled(key, st->argv, c->argc, st->text, cancel_buf,
-						 sizeof(cancel_buf));
-		st->read_only = !sens && !(c->flags & (PDK_PCMD_WRITES | PDK_PCMD_COMPUTED)) &&
-				!pdk_policy_writes_by_options(key, st->argv, c->argc) && !cancel;
+		    listed_prefix(c, 1, 1, in_shipped, NULL, s->key, sizeof(s->key))) ||
+		   (cfg->read_only_command.n && listed_prefix(c, 1, 3, in_strv,
+							      &cfg->read_only_command, s->key,
+							      sizeof(s->key)))) {
+		s->cancel = pdk_policy_ro_cancelled(s->key, st->argv, c->argc, st->text,
+						    s->cancel_buf, sizeof(s->cancel_buf));
+		st->read_only = !s->sens && !(c->flags & (PDK_PCMD_WRITES | PDK_PCMD_COMPUTED)) &&
+				!pdk_policy_writes_by_options(s->key, st->argv, c->argc) &&
+				!s->cancel;
 		if (st->read_only)
-			st->rule = cat2("read_only_command: ", key);
-	} else if (dry && dry_ro && !(c->flags & PDK_PCMD_TAINTED)) {
+			st->rule = cat2("read_only_command: ", s->key);
+	} else if (s->dry && s->dry_ro && !(c->flags & PDK_PCMD_TAINTED)) {
 		/* the dry run of a risky command is judged like the read-only list's entries */
-		cancel = pdk_policy_ro_cancelled(st->program, st->argv, c->argc, st->text, cancel_buf,
-						 sizeof(cancel_buf));
-		st->read_only = !sens && !(c->flags & (PDK_PCMD_WRITES | PDK_PCMD_COMPUTED)) && !cancel;
+		s->cancel = pdk_policy_ro_cancelled(st->program, st->argv, c->argc, st->text,
+						    s->cancel_buf, sizeof(s->cancel_buf));
+		st->read_only =
+		    !s->sens && !(c->flags & (PDK_PCMD_WRITES | PDK_PCMD_COMPUTED)) && !s->cancel;
 		if (st->read_only)
 			st->rule = cat2("dry-run: ", st->text);
 	}
-	if (c->code_rule || (code = code_in_data(c, st->text))) {
+	if (c->code_rule || (s->code = code_in_data(c, st->text))) {
 		/* never read-only, and at least moderate, saying why (below) */
 		st->read_only = false;
 	}
 	if (st->read_only)
-		return st->rule ? 0 : -ENOMEM;
+		return st->rule ? STEP_DONE : -ENOMEM;
 	free(st->rule);
 	st->rule = NULL;
-	/* 5. risk: the highest class of every rule that matches */
+	return STEP_NEXT;
+}
+
+/* 5. risk: the highest class of every rule that matches, configured ones first */
+static int step_risk_rules(struct step *s)
+{
+	const struct pdk_config *cfg = s->cfg;
+	const struct judge_ctx *j = s->j;
+	struct pdk_policy_step *st = s->st;
 	/* plain is made only when some rule needs it */
-	size_t tlen = strlen(st->text), plen = plain ? strlen(plain) : 0;
+	size_t tlen = strlen(st->text), plen = s->plain ? strlen(s->plain) : 0;
 
 	for (size_t i = 0; i < cfg->n_risk_rules; i++) {
 		const struct pdk_risk_rule *rr = &cfg->risk_rules[i];
 
 		if ((rr->risk > st->risk || !st->rule) &&
 		    (pdk_pattern_match(&rr->match, st->text, tlen) ||
-		     pdk_pattern_match(&rr->match, plain, plen)))
+		     pdk_pattern_match(&rr->match, s->plain, plen)))
 			set_risk(st, rr->risk, cat2("risk: ", rr->name),
 				 rr->why ? strdup(rr->why) : NULL);
 	}
-	for (size_t i = 0; cls && i < j->n_rules; i++) {
+	for (size_t i = 0; s->cls && i < j->n_rules; i++) {
 		const struct pdk_shipped_rule *sr = &j->rules[i];
 
-		if (!(cls->rules & (1ull << i)) || (dry & (1ull << i)) ||
+		if (!(s->cls->rules & (1ull << i)) || (s->dry & (1ull << i)) ||
 		    (st->rule && sr->risk <= st->risk))
 			continue;
-		if (pdk_policy_shipped_match(i, plain, plen, j->md))
+		if (pdk_policy_shipped_match(i, s->plain, plen, j->md))
 			set_risk(st, sr->risk, cat2("risk: ", sr->name), strdup(sr->why));
 	}
 	/* A recursive rm goes to the trash: moderate, unless what it takes is too
 	 * big to leave to the trash (/, HOME, a whole root, outside the roots). */
 	if (st->rule && !strcmp(st->rule, "risk: rm-recursive") && st->risk < PDK_RISK_DANGEROUS &&
-	    pdk_policy_rm_wide(j->call, st->argv, c->argc, wide_buf, sizeof(wide_buf)))
+	    pdk_policy_rm_wide(j->call, st->argv, s->c->argc, s->wide_buf, sizeof(s->wide_buf)))
 		set_risk(st, PDK_RISK_DANGEROUS, strdup("risk: rm-recursive-wide"),
-			 strdup(wide_buf));
+			 strdup(s->wide_buf));
+	return STEP_NEXT;
+}
+
+/* 6. what raises a program whatever the rules said: a download piped into
+ * it, code hidden in data, a sensitive path, an rm after PATH changed */
+static int step_raises(struct step *s)
+{
+	struct pdk_pcmd *c = s->c;
+	struct pdk_policy_step *st = s->st;
+	const char *taint = s->j->taint;
+
 	if ((c->flags & PDK_PCMD_FED_BY_DOWNLOADER) && st->risk < PDK_RISK_DANGEROUS)
 		set_risk(st, PDK_RISK_DANGEROUS, strdup("risk: download-to-shell"),
 			 strdup("runs a script fetched from the network, unread"));
 	if (c->code_rule && st->risk < PDK_RISK_MODERATE)
 		set_risk(st, PDK_RISK_MODERATE, cat2("code-in-data: ", c->code_rule),
 			 steal_pointer(&c->code_why));
-	else if (code && st->risk < PDK_RISK_MODERATE)
+	else if (s->code && st->risk < PDK_RISK_MODERATE)
 		set_risk(st, PDK_RISK_MODERATE, pdk_asprintf("code-in-data: %s", st->program),
-			 pdk_asprintf("bash runs text hidden in data here: %s", code));
-	if (sens && st->risk < PDK_RISK_MODERATE)
-		set_risk(st, PDK_RISK_MODERATE, pdk_asprintf("sensitive-path: %s", sens),
-			 pdk_asprintf("touches %s, a sensitive path", sens_arg));
+			 pdk_asprintf("bash runs text hidden in data here: %s", s->code));
+	if (s->sens && st->risk < PDK_RISK_MODERATE)
+		set_risk(st, PDK_RISK_MODERATE, pdk_asprintf("sensitive-path: %s", s->sens),
+			 pdk_asprintf("touches %s, a sensitive path", s->sens_arg));
 	/* After PATH changed, rm may no longer be the one that moves to the trash. */
 	if ((c->flags & PDK_PCMD_TAINTED) && !(c->flags & PDK_PCMD_PROJECT) &&
 	    !strcmp(st->program, "rm") && st->risk < PDK_RISK_MODERATE)
 		set_risk(st, PDK_RISK_MODERATE, strdup("risk: rm-after-path-change"),
-			 j->taint ? pdk_asprintf("runs after `%.200s`, so rm may not move files "
-						 "to the trash",
-						 j->taint)
-				  : strdup("runs with a PATH of its own, so rm may not move files "
-					   "to the trash"));
-	if (!st->rule && cancel)
-		st->rule = pdk_asprintf("not read-only: %s", cancel);
+			 taint ? pdk_asprintf("runs after `%.200s`, so rm may not move files "
+					      "to the trash",
+					      taint)
+			       : strdup("runs with a PATH of its own, so rm may not move files "
+					"to the trash"));
+	return STEP_NEXT;
+}
+
+/* 7. the rule's name when no rule matched */
+static int step_default_rule(struct step *s)
+{
+	const struct pdk_pcmd *c = s->c;
+	struct pdk_policy_step *st = s->st;
+	const char *taint = s->j->taint;
+
+	if (!st->rule && s->cancel)
+		st->rule = pdk_asprintf("not read-only: %s", s->cancel);
 	if (!st->rule && (c->flags & PDK_PCMD_PROJECT))
 		st->rule = pdk_asprintf("project-program: %.300s", st->argv[0]);
 	else if (!st->rule && (c->flags & PDK_PCMD_TAINTED))
-		st->rule = j->taint ? pdk_asprintf("project-program: %s (runs after `%.200s`)",
-						   st->program, j->taint)
-				    : pdk_asprintf("project-program: %s (with a PATH of its own)",
-						   st->program);
+		st->rule = taint ? pdk_asprintf("project-program: %s (runs after `%.200s`)",
+						st->program, taint)
+				 : pdk_asprintf("project-program: %s (with a PATH of its own)",
+						st->program);
 	if (!st->rule)
 		st->rule = strdup("default");
-	return st->rule ? 0 : -ENOMEM;
-refused:
-	if (!*ret_msg || !st->rule)
-		goto nomem;
-	return 1;
-nomem:
-	return -ENOMEM;
+	return st->rule ? STEP_DONE : -ENOMEM;
+}
+
+/* One program: fills st; returns 1 with *ret_msg when it is refused. The
+ * steps run in order until one refuses or decides. */
+static int judge_step(const struct judge_ctx *j, struct pdk_pcmd *c, struct pdk_policy_step *st,
+		      char **ret_msg)
+{
+	static int (*const steps[])(struct step *) = {
+	    step_start,	     step_denied,     step_privilege, step_watcher,
+	    step_read_only,  step_risk_rules, step_raises,    step_default_rule,
+	};
+	struct step s = {.j = j, .cfg = j->cfg, .c = c, .st = st, .ret_msg = ret_msg};
+	int r = STEP_NEXT;
+
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(steps) && r == STEP_NEXT; i++)
+		r = steps[i](&s);
+	free(s.plain);
+	if (r == STEP_REFUSED && (!*ret_msg || !st->rule))
+		return -ENOMEM;
+	return r < 0 ? r : r == STEP_REFUSED;
 }
 
 /* Messages are one line: control characters are shown escaped. */

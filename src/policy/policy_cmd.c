@@ -370,220 +370,291 @@ static const char *loop_steering(const char *s, size_t len, size_t *ret_len)
 	return NULL;
 }
 
+/* The simple command judge() is looking through: its words from the program
+ * on, where it came from, and what the program is. */
+struct look {
+	struct ctx *x;
+	struct origin cur;
+	const struct pdk_pword *w;
+	size_t n;
+	const char *name, *prog; /* as written, and its bare name */
+	unsigned kind;		 /* PDK_PK_* */
+};
+
+/* A step of judge() returns LOOK_NEXT to go on; anything else is judge()'s
+ * result (0, or a negative errno). LOOK_THROUGH: a wrapper was skipped, and
+ * the program it runs is looked at from the start. */
+enum { LOOK_NEXT = 1, LOOK_THROUGH = 2 };
+
+/* The program's name must be a bare name written out: not computed, not
+ * empty, not zsh's =name, and rm never by a path. A program of the project
+ * runs as itself. */
+static int look_name(struct look *l)
+{
+	struct ctx *x = l->x;
+	const char *name = l->name;
+
+	if (l->w[0].flags & NONLITERAL)
+		return refuse(x, &l->cur, l->w, "bare-name",
+			      "the program name `%.200s` is computed when the script runs, so "
+			      "paddock cannot check it: write the program's bare name",
+			      name);
+	if (!*name)
+		return refuse(x, &l->cur, l->w, "bare-name",
+			      "the program name is empty: write the program's bare name");
+	if (name[0] == '=' && l->cur.script)
+		return refuse(x, &l->cur, l->w, "bare-name",
+			      "`%.200s` has zsh look a program up by its full path: write the "
+			      "program's bare name",
+			      name);
+	l->prog = pdk_policy_base_name(name);
+	/* A program of the project runs as itself; one elsewhere is judged
+	 * as its name would be, except rm, which would miss the trash. */
+	if (strchr(name, '/') && pdk_policy_in_roots(x->call, name))
+		return emit(x, &l->cur, l->w, l->n, PDK_PCMD_PROJECT);
+	if (strchr(name, '/') && !strcmp(l->prog, "rm"))
+		return refuse(x, &l->cur, l->w, "bare-name",
+			      "`%.200s` names rm by a path, which deletes for good: call it "
+			      "as `rm`, which moves files to the trash",
+			      name);
+	const struct pdk_prog_class *cls = pdk_policy_classify(l->prog);
+	l->kind = cls ? cls->kind : 0;
+	return LOOK_NEXT;
+}
+
+/* eval, and . or source: a file of the project by its path runs unjudged,
+ * like a Makefile's recipes; anything else is refused. */
+static int look_eval_source(struct look *l)
+{
+	struct ctx *x = l->x;
+	const struct pdk_pword *w = l->w;
+	size_t n = l->n;
+
+	if (l->kind & PDK_PK_EVAL)
+		return refuse(x, &l->cur, w, "eval",
+			      "eval runs text that paddock cannot check: write the commands "
+			      "themselves into the script");
+	if (!(l->kind & PDK_PK_SOURCE))
+		return LOOK_NEXT;
+	const char *f = n > 1 && strcmp(w[1].s, "--") ? w[1].s : n > 2 ? w[2].s : "";
+	size_t fi = n > 1 && strcmp(w[1].s, "--") ? 1 : 2;
+
+	/* A file of the project, named by its path (a bare name is looked
+	 * up on PATH first): its commands run confined, unjudged, like a
+	 * Makefile's recipes. */
+	if (fi < n && !(w[fi].flags & NONLITERAL) && strchr(f, '/') && pdk_policy_in_roots(x->call, f)) {
+		int r = taint(x, &l->cur);
+
+		return r < 0 ? r : emit(x, &l->cur, w, n, PDK_PCMD_PROJECT);
+	}
+	if (fi < n && !(w[fi].flags & NONLITERAL) && *f && !strchr(f, '/'))
+		return refuse(x, &l->cur, w, "source",
+			      "`%s %.200s` looks the file up on PATH first: name it by "
+			      "its path, `%s ./%.200s`",
+			      l->name, f, l->name, f);
+	return refuse(x, &l->cur, w, "source",
+		      "`%.200s` runs the commands of a file outside the writable roots (or "
+		      "one "
+		      "named only when it runs), which paddock cannot check: source a file "
+		      "of "
+		      "the project by its path, or put the commands into the script itself",
+		      l->cur.text);
+}
+
+/* export, declare, env...: NAME=VALUE arguments that steer lookup are
+ * refused; PATH= taints what follows. read, unset, printf -v...: a steering
+ * variable set by name is refused. */
+static int look_variables(struct look *l)
+{
+	struct ctx *x = l->x;
+	const char *setter;
+
+	if (l->kind & PDK_PK_DECLARE) {
+		bool path = false;
+
+		for (size_t i = 1; i < l->n; i++) {
+			if (sets_path(l->w[i].s))
+				path = true;
+			else if (pdk_policy_steering_assignment(l->w[i].s))
+				return refuse_steering(x, &l->cur, l->w[i].s);
+		}
+		/* env PATH=... runs its program with it; export PATH=... and
+		 * the like change it for the rest of the script. */
+		if (path && !strcmp(l->prog, "env")) {
+			l->cur.flags |= PDK_PCMD_TAINTED;
+		} else if (path) {
+			int r = taint(x, &l->cur);
+
+			if (r < 0)
+				return r;
+		}
+	}
+	setter = l->kind & PDK_PK_SETVAR ? sets_steering(l->prog, l->w, l->n) : NULL;
+	if (setter)
+		return refuse(x, &l->cur, l->w, "env-steering",
+			      "`%.200s` sets or drops `%.*s` by name, which changes what a "
+			      "bare name runs, past paddock's check: leave it as it is and "
+			      "call programs by their bare names",
+			      l->cur.text, (int)strcspn(setter + (setter[0] == '-' ? 2 : 0), "=["),
+			      setter + (setter[0] == '-' ? 2 : 0));
+	return LOOK_NEXT;
+}
+
+/* alias, enable -f, hash -p: refused; trap ACTION: the trap is a step of its
+ * own, and its action is judged as a script that may run later. */
+static int look_indirect(struct look *l)
+{
+	struct ctx *x = l->x;
+	const struct pdk_pword *w = l->w;
+	size_t n = l->n;
+	const char *prog = l->prog;
+
+	if (!(l->kind & PDK_PK_INDIRECT))
+		return LOOK_NEXT;
+	if ((!strcmp(prog, "alias") && n > 1 && strchr(w[n - 1].s, '=')) ||
+	    (!strcmp(prog, "enable") && n > 1 && !strncmp(w[1].s, "-f", 2)) ||
+	    (!strcmp(prog, "hash") && n > 1 && !strncmp(w[1].s, "-p", 2)))
+		return refuse(x, &l->cur, w, "indirect",
+			      "`%.200s` makes a name run something paddock cannot check: call "
+			      "programs by their bare names and write functions out",
+			      l->cur.text);
+	if (strcmp(prog, "trap") || n <= 2)
+		return LOOK_NEXT;
+	/* trap [--] ACTION SIGNAL...; -l and -p only list. */
+	size_t a = !strcmp(w[1].s, "--") ? 2 : 1;
+	struct pdk_pword sh[3] = {{"sh", 0}, {"-c", 0}, {"", 0}};
+
+	if (a == 1 && w[1].s[0] == '-' && strcmp(w[1].s, "-"))
+		return emit(x, &l->cur, w, n, 0);
+	if (a >= n || !*w[a].s || !strcmp(w[a].s, "-"))
+		return LOOK_NEXT;
+	/* The trap itself is code in data: its action runs later, at exit, on a
+	 * signal or before each command (DEBUG), in the state the script left.
+	 * Its commands are judged too, as ones that may run after a change of
+	 * PATH. */
+	int r = emit(x, &l->cur, w, n, 0);
+	struct pdk_pcmd *c = &x->out->v[x->out->n - 1];
+
+	if (r < 0 || !(c->code_rule = strdup("trap")) ||
+	    !(c->code_why = strdup("trap's action is code bash runs later (at exit, on a "
+				   "signal, or before each command for DEBUG), with the "
+				   "variables and PATH of that moment")))
+		return -ENOMEM;
+	sh[2] = w[a];
+	l->cur.flags |= PDK_PCMD_IN_FUNCTION;
+	return judge_shell(x, &l->cur, sh, 3);
+}
+
+/* Shells and find have their own readers; any other program that is no
+ * wrapper is the one that runs. */
+static int look_program(struct look *l)
+{
+	if (l->kind & PDK_PK_SHELL)
+		return judge_shell(l->x, &l->cur, l->w, l->n);
+	if (l->kind & PDK_PK_FIND)
+		return judge_find(l->x, &l->cur, l->w, l->n);
+	if (!(l->kind & PDK_PK_WRAPPER) || !pdk_policy_wrapper(l->prog))
+		return emit(l->x, &l->cur, l->w, l->n, 0);
+	return LOOK_NEXT;
+}
+
+/* A wrapper (env, nice, xargs, flock...): its options skipped, what they say
+ * checked, then the program it runs is looked at (LOOK_THROUGH). */
+static int look_wrapper(struct look *l)
+{
+	struct ctx *x = l->x;
+	const struct pdk_wrapper *wr = pdk_policy_wrapper(l->prog);
+	const struct pdk_pword *w = l->w;
+	const char *prog = l->prog;
+	size_t n = l->n, k, optarg_at = SIZE_MAX;
+	bool seen[128] = {false};
+	struct pdk_pword sh[3] = {{"sh", 0}, {"-c", 0}, {"", 0}};
+
+	k = pdk_policy_wrapper_skip(wr, w, n, seen, &optarg_at);
+	if ((!strcmp(prog, "busybox") || !strcmp(prog, "toybox")) && k < n &&
+	    !strcmp(pdk_policy_base_name(w[k].s), "rm"))
+		return refuse(x, &l->cur, w, "bare-name",
+			      "%s's own rm deletes for good: call rm by its bare name, which "
+			      "moves files to the trash",
+			      prog);
+	if (!strcmp(prog, "env") && env_clears_path(w, k))
+		return refuse(x, &l->cur, w, "env-steering",
+			      "`env -i` or `env -u PATH` leaves a bare name to a default "
+			      "PATH, past paddock's own (where rm goes to the trash): keep "
+			      "PATH, and unset only the variables you mean with -u NAME");
+	if (!strcmp(prog, "env") && seen['S'])
+		return refuse(x, &l->cur, w, "env-split",
+			      "env -S splits a string into a command that paddock cannot "
+			      "check: write the words out as separate arguments");
+	if (!strcmp(prog, "command") && seen['p'])
+		return refuse(x, &l->cur, w, "command-p",
+			      "command -p looks the program up on a default PATH, past "
+			      "paddock's: call the program by its bare name");
+	if (!strcmp(prog, "command") && (seen['v'] || seen['V']))
+		return emit(x, &l->cur, w, n, 0);
+	if ((wr->flags & PDK_W_PID) && seen['p'])
+		return emit(x, &l->cur, w, n, 0);
+	if (wr->flags & PDK_W_WRITES)
+		l->cur.flags |= PDK_PCMD_WRITES;
+	if (!strcmp(prog, "time") && seen['o'])
+		l->cur.flags |= PDK_PCMD_WRITES;
+	if (!strcmp(prog, "flock") && k < n &&
+	    (!strcmp(w[k].s, "-c") || !strcmp(w[k].s, "--command"))) {
+		seen['c'] = true;
+		optarg_at = k + 1;
+	}
+	if (!strcmp(prog, "flock") && seen['c']) {
+		/* flock FILE -c CMD runs CMD with sh -c */
+		if (optarg_at == SIZE_MAX || optarg_at >= n)
+			return refuse(x, &l->cur, w, "sh-c",
+				      "write flock's command as `flock FILE -c 'COMMAND'`");
+		sh[2] = w[optarg_at];
+		return judge_shell(x, &l->cur, sh, 3);
+	}
+	if (!strcmp(prog, "parallel")) {
+		size_t end = k;
+
+		while (end < n && strncmp(w[end].s, ":::", 3))
+			end++;
+		if (end == k)
+			return refuse(x, &l->cur, w, "parallel-stdin",
+				      "parallel without a command runs the lines of its input, "
+				      "which paddock cannot check: name the command, e.g. "
+				      "`parallel gzip ::: a b`");
+		if (end == k + 1 && strpbrk(w[k].s, " \t\n;|&")) {
+			sh[2] = w[k];
+			return judge_shell(x, &l->cur, sh, 3);
+		}
+		n = end;
+	}
+	if (k >= n)
+		return emit(x, &l->cur, w, n, 0);
+	l->w = w + k;
+	l->n = n - k;
+	return LOOK_THROUGH;
+}
+
+/* Every program a simple command runs: the steps look at its program in
+ * turn, until one decides (a refusal, a pcmd, a nested script); a wrapper
+ * starts them again on the program it runs. */
 static int judge(struct ctx *x, const struct origin *o, const struct pdk_pword *w, size_t n)
 {
-	struct origin cur = *o;
+	static int (*const steps[])(struct look *) = {
+	    look_name, look_eval_source, look_variables, look_indirect, look_program, look_wrapper,
+	};
+	struct look l = {.x = x, .cur = *o, .w = w, .n = n};
+	int r = LOOK_THROUGH;
 
-	for (;;) {
-		const struct pdk_wrapper *wr;
-		const struct pdk_prog_class *cls;
-		const char *name, *prog;
-		unsigned kind;
-		size_t k, optarg_at = SIZE_MAX;
-		bool seen[128] = {false};
-
-		if (!n)
+	while (r == LOOK_THROUGH) {
+		if (!l.n)
 			return 0;
-		name = w[0].s;
-		if (w[0].flags & NONLITERAL)
-			return refuse(
-			    x, &cur, w, "bare-name",
-			    "the program name `%.200s` is computed when the script runs, so "
-			    "paddock cannot check it: write the program's bare name",
-			    name);
-		if (!*name)
-			return refuse(x, &cur, w, "bare-name",
-				      "the program name is empty: write the program's bare name");
-		if (name[0] == '=' && cur.script)
-			return refuse(x, &cur, w, "bare-name",
-				      "`%.200s` has zsh look a program up by its full path: write the "
-				      "program's bare name",
-				      name);
-		prog = pdk_policy_base_name(name);
-		/* A program of the project runs as itself; one elsewhere is judged
-		 * as its name would be, except rm, which would miss the trash. */
-		if (strchr(name, '/') && pdk_policy_in_roots(x->call, name))
-			return emit(x, &cur, w, n, PDK_PCMD_PROJECT);
-		if (strchr(name, '/') && !strcmp(prog, "rm"))
-			return refuse(
-			    x, &cur, w, "bare-name",
-			    "`%.200s` names rm by a path, which deletes for good: call it "
-			    "as `rm`, which moves files to the trash",
-			    name);
-		cls = pdk_policy_classify(prog);
-		kind = cls ? cls->kind : 0;
-		if (kind & PDK_PK_EVAL)
-			return refuse(
-			    x, &cur, w, "eval",
-			    "eval runs text that paddock cannot check: write the commands "
-			    "themselves into the script");
-		if (kind & PDK_PK_SOURCE) {
-			const char *f = n > 1 && strcmp(w[1].s, "--") ? w[1].s
-					: n > 2			      ? w[2].s
-								      : "";
-			size_t fi = n > 1 && strcmp(w[1].s, "--") ? 1 : 2;
-
-			/* A file of the project, named by its path (a bare name is looked
-			 * up on PATH first): its commands run confined, unjudged, like a
-			 * Makefile's recipes. */
-			if (fi < n && !(w[fi].flags & NONLITERAL) && strchr(f, '/') &&
-			    pdk_policy_in_roots(x->call, f)) {
-				int r = taint(x, &cur);
-
-				return r < 0 ? r : emit(x, &cur, w, n, PDK_PCMD_PROJECT);
-			}
-			if (fi < n && !(w[fi].flags & NONLITERAL) && *f && !strchr(f, '/'))
-				return refuse(
-				    x, &cur, w, "source",
-				    "`%s %.200s` looks the file up on PATH first: name it by "
-				    "its path, `%s ./%.200s`",
-				    name, f, name, f);
-			return refuse(
-			    x, &cur, w, "source",
-			    "`%.200s` runs the commands of a file outside the writable roots (or "
-			    "one "
-			    "named only when it runs), which paddock cannot check: source a file "
-			    "of "
-			    "the project by its path, or put the commands into the script itself",
-			    cur.text);
-		}
-		if (kind & PDK_PK_DECLARE) {
-			bool path = false;
-
-			for (size_t i = 1; i < n; i++) {
-				if (sets_path(w[i].s))
-					path = true;
-				else if (pdk_policy_steering_assignment(w[i].s))
-					return refuse_steering(x, &cur, w[i].s);
-			}
-			/* env PATH=... runs its program with it; export PATH=... and
-			 * the like change it for the rest of the script. */
-			if (path && !strcmp(prog, "env"))
-				cur.flags |= PDK_PCMD_TAINTED;
-			else if (path) {
-				int r = taint(x, &cur);
-
-				if (r < 0)
-					return r;
-			}
-		}
-		const char *setter = kind & PDK_PK_SETVAR ? sets_steering(prog, w, n) : NULL;
-		if (setter)
-			return refuse(x, &cur, w, "env-steering",
-				      "`%.200s` sets or drops `%.*s` by name, which changes what a "
-				      "bare name runs, past paddock's check: leave it as it is and "
-				      "call programs by their bare names",
-				      cur.text, (int)strcspn(setter + (setter[0] == '-' ? 2 : 0), "=["),
-				      setter + (setter[0] == '-' ? 2 : 0));
-		if ((kind & PDK_PK_INDIRECT) &&
-		    ((!strcmp(prog, "alias") && n > 1 && strchr(w[n - 1].s, '=')) ||
-		     (!strcmp(prog, "enable") && n > 1 && !strncmp(w[1].s, "-f", 2)) ||
-		     (!strcmp(prog, "hash") && n > 1 && !strncmp(w[1].s, "-p", 2))))
-			return refuse(
-			    x, &cur, w, "indirect",
-			    "`%.200s` makes a name run something paddock cannot check: call "
-			    "programs by their bare names and write functions out",
-			    cur.text);
-		if ((kind & PDK_PK_INDIRECT) && !strcmp(prog, "trap") && n > 2) {
-			/* trap [--] ACTION SIGNAL...; -l and -p only list. */
-			size_t a = !strcmp(w[1].s, "--") ? 2 : 1;
-			struct pdk_pword sh[3] = {{"sh", 0}, {"-c", 0}, {"", 0}};
-
-			if (a == 1 && w[1].s[0] == '-' && strcmp(w[1].s, "-"))
-				return emit(x, &cur, w, n, 0);
-			if (a < n && *w[a].s && strcmp(w[a].s, "-")) {
-				/* The trap itself is code in data: its action runs later, at
-				 * exit, on a signal or before each command (DEBUG), in the
-				 * state the script left. Its commands are judged too, as
-				 * ones that may run after a change of PATH. */
-				int r = emit(x, &cur, w, n, 0);
-				struct pdk_pcmd *c = &x->out->v[x->out->n - 1];
-
-				if (r < 0 || !(c->code_rule = strdup("trap")) ||
-				    !(c->code_why = strdup(
-					  "trap's action is code bash runs later (at exit, on a "
-					  "signal, or before each command for DEBUG), with the "
-					  "variables and PATH of that moment")))
-					return -ENOMEM;
-				sh[2] = w[a];
-				cur.flags |= PDK_PCMD_IN_FUNCTION;
-				return judge_shell(x, &cur, sh, 3);
-			}
-		}
-		if (kind & PDK_PK_SHELL)
-			return judge_shell(x, &cur, w, n);
-		if (kind & PDK_PK_FIND)
-			return judge_find(x, &cur, w, n);
-		if (!(kind & PDK_PK_WRAPPER))
-			return emit(x, &cur, w, n, 0);
-		if (!(wr = pdk_policy_wrapper(prog)))
-			return emit(x, &cur, w, n, 0);
-		k = pdk_policy_wrapper_skip(wr, w, n, seen, &optarg_at);
-		if ((!strcmp(prog, "busybox") || !strcmp(prog, "toybox")) && k < n &&
-		    !strcmp(pdk_policy_base_name(w[k].s), "rm"))
-			return refuse(x, &cur, w, "bare-name",
-				      "%s's own rm deletes for good: call rm by its bare name, which "
-				      "moves files to the trash",
-				      prog);
-		if (!strcmp(prog, "env") && env_clears_path(w, k))
-			return refuse(x, &cur, w, "env-steering",
-				      "`env -i` or `env -u PATH` leaves a bare name to a default "
-				      "PATH, past paddock's own (where rm goes to the trash): keep "
-				      "PATH, and unset only the variables you mean with -u NAME");
-		if (!strcmp(prog, "env") && seen['S'])
-			return refuse(x, &cur, w, "env-split",
-				      "env -S splits a string into a command that paddock cannot "
-				      "check: write the words out as separate arguments");
-		if (!strcmp(prog, "command") && seen['p'])
-			return refuse(x, &cur, w, "command-p",
-				      "command -p looks the program up on a default PATH, past "
-				      "paddock's: call the program by its bare name");
-		if (!strcmp(prog, "command") && (seen['v'] || seen['V']))
-			return emit(x, &cur, w, n, 0);
-		if ((wr->flags & PDK_W_PID) && seen['p'])
-			return emit(x, &cur, w, n, 0);
-		if (wr->flags & PDK_W_WRITES)
-			cur.flags |= PDK_PCMD_WRITES;
-		if (!strcmp(prog, "time") && seen['o'])
-			cur.flags |= PDK_PCMD_WRITES;
-		if (!strcmp(prog, "flock") && k < n &&
-		    (!strcmp(w[k].s, "-c") || !strcmp(w[k].s, "--command"))) {
-			seen['c'] = true;
-			optarg_at = k + 1;
-		}
-		if (!strcmp(prog, "flock") && seen['c']) {
-			/* flock FILE -c CMD runs CMD with sh -c */
-			struct pdk_pword sh[3] = {{"sh", 0}, {"-c", 0}, {"", 0}};
-
-			if (optarg_at == SIZE_MAX || optarg_at >= n)
-				return refuse(x, &cur, w, "sh-c",
-					      "write flock's command as `flock FILE -c 'COMMAND'`");
-			sh[2] = w[optarg_at];
-			return judge_shell(x, &cur, sh, 3);
-		}
-		if (!strcmp(prog, "parallel")) {
-			size_t end = k;
-			struct pdk_pword sh[3] = {{"sh", 0}, {"-c", 0}, {"", 0}};
-
-			while (end < n && strncmp(w[end].s, ":::", 3))
-				end++;
-			if (end == k)
-				return refuse(
-				    x, &cur, w, "parallel-stdin",
-				    "parallel without a command runs the lines of its input, "
-				    "which paddock cannot check: name the command, e.g. "
-				    "`parallel gzip ::: a b`");
-			if (end == k + 1 && strpbrk(w[k].s, " \t\n;|&")) {
-				sh[2] = w[k];
-				return judge_shell(x, &cur, sh, 3);
-			}
-			n = end;
-		}
-		if (k >= n)
-			return emit(x, &cur, w, n, 0);
-		w += k;
-		n -= k;
+		l.name = l.w[0].s;
+		l.kind = 0;
+		r = LOOK_NEXT;
+		for (size_t i = 0; i < PDK_ARRAY_SIZE(steps) && r == LOOK_NEXT; i++)
+			r = steps[i](&l);
 	}
+	return r;
 }
 
 static int refuse_steering(struct ctx *x, const struct origin *o, const char *a)
