@@ -910,6 +910,7 @@ static int spawn_quiet(const char *exe, char *const argv[], char *err, size_t er
 	pid_t pid;
 
 	err[0] = '\0';
+	*ret_status = -1; /* no exit: a wait that never came reads as a failure */
 	if ((r = pdk_pipe_cloexec(p)) < 0)
 		return r;
 	r = posix_spawn_file_actions_init(&fa);
