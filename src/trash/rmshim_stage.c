@@ -82,7 +82,7 @@ static int own_dir_at(int dfd, const char *name, bool *ret_made)
 	return -ENOENT;
 }
 
-/* BASE/.paddock-rm-UID/RUNID, made when missing: returns it open, or -errno with ERR set. */
+/* BASE/.paddock-rm-UID/RUNID, made when missing: returns it open, or -errno with WHY set. */
 static int run_dir_at(const char *base, const struct stage_ctx *c, char *why, size_t why_len)
 {
 	_cleanup_free_ char *area = pdk_path_join(base, c->top);

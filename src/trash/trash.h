@@ -101,10 +101,10 @@ int pdk_trash_date(time_t t, char *buf, size_t len);
 bool pdk_trash_same_mount(const struct pdk_mount_ident *a, const struct pdk_mount_ident *b);
 
 /* An rm operand, opened for moving: its directory (opened, the real path of what was opened)
- * and its last component. '.', '..' and '/' are refused. 0 or -errno with err set. */
+ * and its last component. '.', '..' and '/' are refused. 0 or -errno with why set. */
 int pdk_trash_open_operand(const char *path, int *ret_fd, char **ret_real, char **ret_base,
 			   char *why, size_t why_len);
-/* -EBUSY (err set) when name in dirfd is a directory another mount is on; 0 otherwise. */
+/* -EBUSY (why set) when name in dirfd is a directory another mount is on; 0 otherwise. */
 int pdk_trash_refuse_mount_point(int dirfd, const char *name, char *why, size_t why_len);
 /* The highest directory from dir up to stop (stop included) still on the mount want: the
  * specification's $topdir when stop is "/". 0 or -errno. */
