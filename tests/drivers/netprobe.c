@@ -197,6 +197,9 @@ static int race(int host_port, int rounds, int udp)
 	race_sa = *(struct sockaddr_in *)&ss;
 	race_ports[0] = port_of(s);
 	race_ports[1] = host_port;
+	/* Its own port from the start: a flipper not yet scheduled leaves
+	 * every connect going there, never to port 0. */
+	race_sa.sin_port = htons(race_ports[0]);
 	pthread_create(&t, NULL, flipper, NULL);
 	for (int i = 0; i < rounds; i++) {
 		int c = socket(AF_INET, udp ? SOCK_DGRAM : SOCK_STREAM, 0);
