@@ -633,14 +633,22 @@ static int run_start(struct run *x)
 	return 0;
 }
 
+/* SIGTERM to the group, once; SIGKILL follows a grace later. */
+static void run_terminate(struct run *x, double t)
+{
+	if (x->term_sent)
+		return;
+	kill(-x->pid, SIGTERM);
+	x->term_sent = true;
+	x->kill_at = t + PDK_KILL_GRACE;
+}
+
 /* The timeout: SIGTERM to the group at the deadline, SIGKILL a grace later. */
 static void run_timers(struct run *x, double t)
 {
 	if (!x->exited && !x->term_sent && t >= x->deadline) {
 		x->st.timed_out = true;
-		kill(-x->pid, SIGTERM);
-		x->term_sent = true;
-		x->kill_at = t + PDK_KILL_GRACE;
+		run_terminate(x, t);
 	}
 	if (!x->exited && x->kill_at && t >= x->kill_at) {
 		kill(-x->pid, SIGKILL);
@@ -697,11 +705,7 @@ static void run_signalled(struct run *x)
 			continue;
 		x->st.stopped = true;
 		x->st.stop_signal = sigs[i];
-		if (!x->term_sent) {
-			kill(-x->pid, SIGTERM);
-			x->term_sent = true;
-			x->kill_at = now() + PDK_KILL_GRACE;
-		}
+		run_terminate(x, now());
 	}
 }
 
