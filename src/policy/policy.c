@@ -401,6 +401,25 @@ static int step_watcher(struct step *s)
 	return STEP_REFUSED;
 }
 
+/* Why a command on the read-only list is, or is not, read-only here. */
+static const char *ro_note(const struct step *s, const char *listed)
+{
+	const struct pdk_pcmd *c = s->c;
+
+	if (s->st->read_only)
+		return listed;
+	if (s->cancel)
+		return "on the read-only list, but an option or prefix here executes, "
+		       "writes or reads configuration";
+	if (c->flags & PDK_PCMD_WRITES)
+		return "on the read-only list, but it writes a file here";
+	if (c->flags & PDK_PCMD_COMPUTED)
+		return "on the read-only list, but a word of it is known only when it runs";
+	if (!s->sens)
+		return "on the read-only list, but an option here writes a file";
+	return NULL; /* the sensitive path says why */
+}
+
 /* 4. read-only: an allow rule, the shipped or configured list, or a dry run;
  * then code hidden in data, which no list makes read-only */
 static int step_read_only(struct step *s)
@@ -418,10 +437,12 @@ static int step_read_only(struct step *s)
 		    (p = match_any(cfg->allow, cfg->n_allow, st->text, NULL))) {
 			st->read_only = !s->sens;
 			st->rule = cat2("allow: ", p->source);
+			st->note = "an allow rule of the configuration names it";
 		}
 	} else if (cfg->n_allow && (p = match_any(cfg->allow, cfg->n_allow, st->text, s->plain))) {
 		st->read_only = !s->sens;
 		st->rule = cat2("allow: ", p->source);
+		st->note = "an allow rule of the configuration names it";
 	} else if (((kind & PDK_PK_RO_TRIPLE) && c->argc > 2 &&
 		    listed_prefix(c, 3, 3, in_shipped, NULL, s->key, sizeof(s->key))) ||
 		   ((kind & PDK_PK_RO_MULTI) && c->argc > 1 &&
@@ -438,6 +459,7 @@ static int step_read_only(struct step *s)
 				!s->cancel;
 		if (st->read_only)
 			st->rule = cat2("read_only_command: ", s->key);
+		st->note = ro_note(s, "on the read-only list");
 	} else if (s->dry && s->dry_ro && !(c->flags & PDK_PCMD_TAINTED)) {
 		/* the dry run of a risky command is judged like the read-only list's entries */
 		s->cancel = pdk_policy_ro_cancelled(st->program, st->argv, c->argc, st->text,
@@ -446,6 +468,7 @@ static int step_read_only(struct step *s)
 		    !s->sens && !(c->flags & (PDK_PCMD_WRITES | PDK_PCMD_COMPUTED)) && !s->cancel;
 		if (st->read_only)
 			st->rule = cat2("dry-run: ", st->text);
+		st->note = ro_note(s, "a dry run, judged like the read-only list");
 	}
 	if (c->code_rule || (s->code = code_in_data(c, st->text))) {
 		/* never read-only, and at least moderate, saying why (below) */
@@ -544,6 +567,14 @@ static int step_default_rule(struct step *s)
 						st->program);
 	if (!st->rule)
 		st->rule = strdup("default");
+	if (!st->note)
+		st->note = (c->flags & PDK_PCMD_PROJECT)
+				   ? "the project's own program, whose name says nothing of what "
+				     "it does"
+			   : (c->flags & PDK_PCMD_TAINTED)
+				   ? "found after PATH changed or a file was sourced, so its name "
+				     "says nothing of what it does"
+				   : "not on the read-only list";
 	return st->rule ? STEP_DONE : -ENOMEM;
 }
 
@@ -737,7 +768,8 @@ static int sensitive_list(const struct pdk_config *cfg, const struct pdk_policy_
 int pdk_policy_decide(const struct pdk_config *cfg, const struct pdk_policy_call *call,
 		      struct pdk_decision *ret)
 {
-	struct pdk_decision d = {.verdict = PDK_VERDICT_RUN};
+	struct pdk_decision d = {.verdict = PDK_VERDICT_RUN,
+				 .unconfined = call->sandbox_off || call->outside_sandbox};
 	struct pdk_pcmd_list l = {0};
 	struct judge_ctx j = {.cfg = cfg, .call = call};
 	int r;
@@ -838,8 +870,26 @@ bool pdk_policy_has_subcommands(const char *program)
 	return cls && (cls->kind & (PDK_PK_RO_MULTI | PDK_PK_RO_TRIPLE));
 }
 
+const char *pdk_step_reason(const struct pdk_decision *d, size_t i, char *buf, size_t size)
+{
+	const struct pdk_policy_step *st = &d->steps[i];
+
+	if (step_refused(d, i))
+		snprintf(buf, size, "%s", d->message ? d->message : "refused by the policy");
+	else if (st->why)
+		snprintf(buf, size, "%s", st->why);
+	else if (st->read_only)
+		snprintf(buf, size, "%s", st->note ? st->note : "on the read-only list");
+	else
+		snprintf(buf, size, "%s: runs %s", st->note ? st->note : "no rule matched",
+			 d->unconfined ? "without the sandbox" : "confined");
+	return buf;
+}
+
 int pdk_decision_print(const struct pdk_decision *d, FILE *out)
 {
+	char why[1024];
+
 	fprintf(out, "verdict: %s\n", pdk_verdict_name(d->verdict));
 	if (d->verdict != PDK_VERDICT_REFUSE)
 		fprintf(out, "risk: %s%s\n", pdk_risk_name(d->risk),
@@ -865,12 +915,12 @@ int pdk_decision_print(const struct pdk_decision *d, FILE *out)
 			fprintf(out, " at %d:%d", st->line, st->column);
 		if (st->depth)
 			fprintf(out, " (nested sh -c, depth %u)", st->depth);
-		fprintf(out, ": `%s`: runs %s: %s, %s\n", st->text,
+		fprintf(out, ": `%s`: runs %s: %s, %s: %s\n", st->text,
 			st->program && *st->program ? st->program : "-",
 			step_refused(d, i)					? "refused"
 			: st->read_only						? "read-only"
 					: pdk_risk_name(st->risk),
-			st->rule ? st->rule : "default");
+			st->rule ? st->rule : "default", pdk_step_reason(d, i, why, sizeof(why)));
 	}
 	return ferror(out) ? -EIO : 0;
 }
@@ -878,6 +928,7 @@ int pdk_decision_print(const struct pdk_decision *d, FILE *out)
 cJSON *pdk_decision_json(const struct pdk_decision *d)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *s;
+	char why[1024];
 	bool ok = o != NULL;
 
 	if (!o)
@@ -919,6 +970,8 @@ cJSON *pdk_decision_json(const struct pdk_decision *d)
 		ok &= cJSON_AddStringToObject(s, "rule", st->rule ? st->rule : "default") != NULL;
 		if (st->why)
 			ok &= cJSON_AddStringToObject(s, "why", st->why) != NULL;
+		ok &= cJSON_AddStringToObject(s, "reason", pdk_step_reason(d, i, why, sizeof(why))) !=
+		      NULL;
 	}
 	if (!ok) {
 		cJSON_Delete(o);

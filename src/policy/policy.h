@@ -61,6 +61,9 @@ struct pdk_policy_step {
 	char *rule;            /* the rule that decided: "read_only_command: git status",
 				  "risk: rm-recursive", "deny: ^curl", "default" */
 	char *why;             /* one line for the person when asked; NULL otherwise */
+	/* Why it is judged so when no rule gave a why ("on the read-only list",
+	 * "not on the read-only list"): static text, never NULL once judged. */
+	const char *note;
 };
 
 struct pdk_decision {
@@ -81,6 +84,7 @@ struct pdk_decision {
 	struct pdk_policy_step *steps;
 	size_t n_steps;
 	bool shell;             /* the call was sh/bash/dash/zsh -c SCRIPT */
+	bool unconfined;        /* --no-sandbox, sandbox.enabled false or --outside-sandbox */
 };
 
 /* Decide. Returns 0 (the verdict is in ret, refusals included) or a negative errno
@@ -95,8 +99,11 @@ bool pdk_policy_has_subcommands(const char *program);
 
 /* For `paddock check`: "run", "ask" or "refuse"; the decision as text lines
  * (on REFUSE the steps end with the refused one; later ones were not judged;
- * returns 0 or -EIO) and as a cJSON object the caller deletes (NULL: no memory). */
+ * returns 0 or -EIO) and as a cJSON object the caller deletes (NULL: no memory).
+ * Each step is explained in one line: pdk_step_reason writes why step i was
+ * judged as it was into buf and returns it. */
 const char *pdk_verdict_name(enum pdk_verdict v);
+const char *pdk_step_reason(const struct pdk_decision *d, size_t i, char *buf, size_t size);
 int pdk_decision_print(const struct pdk_decision *d, FILE *out);
 struct cJSON *pdk_decision_json(const struct pdk_decision *d);
 

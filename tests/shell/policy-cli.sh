@@ -64,7 +64,12 @@ pcall run -- sh -c 'export PATH="$PWD/.venv/bin:$PATH"; mytool'
 check "export PATH=... then a program of it (rc $rc)" grep -qx venv-tool "$T/proj/made"
 pcall check -- sh -c '. .venv/bin/activate && git status'
 check "check: after sourcing, git is the project's, not read-only" \
-	grep -q 'runs git: safe, project-program: git (runs after `. .venv/bin/activate`)' "$T/out"
+	grep -q 'runs git: safe, project-program: git (runs after `. .venv/bin/activate`): found after PATH changed or a file was sourced, so its name says nothing of what it does: runs confined$' "$T/out"
+pcall check --no-sandbox -- sh -c 'git status; make; sudo true'
+check "check: each command says why in one line: read-only, default (unconfined), refused" \
+	sh -c 'grep -q "^command 1 at 1:1: \`git status\`: runs git: read-only, read_only_command: git status: on the read-only list\$" "$1" &&
+		grep -q "^command 2 at 1:13: \`make\`: runs make: safe, default: not on the read-only list: runs without the sandbox\$" "$1" &&
+		grep -q "^command 3 at 1:19: \`sudo true\`: runs sudo: refused, privilege: sudo: command denied by policy: \`sudo true\` uses sudo" "$1"' _ "$T/out"
 refused "a file outside the roots is not sourced" 'outside the writable roots' \
 	run -- sh -c 'touch made; . /etc/profile'
 printf '{ "commandPolicy": { "deny": ["^wget"] } }\n' >"$T/wget.json"

@@ -894,10 +894,11 @@ START_TEST(test_big_script)
 }
 END_TEST
 
-/* What `paddock check` prints, as text and JSON. */
+/* What `paddock check` prints, as text and JSON: each command with the
+ * reason it was judged so, in one line. */
 START_TEST(test_print_json)
 {
-	struct pdk_decision d = decide_script("ls; rm -rf x", NET);
+	struct pdk_decision d = decide_script("ls; rm -rf x; make; ls >f", NET);
 	char *buf = NULL, *js;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -909,15 +910,29 @@ START_TEST(test_print_json)
 	ck_assert_ptr_nonnull(strstr(buf, "risk: moderate\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "raised: network on\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "programs: rm\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "command 1 at 1:1: `ls`: runs ls: read-only, "
+					  "read_only_command: ls: on the read-only list\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "command 2 at 1:5: `rm -rf x`: runs rm: moderate, "
-					  "risk: rm-recursive\n"));
+					  "risk: rm-recursive: removes whole directory trees "
+					  "(they go to the trash)\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "command 3 at 1:15: `make`: runs make: safe, default: "
+					  "not on the read-only list: runs confined\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "command 4 at 1:21: `ls >f`: runs ls: safe, default: "
+					  "on the read-only list, but it writes a file here: "
+					  "runs confined\n"));
 	free(buf);
 	j = pdk_decision_json(&d);
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(cJSON_GetObjectItem(j, "verdict")->valuestring, "ask");
 	cmds = cJSON_GetObjectItem(j, "commands");
-	ck_assert_int_eq(cJSON_GetArraySize(cmds), 2);
+	ck_assert_int_eq(cJSON_GetArraySize(cmds), 4);
 	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(cmds, 0), "read_only")));
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cmds, 0), "reason")->valuestring,
+			 "on the read-only list");
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cmds, 1), "reason")->valuestring,
+			 "removes whole directory trees (they go to the trash)");
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cmds, 2), "reason")->valuestring,
+			 "not on the read-only list: runs confined");
 	js = cJSON_PrintUnformatted(j);
 	ck_assert_ptr_nonnull(strstr(js, "\"rule\":\"risk: rm-recursive\""));
 	free(js);
