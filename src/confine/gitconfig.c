@@ -181,11 +181,13 @@ static char *value(struct parser *ps)
 	return buf;
 }
 
-int pdk_gitconfig_risky(const char *text, size_t len, char ***ret, size_t *ret_n)
+/* Each setting of the configuration text (len bytes), in order, to cb with its name (section
+ * and key in lower case) and value (a boolean true: ""); a negative return from cb stops the
+ * walk and is returned. 0, -EINVAL when git could not read the text either, or -ENOMEM. */
+static int each_setting(const char *text, size_t len,
+			int (*cb)(const char *name, const char *value, void *ctx), void *ctx)
 {
 	struct parser ps = {.p = text, .end = text + len};
-	char **v = NULL;
-	size_t n = 0;
 	int r = 0;
 
 	while (r == 0 && ps.p < ps.end) {
@@ -206,10 +208,8 @@ int pdk_gitconfig_risky(const char *text, size_t len, char ***ret, size_t *ret_n
 			r = header(&ps);
 			continue;
 		}
-		if (!ps.section[0] || !isalpha((unsigned char)*ps.p)) {
-			r = -EINVAL;
-			break;
-		}
+		if (!ps.section[0] || !isalpha((unsigned char)*ps.p))
+			return -EINVAL;
 		k = (size_t)snprintf(name, sizeof(name), "%s.", ps.section);
 		while (ps.p < ps.end && (isalnum((unsigned char)*ps.p) || *ps.p == '-') &&
 		       k + 1 < sizeof(name))
@@ -225,29 +225,76 @@ int pdk_gitconfig_risky(const char *text, size_t len, char ***ret, size_t *ret_n
 				ps.p++;
 			val = strdup(""); /* a boolean true */
 		} else {
-			r = -EINVAL;
-			break;
+			return -EINVAL;
 		}
-		if (!val) {
-			r = -EINVAL;
-			break;
-		}
-		if (is_risky(name, val)) {
-			char *entry = NULL;
-
-			r = asprintf(&entry, "%s=%s", name, val) < 0 ? -ENOMEM : push(&v, &n, entry);
-		}
+		if (!val)
+			return -EINVAL;
+		r = cb(name, val, ctx);
 		free(val);
 	}
+	return r;
+}
+
+struct risky_list {
+	char **v;
+	size_t n;
+};
+
+static int collect_risky(const char *name, const char *val, void *ctx)
+{
+	struct risky_list *l = ctx;
+	char *entry = NULL;
+
+	if (!is_risky(name, val))
+		return 0;
+	return asprintf(&entry, "%s=%s", name, val) < 0 ? -ENOMEM : push(&l->v, &l->n, entry);
+}
+
+int pdk_gitconfig_risky(const char *text, size_t len, char ***ret, size_t *ret_n)
+{
+	struct risky_list l = {0};
+	int r = each_setting(text, len, collect_risky, &l);
+
 	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
+		for (size_t i = 0; i < l.n; i++)
+			free(l.v[i]);
+		free(l.v);
 		return r;
 	}
-	*ret = v;
-	*ret_n = n;
+	*ret = l.v;
+	*ret_n = l.n;
 	return 0;
+}
+
+struct last_value {
+	const char *name;
+	char *value;
+};
+
+static int keep_last(const char *name, const char *val, void *ctx)
+{
+	struct last_value *l = ctx;
+
+	if (strcmp(name, l->name) != 0)
+		return 0;
+	free(l->value);
+	return (l->value = strdup(val)) ? 0 : -ENOMEM;
+}
+
+int pdk_gitconfig_get(const char *text, size_t len, const char *name, char **ret_value)
+{
+	struct last_value l = {.name = name};
+	int r = each_setting(text, len, keep_last, &l);
+
+	if (r < 0) {
+		free(l.value);
+		return r;
+	}
+	if (!l.value)
+		return 0;
+	free(*ret_value);
+	*ret_value = l.value;
+	return 1;
 }
 
 int pdk_gitconfig_added(const char *before, size_t before_len, const char *after,

@@ -14,6 +14,15 @@
 int pdk_gitconfig_risky(const char *text, size_t len, char ***ret, size_t *ret_n);
 
 /*
+ * The value git takes for the setting name (section.key, in lower case, no subsection) from
+ * the configuration text (len bytes): its last one. 1 with it in *ret_value, in place of what
+ * was there (freed), 0 when the text does not set it (*ret_value untouched: an earlier file's
+ * value stands), -EINVAL when git could not read the text either, or -ENOMEM. include.path
+ * and includeIf are not followed.
+ */
+int pdk_gitconfig_get(const char *text, size_t len, const char *name, char **ret_value);
+
+/*
  * Does after hold a risky setting that before does not (each setting of before answers for
  * one of after)? A setting named allowed (lower case, NULL: none) does not count. 1 with the
  * first one's name in *ret_first (the caller frees it), 0 when none, -EINVAL when after cannot

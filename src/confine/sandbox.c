@@ -397,6 +397,44 @@ static int split_tracked(struct pdk_sandbox *sb, size_t *np, size_t named)
 	return r;
 }
 
+/*
+ * A protected path reached through a symlink inside a root (.git/hooks -> ../tools/hooks, a
+ * .vscode that leads to a shared directory) is protected at its real path too: held there,
+ * or, missing, what the command makes there undone after the run. A hooks directory's real
+ * path is a hooks directory (sandbox_int.h). The symlink itself is vetted after the run
+ * (protect_to_vet).
+ */
+static int add_real_paths(struct pdk_sandbox *sb, size_t *np)
+{
+	size_t n = *np;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		_cleanup_free_ char *p = strdup(sb->protect[i]), *want = NULL;
+		const char *base;
+		bool exists = false, inside = false;
+
+		if (!p)
+			return -ENOMEM;
+		if (!(want = pdk_sandbox_resolve_want(p, &exists)) || !strcmp(want, p))
+			continue;
+		base = strrchr(p, '/');
+		if (base && !strcmp(base, "/hooks")) {
+			r = pdk_sandbox_add_hookdir(sb, np, p);
+			continue;
+		}
+		for (char **root = sb->roots; root && *root && !inside; root++)
+			inside = pdk_path_under(want, *root) && strcmp(want, *root) != 0;
+		if (!inside)
+			continue;
+		if (!exists)
+			r = pdk_sandbox_add_want(sb, np, want);
+		else if (!pdk_strv_contains(sb->protect, *np, want))
+			r = pdk_strv_append(&sb->protect, np, steal_pointer(&want));
+	}
+	return r;
+}
+
 #define N_OWN 4
 #define OWN_WHAT                                                                                   \
 	"paddock trusts it after the run (its state, configuration or output store, or the trash)"
@@ -747,7 +785,7 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	for (size_t i = 0; i < named; i++)
 		if ((r = pdk_sandbox_protect_git(sb, &np, sb->roots[i])) < 0)
 			return r;
-	if ((r = split_tracked(sb, &np, named)) < 0)
+	if ((r = add_real_paths(sb, &np)) < 0 || (r = split_tracked(sb, &np, named)) < 0)
 		return r;
 	/* Nothing paddock trusts after the run may be writable from inside,
 	 * even when a root holds it (paddock started in $HOME): its state (the
@@ -1244,9 +1282,9 @@ static bool host_cannot(const char *line)
 	return false;
 }
 
-/* The protected paths vetted after the run: those git tracks, and those the backend cannot
+/* The protected paths vetted after the run: those git tracks, those the backend cannot
  * hold (Landlock) that are there (hooks directories, an editor's or agent's settings, shell
- * start-up files, a commondir). Borrowed from sb->tracked and sb->protect into *ret. */
+ * start-up files, a commondir), and those that are symlinks inside a root. Borrowed from sb->tracked and sb->protect into *ret. */
 static int protect_to_vet(const struct pdk_sandbox *sb, const char ***ret, size_t *n)
 {
 	*ret = NULL;
@@ -1257,12 +1295,19 @@ static int protect_to_vet(const struct pdk_sandbox *sb, const char ***ret, size_
 		return -ENOMEM;
 	for (size_t i = 0; i < sb->n_tracked; i++)
 		(*ret)[(*n)++] = sb->tracked[i];
-	for (size_t i = 0; !sb->backend->enforces_protect && i < sb->own_first; i++) {
+	for (size_t i = 0; i < sb->own_first; i++) {
 		const char *base = strrchr(sb->protect[i], '/');
 		struct stat st;
-		bool made = false;
+		bool made = false, inside = false;
 
 		if (sb->allow_hooks && base && !strcmp(base, "/hooks"))
+			continue;
+		/* A backend that holds protected paths cannot hold a symlink (bwrap binds what it
+		 * leads to, which is held too): the link is put back after the run. */
+		for (size_t k = 0; k < sb->policy.n_roots && !inside; k++)
+			inside = pdk_path_under(sb->protect[i], sb->policy.roots[k]);
+		if (sb->backend->enforces_protect &&
+		    !(inside && lstat(sb->protect[i], &st) == 0 && S_ISLNK(st.st_mode)))
 			continue;
 		/* One a run going on found missing was made since: it goes to the trash. */
 		for (size_t k = 0; k < sb->n_missing && !made; k++)
@@ -1287,7 +1332,8 @@ static int begin_vet(struct pdk_sandbox *sb)
 		return r;
 	struct pdk_vet_git git = {sb->pins,	 sb->n_pins,	 sb->gitdirs,
 				  sb->n_gitdirs, sb->gitfiles, sb->n_gitfiles,
-				  sb->allow_hooks, (char *const *)hooks, n_hooks};
+				  sb->allow_hooks, (char *const *)hooks, n_hooks,
+				  sb->hookdirs,	 sb->n_hookdirs};
 
 	if ((r = pdk_vet_begin(&sb->vet, sb->policy.roots, sb->policy.n_roots, sb->missing,
 			       sb->n_missing, sb->configs, sb->n_configs, &git)) < 0)
@@ -1482,6 +1528,7 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 	pdk_strv_freep(&sb->gitdirs);
 	pdk_strv_freep(&sb->tracked);
 	pdk_strv_freep(&sb->gitfiles);
+	pdk_strv_freep(&sb->hookdirs);
 	pdk_vet_release(&sb->vet);
 	free(sb->sweep_note);
 	pdk_strv_freep(&sb->env_added);

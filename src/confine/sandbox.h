@@ -70,6 +70,10 @@ struct pdk_sandbox {
 	size_t n_pins, n_gitdirs, n_gitfiles;
 	struct pdk_vet vet;	       /* this run's journal of them, from pdk_sandbox_run on */
 	bool vetting;
+	/* owned: the real paths of hooks directories not named .git/hooks (core.hooksPath, the
+	 * target of a .git/hooks symlink): held, or vetted after the run as hooks */
+	char **hookdirs;
+	size_t n_hookdirs;
 	bool allow_hooks;	       /* --allow-git-hooks: git hooks and core.hooksPath writable */
 	char *sweep_note;	       /* what a killed earlier run had left, swept at set-up */
 };

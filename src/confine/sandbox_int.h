@@ -2,6 +2,7 @@
 #ifndef PDK_SANDBOX_INT_H
 #define PDK_SANDBOX_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sandbox.h"
@@ -14,6 +15,29 @@
  * missing that git would read go to sb->missing. 0 or -ENOMEM.
  */
 int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root);
+
+/*
+ * The absolute path as the kernel would follow it, symlinks and all: its real path when it
+ * exists (*exists set), or else the real path of the parent of its first missing part, and
+ * the rest as written, which is where a command would make it (*exists cleared). NULL when
+ * neither can be told (a loop, a part that is not a directory, no memory).
+ */
+char *pdk_sandbox_resolve_want(const char *path, bool *exists);
+
+/*
+ * A protected path that is missing, as pdk_sandbox_resolve_want gives it: onto sb->protect
+ * (*np of them: Seatbelt denies making it), and its first missing part onto sb->missing (what
+ * the command makes there is undone after the run on every backend). 0 or -ENOMEM.
+ */
+int pdk_sandbox_add_want(struct pdk_sandbox *sb, size_t *np, const char *want);
+
+/*
+ * A directory git runs hooks from (core.hooksPath, or where a .git/hooks symlink leads), when
+ * it lies inside a root: held (onto sb->protect, *np of them, at its real path, and the name as
+ * written when that is a symlink) and known as a hooks directory (sb->hookdirs) for the vetting
+ * after the run; a missing one as pdk_sandbox_add_want says. 0 or -ENOMEM.
+ */
+int pdk_sandbox_add_hookdir(struct pdk_sandbox *sb, size_t *np, const char *path);
 
 /*
  * When root/.git is a gitdir: file naming a linked worktree's git directory (one with a

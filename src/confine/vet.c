@@ -203,10 +203,13 @@ static bool open_clause(FILE **f, char **buf, size_t *size)
 /* Is path a hooks directory or in one? A hook the command removed is put back, as the
  * user's; any other protected path it removed stays removed (a checkout of a branch without
  * it): nothing runs from a path that is not there. */
-static bool in_hooks(const char *path)
+static bool in_hooks(const struct pdk_vet *v, const char *path)
 {
 	size_t l = strlen(path);
 
+	for (size_t i = 0; i < v->n_hookroots; i++)
+		if (pdk_path_under(path, v->hookroots[i]))
+			return true;
 	return strstr(path, "/hooks/") || (l >= 6 && !strcmp(path + l - 6, "/hooks"));
 }
 
@@ -239,7 +242,7 @@ static int vet_hookdir(const struct pdk_vet *v, const char *dir, FILE **f, char 
 
 	if (pfd < 0)
 		return 0; /* its parent gone: git reads nothing there */
-	bool there = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, hooks = in_hooks(dir);
+	bool there = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, hooks = in_hooks(v, dir);
 	const char *what = hooks ? "hooks directory" : "protected directory";
 
 	if (!there && !hooks)
@@ -326,7 +329,7 @@ static int vet_hook(const struct pdk_vet *v, const struct pdk_vet_config *c, FIL
 	if ((dfd = pdk_open_parent_nofollow_at(AT_FDCWD, c->path, &name)) < 0)
 		return 0;
 	there = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	bool hook = in_hooks(c->path);
+	bool hook = in_hooks(v, c->path);
 	const char *what = hook ? "hook" : "protected file";
 
 	if (!there && !hook)
@@ -561,7 +564,9 @@ static int parse(int fd, struct pdk_vet *v, char **ret_path)
 				c->pinned = line[0] == 'P';
 				c->hook = line[0] == 'X' ? 'D' : strchr("HL", line[0]) ? line[0] : 0;
 			}
-		} else if (line[0] == 'h')
+		} else if (line[0] == 'G')
+			r = push(&v->hookroots, &v->n_hookroots, line + 2, l - 2);
+		else if (line[0] == 'h')
 			r = push(&v->hookdirs, &v->n_hookdirs, line + 2, l - 2);
 		else if (line[0] == 'D')
 			r = push(&v->gitdirs, &v->n_gitdirs, line + 2, l - 2);
@@ -981,6 +986,9 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 		r = push(&v->gitdirs, &v->n_gitdirs, git->gitdirs[i], strlen(git->gitdirs[i]));
 	for (size_t i = 0; git && r == 0 && i < git->n_gitfiles; i++)
 		r = push(&v->gitfiles, &v->n_gitfiles, git->gitfiles[i], strlen(git->gitfiles[i]));
+	for (size_t i = 0; git && r == 0 && i < git->n_hookroots; i++)
+		r = push(&v->hookroots, &v->n_hookroots, git->hookroots[i],
+			 strlen(git->hookroots[i]));
 	for (size_t i = 0; git && r == 0 && i < git->n_hooks; i++)
 		if ((r = adopt_hooks(v, git->hooks[i])) == 0)
 			r = snapshot_vetted(v, git->hooks[i]);
@@ -1005,6 +1013,8 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 		fprintf(f, "R\t%s\n", v->roots[i]);
 	for (size_t i = 0; i < v->n_missing; i++)
 		fprintf(f, "M\t%s\n", v->missing[i]);
+	for (size_t i = 0; i < v->n_hookroots; i++)
+		fprintf(f, "G\t%s\n", v->hookroots[i]);
 	for (size_t i = 0; i < v->n_hookdirs; i++)
 		fprintf(f, "h\t%s\n", v->hookdirs[i]);
 	for (size_t i = 0; i < v->n_configs; i++) {
@@ -1066,6 +1076,7 @@ void pdk_vet_release(struct pdk_vet *v)
 	pdk_strv_freep(&v->known);
 	pdk_strv_freep(&v->gitfiles);
 	pdk_strv_freep(&v->hookdirs);
+	pdk_strv_freep(&v->hookroots);
 	pdk_strv_freep(&v->tips);
 	pdk_strv_freep(&v->worktrees);
 	for (size_t i = 0; i < v->n_configs; i++) {

@@ -30,6 +30,8 @@ struct pdk_vet {
 	char **hookdirs; /* owned: hooks directories (and those in them) vetted after the run:
 			  * what is new in them goes to the trash (journal: "h") */
 	size_t n_hookdirs;
+	char **hookroots; /* owned: hooks directories named otherwise (journal: "G") */
+	size_t n_hookroots;
 	char **tips;	  /* owned: "WORKTREE\tCOMMIT", the worktrees' ref tips before the run,
 			   * whose checked-out files stay (vettrack.h; journal: "T") */
 	size_t n_tips;
@@ -54,6 +56,10 @@ struct pdk_vet_git {
 	 * the run and put back after it, and what is new goes to the trash. */
 	char *const *hooks;
 	size_t n_hooks;
+	/* Directories git runs hooks from by another name than hooks (core.hooksPath, where a
+	 * hooks symlink leads): what is in them is vetted as hooks (a removed one put back). */
+	char *const *hookroots;
+	size_t n_hookroots;
 };
 
 /* A git configuration the command may write, vetted after the run: what it was. */

@@ -13,7 +13,7 @@ SHELL_TESTS = tests/shell/bash-data.sh tests/shell/json.sh tests/shell/editors.s
 if OS_LINUX
 SHELL_TESTS += tests/shell/confine.sh tests/shell/limits.sh tests/shell/protect.sh \
 	tests/shell/git-workflow.sh tests/shell/signals.sh tests/shell/protect-git.sh \
-	tests/shell/git-hooks.sh tests/shell/protect-ro.sh
+	tests/shell/git-hooks.sh tests/shell/protect-ro.sh tests/shell/git-hookspath.sh
 SHELL_TESTS += tests/shell/caches.sh tests/shell/writable-new.sh
 SHELL_TESTS += tests/shell/net.sh
 SHELL_TESTS += tests/shell/pkg.sh
@@ -33,7 +33,7 @@ EXTRA_DIST += tests/shell/lib.sh tests/shell/json.sh tests/shell/signals.sh test
 	tests/shell/mcp.sh tests/drivers/mcp-raw.py tests/shell/request.sh \
 	tests/shell/mcp-sdk.sh tests/drivers/mcp-sdk.mjs tests/shell/protect.sh \
 	tests/shell/git-workflow.sh tests/drivers/mcp-pkg.py tests/shell/protect-git.sh \
-	tests/shell/git-hooks.sh tests/shell/protect-ro.sh
+	tests/shell/git-hooks.sh tests/shell/protect-ro.sh tests/shell/git-hookspath.sh
 EXTRA_DIST += tests/shell/memcheck.sh
 # The MCP SDK the end-to-end test installs under the build tree.
 distclean-local: clean-local-mcp-sdk

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "backends/seatbelt/seatbelt.h"
+#include "confine/sandbox.h"
 #include "core/path.h"
 #include "core/util.h"
 #include "ck_util.h"
@@ -387,6 +388,122 @@ START_TEST(golden_macos_run)
 					.run_tmpdir = "/private/var/folders/q1/xyz/T/pdk-a1B2c3" };
 
 	check_golden_run("macos-run", &c, &run);
+}
+END_TEST
+
+/* Run sh -c text, asserting it succeeds. */
+static void sh(const char *text)
+{
+	int st = system(text);
+
+	ck_assert_msg(st == 0, "%s: status %d", text, st);
+}
+
+/* The policy the sandbox stage builds for the project base/proj (HOME, the temp, cache,
+ * state, configuration and data directories in base too), its paths under base as under
+ * /Users/dev, into *c (its strings into *paths, to free). */
+static void staged_policy(const char *base, bool allow_hooks, struct pdk_confine *c,
+			  char ***paths)
+{
+	char *proj = NULL, *argv[] = { "true", NULL }, why[600] = "";
+	struct pdk_request req = { .argv = argv, .allow_git_hooks = allow_hooks };
+	struct pdk_sandbox sb = { 0 };
+	size_t n = 0, blen = strlen(base);
+	const char **roots, **protect;
+
+	ck_assert_int_ge(asprintf(&proj, "%s/proj", base), 0);
+	req.root = proj;
+	(void)pdk_sandbox_setup(&req, NULL, "/bin/true", environ, &sb, why, sizeof(why));
+	ck_assert_msg(sb.policy.n_roots > 0, "no policy: %s", why);
+	*paths = calloc(sb.policy.n_roots + sb.policy.n_protect + 1, sizeof(char *));
+	roots = calloc(sb.policy.n_roots + 1, sizeof(char *));
+	protect = calloc(sb.policy.n_protect + 1, sizeof(char *));
+	ck_assert(*paths && roots && protect);
+	for (size_t i = 0; i < sb.policy.n_roots + sb.policy.n_protect; i++) {
+		bool root = i < sb.policy.n_roots;
+		const char *p = root ? sb.policy.roots[i] : sb.policy.protect[i - sb.policy.n_roots];
+
+		ck_assert_msg(pdk_path_under(p, base), "%s lies outside %s", p, base);
+		ck_assert_int_ge(asprintf(&(*paths)[n], "/Users/dev%s", p + blen), 0);
+		if (root)
+			roots[i] = (*paths)[n++];
+		else
+			protect[i - sb.policy.n_roots] = (*paths)[n++];
+	}
+	*c = (struct pdk_confine){ .roots = roots, .n_roots = sb.policy.n_roots,
+				   .protect = protect, .n_protect = sb.policy.n_protect,
+				   .proxy_fd = -1, .cwd = "/Users/dev/proj" };
+	pdk_sandbox_release(&sb);
+	free(proj);
+}
+
+/*
+ * What the sandbox stage gives Seatbelt for a project whose hooks are elsewhere than in
+ * .git/hooks: core.hooksPath naming husky's .husky/_, and a .git/hooks that is a symlink to
+ * ../tools/hooks. Both directories are protected (denied writes in the profile) at their
+ * real paths; with --allow-git-hooks neither is.
+ */
+START_TEST(golden_hookspath)
+{
+	char tmpl[] = "/tmp/pdk-hookspath-XXXXXX", *base, *cmd = NULL, **paths = NULL;
+	struct pdk_confine c;
+	char *profile = NULL, **params = NULL, *text;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	base = realpath(tmpl, NULL);
+	ck_assert_ptr_nonnull(base);
+	ck_assert_int_ge(asprintf(&cmd, "cd '%s' && mkdir -p tmp cache state config data home && "
+				  "git init -q proj 2>/dev/null && cd proj && "
+				  "git config core.hooksPath .husky/_ && mkdir -p .husky/_ tools/hooks && "
+				  "rm -rf .git/hooks && ln -s ../tools/hooks .git/hooks", base), 0);
+	sh(cmd);
+	free(cmd);
+	const char *vars[][2] = { { "HOME", "home" }, { "TMPDIR", "tmp" }, { "XDG_CACHE_HOME", "cache" },
+				  { "XDG_STATE_HOME", "state" }, { "XDG_CONFIG_HOME", "config" },
+				  { "XDG_DATA_HOME", "data" } };
+	char *saved[6];
+
+	for (size_t i = 0; i < 6; i++) {
+		const char *v = getenv(vars[i][0]);
+
+		saved[i] = v ? strdup(v) : NULL;
+		ck_assert_int_ge(asprintf(&cmd, "%s/%s", base, vars[i][1]), 0);
+		setenv(vars[i][0], cmd, 1);
+		free(cmd);
+	}
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	unsetenv("GIT_CONFIG_GLOBAL");
+
+	staged_policy(base, false, &c, &paths);
+	check_golden("hookspath", &c);
+	free((void *)c.roots);
+	free((void *)c.protect);
+	pdk_strv_freep(&paths);
+
+	/* --allow-git-hooks: neither hooks directory is held. */
+	staged_policy(base, true, &c, &paths);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
+	text = render(profile, params);
+	ck_assert_msg(!strstr(text, "/.husky/_\n") && !strstr(text, "/tools/hooks\n") &&
+		      !strstr(text, "/.git/hooks\n"), "%s", text);
+	free(text);
+	free(profile);
+	pdk_strv_freep(&params);
+	free((void *)c.roots);
+	free((void *)c.protect);
+	pdk_strv_freep(&paths);
+
+	for (size_t i = 0; i < 6; i++) {
+		if (saved[i])
+			setenv(vars[i][0], saved[i], 1);
+		else
+			unsetenv(vars[i][0]);
+		free(saved[i]);
+	}
+	ck_assert_int_ge(asprintf(&cmd, "rm -rf '%s'", base), 0);
+	sh(cmd);
+	free(cmd);
+	free(base);
 }
 END_TEST
 
@@ -1552,6 +1669,7 @@ static Suite *seatbelt_suite(void)
 	tcase_add_test(g, golden_unix_socket_domains);
 	tcase_add_test(g, golden_unix_socket_on);
 	tcase_add_test(g, golden_macos_run);
+	tcase_add_test(g, golden_hookspath);
 	tcase_add_test(g, unix_sockets_each_mode);
 	tcase_add_test(g, protected_after_allows);
 	tcase_add_test(g, protected_at_top);
