@@ -754,6 +754,42 @@ static size_t pipe_next(const char *s, size_t len, const struct pdk_sh_script *s
 	return SIZE_MAX;
 }
 
+/* NAME[SUBSCRIPT] at the start of s (a name given to a builtin, NAME[SUB]=V,
+ * or [SUB]=V in the value of the array `array`): bash evaluates an indexed
+ * array's subscript as arithmetic. Adds the subscript's names as uses. */
+static int subscript_uses(struct ctx *x, const char *s, struct pdk_arith_where *at,
+			  const char *array)
+{
+	const char *b = s, *e;
+	_cleanup_free_ char *name = NULL, *sub = NULL;
+	int r;
+
+	while (*b == '_' || (*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') ||
+	       (b > s && *b >= '0' && *b <= '9'))
+		b++;
+	if (*b != '[' || !(e = strchr(b, ']')))
+		return 0;
+	if (!(name = strndup(s, (size_t)(b - s))) || !(sub = strndup(b + 1, (size_t)(e - b - 1))))
+		return -ENOMEM;
+	at->array = b > s ? name : (char *)array;
+	r = pdk_arith_uses(&x->arith, sub, at);
+	at->array = NULL;
+	return r < 0 ? -ENOMEM : 0;
+}
+
+/* The builtins that take a variable name, which may carry a subscript. */
+static const char *namer(const char *prog)
+{
+	static const char *const namers[] = {"declare", "typeset", "local",   "readonly",
+					     "export",  "unset",   "read",    "printf",
+					     "test",    "[",	   "mapfile", "readarray", NULL};
+
+	for (size_t i = 0; namers[i]; i++)
+		if (!strcmp(prog, namers[i]))
+			return namers[i];
+	return NULL;
+}
+
 /* What a script command gives arithmetic: its assignments (NAME=VALUE before
  * it, or as words of declare and the like), the names let and declare -i
  * evaluate. */
@@ -767,9 +803,50 @@ static int arith_command(struct ctx *x, const struct pdk_sh_command *c, unsigned
 	const char *prog = c->nwords && !(c->words[0].flags & NONLITERAL) ? c->words[0].text : "";
 	bool integer = false, declare = pdk_policy_in_list(prog, declares);
 
-	for (size_t j = 0; j < c->nassigns; j++)
-		if (pdk_arith_assign(&x->arith, c->assigns[j].text, c->assigns[j].flags) < 0)
+	const char *nm = namer(prog);
+
+	for (size_t j = 0; j < c->nassigns; j++) {
+		const char *t = c->assigns[j].text, *v = strchr(t, '=');
+
+		if (pdk_arith_assign(&x->arith, t, c->assigns[j].flags) < 0)
 			return -ENOMEM;
+		_cleanup_free_ char *arr = strndup(t, strcspn(t, "+=["));
+
+		at.text = (char *)t;
+		at.opener = "NAME[...]=";
+		if (!arr || subscript_uses(x, t, &at, NULL) < 0)
+			return -ENOMEM;
+		/* NAME=([SUB]=V ...) */
+		for (const char *el = v && v[1] == '(' ? strchr(v, '[') : NULL; el;
+		     el = strchr(el + 1, '['))
+			if ((el[-1] == '(' || el[-1] == ' ') && subscript_uses(x, el, &at, arr) < 0)
+				return -ENOMEM;
+	}
+	/* the names a builtin takes: declare 'a[x]=1', unset 'a[x]', printf -v 'a[x]' */
+	for (size_t j = 1; nm && j < c->nwords; j++) {
+		const char *t = c->words[j].text;
+		bool takes = (nm[0] == 'p' || nm[0] == 't' || nm[0] == '[')
+				 ? !strcmp(c->words[j - 1].text, "-v")
+				 : t[0] != '-' && t[0] != '+';
+
+		at.text = c->text;
+		at.opener = nm;
+		if (takes && subscript_uses(x, t, &at, NULL) < 0)
+			return -ENOMEM;
+	}
+	if (c->nwords && *prog) {
+		_cleanup_free_ const char **w = calloc(c->nwords, sizeof(*w));
+		_cleanup_free_ unsigned *f = calloc(c->nwords, sizeof(*f));
+
+		if (!w || !f)
+			return -ENOMEM;
+		for (size_t j = 0; j < c->nwords; j++) {
+			w[j] = c->words[j].text;
+			f[j] = c->words[j].flags;
+		}
+		if (pdk_arith_builtin(&x->arith, w, f, c->nwords) < 0)
+			return -ENOMEM;
+	}
 	for (size_t j = 1; j < c->nwords; j++) {
 		const struct pdk_sh_word *wd = &c->words[j];
 
@@ -802,16 +879,38 @@ static int arith_script(struct ctx *x, const struct pdk_sh_script *sc, unsigned 
 {
 	for (size_t i = 0; i < pdk_sh_narith(sc); i++) {
 		const char *t = pdk_sh_arith_at(sc, i);
+		const struct pdk_sh_arith_src *src = pdk_sh_arith_src_at(sc, i);
 		struct pdk_arith_where at = {
-		    .text = (char *)t,
-		    .opener = !strncmp(t, "$((", 3) ? "$(("
-			      : !strncmp(t, "$[", 2) ? "$["
-			      : !strncmp(t, "((", 2) ? "(("
-						     : "[[",
+		    .text = (char *)(src->where ? src->where : t),
+		    .opener = src->where ? (src->where[0] == '$' ? "${" : "[[ -v")
+			      : !strncmp(t, "$((", 3) ? "$(("
+			      : !strncmp(t, "$[", 2)  ? "$["
+			      : !strncmp(t, "((", 2)  ? "(("
+						      : "[[",
+		    .array = (char *)src->array,
 		    .depth = depth,
 		    .script_id = id,
 		};
 
+		if (src->code) {
+			/* [[ -v 'a[$(cmd)]' ]]: no command to the parser, code to bash */
+			struct origin o = {.text = at.text, .depth = depth, .script = true,
+					   .script_id = id};
+			struct pdk_pword w = {"[[", 0};
+			struct pdk_pcmd *c;
+
+			if (emit(x, &o, &w, 1, 0) < 0)
+				return -ENOMEM;
+			c = &x->out->v[x->out->n - 1];
+			c->code_rule = strdup("[[ -v with a subscript holding code");
+			c->code_why = pdk_asprintf(
+			    "bash evaluates the subscript in `%.200s` and runs the $(...), ${...} "
+			    "or `...` it holds",
+			    at.text);
+			if (!c->code_rule || !c->code_why)
+				return -ENOMEM;
+			continue;
+		}
 		if (pdk_arith_uses(&x->arith, t, &at) < 0)
 			return -ENOMEM;
 	}
@@ -827,9 +926,9 @@ static int arith_script(struct ctx *x, const struct pdk_sh_script *sc, unsigned 
 /* A step for each name arithmetic reads that may hold code. */
 static int arith_steps(struct ctx *x)
 {
-	const char *value;
+	const struct pdk_arith_var *v;
 
-	for (size_t i = 0; (i = pdk_arith_next(&x->arith, i, &value)) != SIZE_MAX; i++) {
+	for (size_t i = 0; (i = pdk_arith_next(&x->arith, i, &v)) != SIZE_MAX; i++) {
 		const struct pdk_arith_use *u = &x->arith.uses[i];
 		struct origin o = {.text = u->at.text, .line = u->at.line, .column = u->at.column,
 				   .depth = u->at.depth, .script = true,
@@ -840,11 +939,21 @@ static int arith_steps(struct ctx *x)
 		if (emit(x, &o, &w, 1, 0) < 0)
 			return -ENOMEM;
 		c = &x->out->v[x->out->n - 1];
-		c->code_rule = pdk_asprintf("arithmetic on %s", u->name);
-		c->code_why = pdk_asprintf(
-		    "bash evaluates the value of %s as an expression, and the script gives it "
-		    "`%.100s`, not a number: an array subscript there runs what it holds",
-		    u->name, value);
+		if (v->unknown) {
+			c->code_rule = pdk_asprintf(
+			    "arithmetic on %s (its value is known only when it runs)", u->name);
+			c->code_why = pdk_asprintf(
+			    "bash evaluates the value of %s as an expression, and the script sets "
+			    "it from `%.100s`, which may hold anything: an array subscript there "
+			    "runs what it holds",
+			    u->name, v->value);
+		} else {
+			c->code_rule = pdk_asprintf("arithmetic on %s", u->name);
+			c->code_why = pdk_asprintf(
+			    "bash evaluates the value of %s as an expression, and the script gives "
+			    "it `%.100s`, not a number: an array subscript there runs what it holds",
+			    u->name, v->value);
+		}
 		if (!c->code_rule || !c->code_why)
 			return -ENOMEM;
 	}

@@ -74,10 +74,12 @@ struct pdk_arith_var {
 	char *name, *value; /* owned */
 	char *copies;	    /* owned: the name whose value it takes ($y), or NULL */
 	bool suspect;	    /* given text that is not a plain number */
+	bool unknown;	    /* given a value known only when it runs (read, $(cat f)) */
 };
 struct pdk_arith_where {
 	char *text; /* owned in a use: the arithmetic as written */
-	const char *opener; /* static: "((", "$((", "[[", "let", "declare -i" */
+	const char *opener; /* static: "((", "$((", "[[", "let", "declare -i", "${" */
+	char *array; /* owned in a use: the array whose subscript it is, or NULL */
 	int line, column;
 	unsigned depth, script_id;
 };
@@ -90,14 +92,21 @@ struct pdk_arith {
 	size_t nvars;
 	struct pdk_arith_use *uses; /* the first use of each name */
 	size_t nuses;
+	struct pdk_strv assoc; /* associative arrays: their subscripts are strings */
 };
 /* NAME=VALUE (a word of an assignment, quotes removed; flags: PDK_SH_*). */
 int pdk_arith_assign(struct pdk_arith *a, const char *word, unsigned flags);
+/* What the builtin command (its words, flags PDK_SH_*) gives arithmetic:
+ * read, mapfile, getopts and printf -v set names to values known only when
+ * it runs; declare -A makes an array whose subscripts are no arithmetic. */
+int pdk_arith_builtin(struct pdk_arith *a, const char *const *words, const unsigned *flags,
+		      size_t n);
 /* The names an arithmetic text reads (at->text is copied). */
 int pdk_arith_uses(struct pdk_arith *a, const char *text, const struct pdk_arith_where *at);
 /* The index of the first use from `from` on whose name may hold code, with the
  * value that makes it so; SIZE_MAX when none. */
-size_t pdk_arith_next(const struct pdk_arith *a, size_t from, const char **ret_value);
+size_t pdk_arith_next(const struct pdk_arith *a, size_t from,
+		      const struct pdk_arith_var **ret_var);
 void pdk_arith_release(struct pdk_arith *a);
 
 /* policy_cmd.c: every program the call runs. Returns 0 or -ENOMEM; *ret_shell

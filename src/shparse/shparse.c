@@ -158,9 +158,13 @@ void pdk_sh_script_free(struct pdk_sh_script *s)
 	for (size_t i = 0; i < s->n; i++)
 		pdk_sh_node_free(s->cmds[i]);
 	free(s->cmds);
-	for (size_t i = 0; i < s->narith; i++)
+	for (size_t i = 0; i < s->narith; i++) {
 		free(s->arith[i]);
+		free((char *)s->arith_src[i].where);
+		free((char *)s->arith_src[i].array);
+	}
 	free(s->arith);
+	free(s->arith_src);
 	for (size_t i = 0; i < s->nloopvals; i++)
 		free(s->loopvals[i].text);
 	free(s->loopvals);
@@ -184,16 +188,30 @@ const struct pdk_sh_command *pdk_sh_command_at(const struct pdk_sh_script *s, si
 	return &s->cmds[i]->c;
 }
 
-int pdk_sh_add_arith(struct parser *p, const char *s, size_t len)
+int pdk_sh_add_arith_src(struct parser *p, const char *s, size_t len, const char *where,
+			 size_t wlen, const char *array, size_t alen, bool code)
 {
 	struct pdk_sh_script *o = p->out;
-	char *t;
+	char *t, *w = NULL, *a = NULL;
 
 	if (pdk_sh_grow((void **)&o->arith, &o->arithcap, o->narith + 1, sizeof(*o->arith)) < 0 ||
+	    pdk_sh_grow((void **)&o->arith_src, &o->arithsrccap, o->narith + 1,
+			sizeof(*o->arith_src)) < 0 ||
 	    !(t = strndup(s, len)))
 		return pdk_sh_nomem(p);
+	if ((where && !(w = strndup(where, wlen))) || (array && !(a = strndup(array, alen)))) {
+		free(t);
+		free(w);
+		return pdk_sh_nomem(p);
+	}
+	o->arith_src[o->narith] = (struct pdk_sh_arith_src){.where = w, .array = a, .code = code};
 	o->arith[o->narith++] = t;
 	return 0;
+}
+
+int pdk_sh_add_arith(struct parser *p, const char *s, size_t len)
+{
+	return pdk_sh_add_arith_src(p, s, len, NULL, 0, NULL, 0, false);
 }
 
 size_t pdk_sh_narith(const struct pdk_sh_script *s)
@@ -204,6 +222,11 @@ size_t pdk_sh_narith(const struct pdk_sh_script *s)
 const char *pdk_sh_arith_at(const struct pdk_sh_script *s, size_t i)
 {
 	return s && i < s->narith ? s->arith[i] : NULL;
+}
+
+const struct pdk_sh_arith_src *pdk_sh_arith_src_at(const struct pdk_sh_script *s, size_t i)
+{
+	return s && i < s->narith ? &s->arith_src[i] : NULL;
 }
 
 size_t pdk_sh_nloopvals(const struct pdk_sh_script *s)
@@ -309,7 +332,7 @@ int pdk_sh_parse_bytes(const uint8_t *data, size_t size)
 				abort();
 		}
 		for (size_t i = 0; s && i < s->narith; i++)
-			if (!s->arith[i])
+			if (!s->arith[i] || (s->arith_src[i].where && !*s->arith_src[i].where))
 				abort();
 		pdk_sh_script_free(s);
 	}

@@ -3,6 +3,7 @@
 #ifndef PDK_SHPARSE_H
 #define PDK_SHPARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -114,6 +115,22 @@ const struct pdk_sh_command *pdk_sh_command_at(const struct pdk_sh_script *scrip
  */
 size_t pdk_sh_narith(const struct pdk_sh_script *script);
 const char *pdk_sh_arith_at(const struct pdk_sh_script *script, size_t i);
+
+/*
+ * Where an arithmetic text comes from when it is only part of a construct:
+ * the subscript of ${a[x]}, ${#a[x]}, ${a[x]:-y} and [[ -v a[x] ]] (bash
+ * evaluates an indexed array's subscript as an expression), and the offset
+ * and length of ${s:x} and ${s:x:y}. Also the subscript of [[ -v 'a[$(cmd)]' ]]
+ * whose $(...), ${...} or `...` is quoted, so that the parser found no command
+ * there but bash runs it when it evaluates the subscript.
+ */
+struct pdk_sh_arith_src {
+	const char *where; /* the construct as written ("${s:x:y}"), or NULL: the text itself */
+	const char *array; /* a subscript of this array, or NULL */
+	bool code;	   /* the text holds code the parser did not see as commands */
+};
+const struct pdk_sh_arith_src *pdk_sh_arith_src_at(const struct pdk_sh_script *script,
+						   size_t i);
 
 /* The values a for or select loop gives its variable, each as NAME=WORD with
  * the word's flags and place, in the order read. */

@@ -1,5 +1,6 @@
 /* shparse_grammar.c - the sh parser's recursive descent: lists, pipelines,
  * compound commands, simple commands and their redirections. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -572,6 +573,28 @@ static bool arith_test_op(const struct token *t)
 	return false;
 }
 
+/* [[ -v NAME[SUBSCRIPT] ]]: bash evaluates the subscript (of an indexed
+ * array, as an expression). Quoted, a $(...), ${...} or `...` in it was no
+ * command to the parser, yet bash runs it. */
+static int cond_v(struct parser *p, const struct token *t)
+{
+	const char *s = t->w.text, *b = s, *e;
+	_cleanup_free_ char *where = NULL;
+	bool code = false;
+
+	while (*b == '_' || isalnum((unsigned char)*b))
+		b++;
+	if (b == s || *b != '[' || !(e = strrchr(b, ']')) || e == b + 1)
+		return 0;
+	if (t->w.flags & PDK_SH_QUOTED)
+		for (const char *q = b + 1; q < e && !code; q++)
+			code = *q == '`' || (*q == '$' && (q[1] == '(' || q[1] == '{'));
+	if (asprintf(&where, "[[ -v %s ]]", s) < 0)
+		return pdk_sh_nomem(p);
+	return pdk_sh_add_arith_src(p, b + 1, (size_t)(e - b - 1), where, strlen(where), s,
+				    (size_t)(b - s), code);
+}
+
 static int parse_cond(struct parser *p, size_t off)
 {
 	unsigned saved = p->ctx;
@@ -611,6 +634,8 @@ static int parse_cond(struct parser *p, size_t off)
 
 		bool regex = is_kw(t, "=~");
 		if (arith_test_op(t) && prev && (r = pdk_sh_add_arith(p, prev, strlen(prev))) < 0)
+			break;
+		if (t->kind == TK_WORD && prev && !strcmp(prev, "-v") && (r = cond_v(p, t)) < 0)
 			break;
 		if (t->kind == TK_WORD && operand_next &&
 		    (r = pdk_sh_add_arith(p, t->w.text, strlen(t->w.text))) < 0)

@@ -79,6 +79,8 @@ struct pdk_sh_script {
 	size_t n, cap;
 	char **arith; /* the arithmetic texts, in the order they were read */
 	size_t narith, arithcap;
+	struct pdk_sh_arith_src *arith_src; /* one each, strings owned */
+	size_t arithsrccap;
 	struct pdk_sh_word *loopvals; /* NAME=WORD of for and select loops */
 	size_t nloopvals, loopvalcap;
 };
@@ -192,6 +194,10 @@ const char *pdk_sh_squote_end(struct parser *p, const struct lexer *lx);
 int pdk_sh_arith_trial(struct parser *p, const struct lexer *lx, size_t i);
 /* Keeps len bytes of s as one of the script's arithmetic texts. */
 int pdk_sh_add_arith(struct parser *p, const char *s, size_t len);
+/* ... as part of the construct `where` (wlen bytes), a subscript of array
+ * (alen bytes; NULL: none), code: see struct pdk_sh_arith_src. */
+int pdk_sh_add_arith_src(struct parser *p, const char *s, size_t len, const char *where,
+			 size_t wlen, const char *array, size_t alen, bool code);
 int pdk_sh_scan_arith(struct parser *p, struct lexer *lx, size_t start, struct wbuf *scratch,
 		      bool bracket);
 int pdk_sh_lex_dollar(struct parser *p, struct lexer *lx, struct wbuf *w, bool in_dq);

@@ -1,5 +1,6 @@
 /* shparse_lex.c - the sh parser's lexer: words (quotes, expansions,
  * substitutions parsed in place), operators and tokens. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -201,6 +202,71 @@ int pdk_sh_scan_arith(struct parser *p, struct lexer *lx, size_t start, struct w
 	return r;
 }
 
+/* The first of stops in [s, e) outside quotes and brackets, or e. */
+static const char *param_find(const char *s, const char *e, const char *stops)
+{
+	int depth = 0;
+
+	for (; s < e; s++) {
+		if (depth == 0 && strchr(stops, *s))
+			return s;
+		if (*s == '\\' && s + 1 < e) {
+			s++;
+		} else if (*s == '\'' || *s == '"') {
+			const char *q = memchr(s + 1, *s, (size_t)(e - s - 1));
+
+			s = q ? q : e - 1;
+		} else if (*s == '(' || *s == '[' || *s == '{') {
+			depth++;
+		} else if ((*s == ')' || *s == ']' || *s == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return e;
+}
+
+/* The arithmetic in a parameter expansion ${...} (raw, len bytes): the
+ * subscript of an array (not @ or *), and the offset and length of
+ * ${NAME:OFFSET:LENGTH}. */
+static int param_arith(struct parser *p, const char *raw, size_t len)
+{
+	const char *s = raw + 2, *e = raw + len - 1, *name, *c;
+	size_t nlen;
+	int r;
+
+	if (len < 4 || *e != '}')
+		return 0;
+	if ((*s == '#' || *s == '!') && s + 1 < e && (s[1] == '_' || isalpha((unsigned char)s[1])))
+		s++;
+	name = s;
+	while (s < e && (*s == '_' || isalnum((unsigned char)*s)))
+		s++;
+	if (s == name || isdigit((unsigned char)*name))
+		return 0; /* positional and special parameters: no subscript */
+	nlen = (size_t)(s - name);
+	if (*s == '[') {
+		c = param_find(s + 1, e, "]");
+		if (c == e)
+			return 0;
+		if (!(c - s == 2 && (s[1] == '@' || s[1] == '*')) &&
+		    (r = pdk_sh_add_arith_src(p, s + 1, (size_t)(c - s - 1), raw, len, name, nlen,
+					      false)) < 0)
+			return r;
+		s = c + 1;
+	}
+	if (*s != ':' || s + 1 >= e || strchr("-=?+", s[1]))
+		return 0;
+	/* ${NAME:OFFSET} and ${NAME:OFFSET:LENGTH} */
+	s++;
+	c = param_find(s, e, ":");
+	if ((r = pdk_sh_add_arith_src(p, s, (size_t)(c - s), raw, len, NULL, 0, false)) < 0)
+		return r;
+	if (c < e && (r = pdk_sh_add_arith_src(p, c + 1, (size_t)(e - c - 1), raw, len, NULL, 0,
+					       false)) < 0)
+		return r;
+	return 0;
+}
+
 /* ${ ... }: skipped to its matching brace, substitutions inside parsed. */
 static int lex_param(struct parser *p, struct lexer *lx, struct wbuf *w, bool in_dq)
 {
@@ -248,6 +314,8 @@ static int lex_param(struct parser *p, struct lexer *lx, struct wbuf *w, bool in
 	}
 	free(scratch.s);
 	pdk_sh_leave(p);
+	if (r >= 0)
+		r = param_arith(p, lx->s + start, lx->pos - start);
 	if (r < 0)
 		return r;
 	w->flags |= PDK_SH_EXPANSION | (scratch.flags & (PDK_SH_SUBST | PDK_SH_ARITH));

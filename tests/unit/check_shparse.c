@@ -516,6 +516,41 @@ START_TEST(test_arith_texts)
 }
 END_TEST
 
+/* Arithmetic inside other constructs: subscripts, substring offsets and
+ * lengths, [[ -v ]] (whose quoted subscript holds code the parser never ran). */
+START_TEST(test_arith_sources)
+{
+	static const char script[] = "echo ${a[i]} ${#b[$j]} ${c[@]} ${s:o} \"${t:1:n}\" ${u:-d} "
+				     "${v: -2}; [[ -v 'w[$(id)]' ]]; [[ -v z[k] ]]";
+	static const struct {
+		const char *text, *where, *array;
+		bool code;
+	} want[] = {
+	    {"i", "${a[i]}", "a", false},	 {"$j", "${#b[$j]}", "b", false},
+	    {"o", "${s:o}", NULL, false},	 {"1", "${t:1:n}", NULL, false},
+	    {"n", "${t:1:n}", NULL, false},	 {" -2", "${v: -2}", NULL, false},
+	    {"$(id)", "[[ -v w[$(id)] ]]", "w", true}, {"k", "[[ -v z[k] ]]", "z", false},
+	};
+	struct pdk_sh_script *s = NULL;
+
+	ck_assert_int_eq(pdk_sh_parse(script, strlen(script), &s, NULL), 0);
+	ck_assert_uint_eq(pdk_sh_narith(s), PDK_ARRAY_SIZE(want));
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(want); i++) {
+		const struct pdk_sh_arith_src *src = pdk_sh_arith_src_at(s, i);
+
+		ck_assert_str_eq(pdk_sh_arith_at(s, i), want[i].text);
+		ck_assert_str_eq(src->where, want[i].where);
+		if (want[i].array)
+			ck_assert_str_eq(src->array, want[i].array);
+		else
+			ck_assert_ptr_null(src->array);
+		ck_assert_int_eq(src->code, want[i].code);
+	}
+	ck_assert_ptr_null(pdk_sh_arith_src_at(s, PDK_ARRAY_SIZE(want)));
+	pdk_sh_script_free(s);
+}
+END_TEST
+
 /* A failed parse leaves *ret alone; a NUL byte is just a character. */
 START_TEST(test_api_edges)
 {
@@ -771,6 +806,7 @@ static Suite *shparse_suite(void)
 	tcase_add_test(tc, test_backtick_offsets);
 	tcase_add_test(tc, test_heredoc_body);
 	tcase_add_test(tc, test_arith_texts);
+	tcase_add_test(tc, test_arith_sources);
 	tcase_add_test(tc, test_api_edges);
 	tcase_add_test(tc, test_deep_nesting);
 	tcase_add_test(tc, test_unbalanced_nesting);
