@@ -208,6 +208,39 @@ static int add_submodules(struct pdk_sandbox *sb, const char *root, int depth)
 	return r;
 }
 
+/* The absolute path p with no empty, "." or ".." part, in place (a ".." takes the part
+ * before it away): how the part of a missing path after its real parent is spelled for the
+ * backends, which match names. */
+static void normalise(char *p)
+{
+	char *out = p, *in = p;
+
+	while (*in) {
+		size_t len;
+
+		while (*in == '/')
+			in++;
+		len = strcspn(in, "/");
+		if (len == 0 || (len == 1 && in[0] == '.')) {
+			in += len;
+			continue;
+		}
+		if (len == 2 && in[0] == '.' && in[1] == '.') {
+			while (out > p && *--out != '/')
+				;
+			in += len;
+			continue;
+		}
+		*out++ = '/';
+		memmove(out, in, len);
+		out += len;
+		in += len;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+}
+
 char *pdk_sandbox_resolve_want(const char *path, bool *exists)
 {
 	char cur[PATH_MAX], next[PATH_MAX], target[PATH_MAX];
@@ -251,6 +284,7 @@ char *pdk_sandbox_resolve_want(const char *path, bool *exists)
 			    asprintf(&want, "%s%s%s%s%s", rparent, strcmp(rparent, "/") ? "/" : "",
 				     slash + 1, end ? "/" : "", end ? end + 1 : "") < 0)
 				return NULL;
+			normalise(want);
 			*exists = false;
 			return want;
 		}

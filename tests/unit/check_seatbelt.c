@@ -441,7 +441,8 @@ static void staged_policy(const char *base, bool allow_hooks, struct pdk_confine
  * What the sandbox stage gives Seatbelt for a project whose hooks are elsewhere than in
  * .git/hooks: core.hooksPath naming husky's .husky/_, and a .git/hooks that is a symlink to
  * ../tools/hooks. Both directories are protected (denied writes in the profile) at their
- * real paths; with --allow-git-hooks neither is.
+ * real paths; with --allow-git-hooks neither is. A missing one is denied as the name
+ * Seatbelt matches, with no "." or empty part.
  */
 START_TEST(golden_hookspath)
 {
@@ -486,6 +487,21 @@ START_TEST(golden_hookspath)
 	text = render(profile, params);
 	ck_assert_msg(!strstr(text, "/.husky/_\n") && !strstr(text, "/tools/hooks\n") &&
 		      !strstr(text, "/.git/hooks\n"), "%s", text);
+	free(text);
+	free(profile);
+	pdk_strv_freep(&params);
+	free((void *)c.roots);
+	free((void *)c.protect);
+	pdk_strv_freep(&paths);
+
+	/* A missing one, spelled loosely: denied by the name Seatbelt matches, no "." in it. */
+	ck_assert_int_ge(asprintf(&cmd, "git -C '%s/proj' config core.hooksPath gh/./x//", base), 0);
+	sh(cmd);
+	free(cmd);
+	staged_policy(base, false, &c, &paths);
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &profile, &params), 0);
+	text = render(profile, params);
+	ck_assert_msg(strstr(text, "=/Users/dev/proj/gh/x\n"), "%s", text);
 	free(text);
 	free(profile);
 	pdk_strv_freep(&params);
