@@ -20,6 +20,7 @@ static const char usage[] =
 	"  run [OPTIONS] -- PROGRAM [ARG...]   run one command, confined, with a bounded result\n"
 	"  recall ID [OPTIONS]                 page, filter or summarise a kept output\n"
 	"  check [OPTIONS] -- PROGRAM [ARG...] show what run would decide, run nothing\n"
+	"  log [OPTIONS]                       what was decided, approved and run (audit log)\n"
 	"  doctor                              say which confinement works here\n"
 	"  mcp [OPTIONS]                       serve the Model Context Protocol on stdio\n"
 	"  approvals [approve|deny ID]         list or answer calls waiting for a person\n"
@@ -76,6 +77,8 @@ int main(int argc, char **argv)
 		return pdk_cli_check_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "approvals") == 0)
 		return pdk_cli_approvals_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "log") == 0)
+		return pdk_cli_log_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "mcp") == 0)
 		return pdk_cli_mcp_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "pkg") == 0)
@@ -91,6 +94,6 @@ int main(int argc, char **argv)
 		puts(PACKAGE_STRING);
 		return 0;
 	}
-	pdk_cli_error("unknown verb '%s'; the verbs are run, check, recall, doctor, mcp, approvals and pkg", argv[1]);
+	pdk_cli_error("unknown verb '%s'; the verbs are run, check, recall, log, doctor, mcp, approvals and pkg", argv[1]);
 	return PDK_EXIT_FAILURE;
 }

@@ -703,7 +703,7 @@ static bool in_sandbox(void)
 #endif
 
 static const char nested_note[] =
-	"sandbox: paddock runs inside another sandbox, and Seatbelt cannot apply a second "
+	PDK_NOTE_NESTED ", and Seatbelt cannot apply a second "
 	"profile: the command ran under that one, without paddock's";
 
 /*

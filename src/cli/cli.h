@@ -48,6 +48,8 @@ int pdk_cli_doctor_main(int argc, char **argv);
 int pdk_cli_check_main(int argc, char **argv);
 int pdk_cli_mcp_main(int argc, char **argv);
 int pdk_cli_approvals_main(int argc, char **argv);
+/* `paddock log`: the audit log, filtered. */
+int pdk_cli_log_main(int argc, char **argv);
 /* `run --request FILE|-`: where --request is among run's options, or -1. */
 int pdk_cli_request_find(int argc, char **argv);
 int pdk_cli_request_main(int argc, char **argv, int at);

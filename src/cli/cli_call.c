@@ -496,6 +496,7 @@ int pdk_cli_call_gate(struct pdk_cli_call *c)
 	}
 	if (r < 0)
 		return r;
+	c->gated = true;
 	if (!c->g.approved) {
 		c->refusal = strdup(c->g.message ? c->g.message : "command not approved");
 		return c->refusal ? 0 : -ENOMEM;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "audit/audit.h"
 #include "cli.h"
 #include "config/config.h"
 #include "gate/gate.h"
@@ -27,6 +28,9 @@ struct pdk_cli_call {
 	struct pdk_strv widen;	    /* --root, a configuration that widens: named when asked */
 	bool config_widens;	    /* then its own approval settings answer nothing */
 	struct pdk_gate_result g;
+	bool gated;		    /* the gate was asked: g holds its answer */
+	char audit_id[PDK_AUDIT_ID_LEN + 1]; /* the call in the audit log; "": not logged */
+	char audit_why[320];	    /* why the log could not be written; "": it was */
 	char *refusal;              /* set: nothing runs; one line saying why */
 	char why[1200];             /* pdk_cli_call_init()'s failure: "VERB: what is wrong" */
 };

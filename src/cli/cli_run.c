@@ -14,6 +14,7 @@
 
 #include "confine/backend.h"
 #include "cli.h"
+#include "cli_audit.h"
 #include "cli_call.h"
 #include "core/path.h"
 #include "confine/nobody.h"
@@ -278,7 +279,7 @@ struct run {
 	/* The result's note lines (borrowed, or in the buffers below). */
 	const char *notes[16];
 	size_t n_notes;
-	char tnote[256], dnote[1200], snote[160], pnote[512];
+	char tnote[256], dnote[1200], snote[160], pnote[512], anote[400];
 	char hints[PDK_REFUSAL_MAX][768];
 	const char *hint_lines[PDK_REFUSAL_MAX];
 	size_t n_hints;
@@ -327,10 +328,14 @@ static int run_decide_preset(struct run *x)
 	char why[1024];
 	int r;
 
-	if ((r = pdk_cli_call_decide_preset(c, p->ask, p->what)) < 0 ||
-	    (!c->refusal && (r = pdk_cli_call_gate(c)) < 0))
+	if ((r = pdk_cli_call_decide_preset(c, p->ask, p->what)) < 0)
 		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "pkg: deciding: %s",
 			    strerror(-r));
+	pdk_cli_audit_decision(c);
+	if (!c->refusal && (r = pdk_cli_call_gate(c)) < 0)
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "pkg: deciding: %s",
+			    strerror(-r));
+	pdk_cli_audit_approval(c);
 	if (c->refusal) {
 		x->error_prefix = "error: ";
 		return fail(x, PDK_FAIL_NOT_APPROVED, PDK_EXIT_FAILURE, "%s", c->refusal);
@@ -351,9 +356,14 @@ static int run_decide(struct run *x)
 		return 0;
 	if (x->preset)
 		return run_decide_preset(x);
-	if ((r = pdk_cli_call_decide(c)) < 0 || (!c->refusal && (r = pdk_cli_call_gate(c)) < 0))
+	if ((r = pdk_cli_call_decide(c)) < 0)
 		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: deciding: %s",
 			    strerror(-r));
+	pdk_cli_audit_decision(c);
+	if (!c->refusal && (r = pdk_cli_call_gate(c)) < 0)
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: asking: %s",
+			    strerror(-r));
+	pdk_cli_audit_approval(c);
 	if (c->refusal) {
 		x->error_prefix = "error: ";
 		return fail(x, c->d.verdict == PDK_VERDICT_REFUSE ? PDK_FAIL_REFUSED
@@ -578,6 +588,43 @@ static void run_notes(struct run *x)
 					"this once");
 }
 
+/* The outcome for the audit log, whatever stopped or ended the call. */
+static void run_audit(struct run *x)
+{
+	struct pdk_sandbox *sb = &x->sb;
+	const char *nested = NULL;
+	struct pdk_cli_outcome o = {
+	    .failure = x->failure,
+	    .error = x->error,
+	    .st = &x->st,
+	    .backend = sb->backend && !x->outside ? sb->backend->name : NULL,
+	    .network = x->outside ? NULL : pdk_sandbox_network(sb),
+	    .refusals = x->hint_lines,
+	    .n_refusals = x->n_hints,
+	    .notes = x->outside ? NULL : sb->notes,
+	    .n_notes = x->outside ? 0 : sb->n_notes,
+	};
+
+	for (size_t i = 0; i < o.n_notes; i++)
+		if (strncmp(sb->notes[i], PDK_NOTE_NESTED, strlen(PDK_NOTE_NESTED)) == 0)
+			nested = sb->notes[i];
+	o.confinement = x->special	 ? "paddock"
+			: x->outside	 ? "outside"
+			: !sb->backend	 ? "none"
+			: nested	 ? "nested"
+					 : "sandbox";
+	/* Nothing was confined when nothing ran. */
+	if (x->failure != PDK_FAIL_NONE)
+		o.confinement = o.backend = o.network = NULL;
+	pdk_cli_audit_outcome(&x->c, &o);
+	/* A call that did not run says only why; one that ran says the log failed. */
+	if (x->c.audit_why[0] && x->failure == PDK_FAIL_NONE) {
+		snprintf(x->anote, sizeof(x->anote), "note: the audit log was not written: %s",
+			 x->c.audit_why);
+		add_note(x, x->anote);
+	}
+}
+
 /* The one result on standard output: the command's, or, with --json, the
  * failure's too; a failure in text is one line on standard error. */
 static int run_report(struct run *x)
@@ -703,6 +750,8 @@ int pdk_cli_run_preset(int argc, char **argv, const struct pdk_cli_preset *prese
 	    run_shim(&x) == 0 && run_confine(&x) == 0 && !x.done && run_open_store(&x) == 0 &&
 	    run_execute(&x) == 0)
 		run_notes(&x);
+	if (!x.done)
+		run_audit(&x);
 	code = x.done ? 0 : run_report(&x);
 	run_release(&x);
 	return code;

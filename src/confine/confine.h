@@ -35,6 +35,9 @@ struct pdk_confine {
 				       * enforces it; backends only describe it) */
 };
 
+/* How a backend's note begins when the command ran under another sandbox. */
+#define PDK_NOTE_NESTED "sandbox: paddock runs inside another sandbox"
+
 /*
  * A backend. Wrappers (bwrap, Seatbelt) rewrite argv to run inside a helper
  * program; self-restrictors (Landlock + seccomp) restrict the child between
@@ -105,7 +108,8 @@ struct pdk_backend {
 	char *const *(*env)(void *state);
 	/* A sandbox: line for the run's result, owned by state, or NULL
 	 * (Seatbelt inside another sandbox: the command runs under that one).
-	 * NULL op: none. */
+	 * NULL op: none. A note that starts with PDK_NOTE_NESTED says the command ran under
+	 * another sandbox, not paddock's (the audit log's confinement "nested"). */
 	const char *(*note)(void *state);
 	/* After prepare() failed: a one-line reason better than its -errno,
 	 * or NULL (Seatbelt: what sandbox-exec said of the profile). */

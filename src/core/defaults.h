@@ -24,4 +24,8 @@
 #define PDK_TRASH_MAX_SIZE_DEFAULT (1ULL << 30) /* bytes */
 #define PDK_TRASH_MAX_SIZE_MAX	   (1ULL << 50) /* bytes */
 
+/* audit log: rotated when it reaches this size; this many older files kept */
+#define PDK_AUDIT_ROTATE_SIZE (4ULL << 20)
+#define PDK_AUDIT_KEEP	      2
+
 #endif

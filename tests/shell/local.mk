@@ -16,7 +16,7 @@ SHELL_TESTS += tests/shell/confine.sh tests/shell/limits.sh tests/shell/protect.
 	tests/shell/git-hooks.sh tests/shell/protect-ro.sh tests/shell/git-hookspath.sh
 SHELL_TESTS += tests/shell/caches.sh tests/shell/writable-new.sh
 SHELL_TESTS += tests/shell/net.sh
-SHELL_TESTS += tests/shell/pkg.sh
+SHELL_TESTS += tests/shell/pkg.sh tests/shell/audit.sh
 endif
 if BACKEND_LANDLOCK
 SHELL_TESTS += tests/shell/landlock-attack.sh
@@ -52,4 +52,4 @@ EXTRA_DIST += tests/shell/rm-named.sh
 # What paddock put in the trash expires; nothing else does.
 SHELL_TESTS += tests/shell/trash-expire.sh
 EXTRA_DIST += tests/shell/trash-expire.sh
-EXTRA_DIST += tests/shell/pkg.sh
+EXTRA_DIST += tests/shell/pkg.sh tests/shell/audit.sh

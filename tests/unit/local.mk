@@ -7,7 +7,8 @@ FAILALLOC = tests/unit/failalloc.c tests/unit/failalloc.h
 UNIT_TESTS = tests/unit/check_render tests/unit/check_store tests/unit/check_config \
 	tests/unit/check_gate tests/unit/check_policy tests/unit/check_classes \
 	tests/unit/check_shparse tests/unit/check_trash tests/unit/check_seatbelt \
-	tests/unit/check_refusal tests/unit/check_strv tests/unit/check_path
+	tests/unit/check_refusal tests/unit/check_strv tests/unit/check_path \
+	tests/unit/check_audit
 if OS_LINUX
 UNIT_TESTS += tests/unit/check_seccomp tests/unit/check_net tests/unit/check_pkg
 endif
@@ -32,6 +33,7 @@ tests_unit_check_strv_SOURCES = tests/unit/check_strv.c $(FAILALLOC)
 tests_unit_check_strv_LDADD = $(TEST_LIBS)
 tests_unit_check_pkg_LDADD = $(TEST_LIBS)
 tests_unit_check_path_LDADD = $(TEST_LIBS)
+tests_unit_check_audit_LDADD = $(TEST_LIBS)
 tests/unit/check_classes.$(OBJEXT): src/policy/read_only_table.h
 
 # Read from $(srcdir)/tests/golden/seatbelt (the test harness exports srcdir).
