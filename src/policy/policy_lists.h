@@ -51,8 +51,11 @@ static const struct pdk_shipped_rule shipped[] = {
      "deletes untracked files for good (not to the trash)"},
     {"git-checkout-discard", P("git"), GIT "checkout\\s(?:.*\\s)?(?:--|-f|--force|\\.)(?:\\s|$)",
      PDK_RISK_MODERATE, "overwrites uncommitted changes in the work tree"},
-    {"git-restore", P("git"), GIT "restore(?:\\s|$)", PDK_RISK_MODERATE,
-     "overwrites uncommitted changes in the work tree"},
+    /* --staged alone only unstages: the work tree keeps every change */
+    {"git-restore", P("git"),
+     GIT "restore(?:\\s|$)(?!(?=(?:.*\\s)?(?:--staged|-[a-zA-Z]*S[a-zA-Z]*)(?:\\s|$))"
+	 "(?!(?:.*\\s)?(?:--worktree|-[a-zA-Z]*W[a-zA-Z]*)(?:\\s|$)))",
+     PDK_RISK_MODERATE, "overwrites uncommitted changes in the work tree"},
     {"git-branch-delete", P("git"), GIT "branch\\s(?:.*\\s)?(?:-[a-zA-Z]*[dD]|--delete)(?:\\s|$)",
      PDK_RISK_MODERATE, "deletes a branch"},
     {"git-stash-drop", P("git"), GIT "stash\\s+(?:drop|clear)(?:\\s|$)", PDK_RISK_MODERATE,

@@ -417,6 +417,9 @@ static const struct row rows[] = {
     {A("cat", "@HOME@/.aws/credentials"), ASK, "sensitive-path: ~/.aws"},
     {A("cat", ".env"), ASK, "sensitive-path: .env"},
     {A("cat", "config/.env.local"), ASK, "sensitive-path: .env.*"},
+    /* the template a project commits holds no secret */
+    {A("cat", ".env.example"), RUN, "read_only_command: cat"},
+    {A("cp", ".env.sample", "x"), RUN, "default"},
     {A("cat", "server.pem"), ASK, "*.pem"},
     /* only words that are paths: a slash, or a file that is there */
     {A("cat", "missing.pem"), RUN, "read_only_command: cat"},
@@ -494,6 +497,13 @@ static const struct row rows[] = {
      "`git checkout -- f`: moderate (risk: git-checkout-discard)"},
     {A("git", "checkout", "main"), RUN, "default"},
     {A("git", "restore", "f"), ASK, "risk: git-restore"},
+    /* unstaging alone leaves the work tree as it is */
+    {A("git", "restore", "--staged", "f"), RUN, "default"},
+    {A("git", "restore", "-S", "f"), RUN, "default"},
+    {A("git", "restore", "--staged", "--worktree", "f"), ASK, "risk: git-restore"},
+    {A("git", "restore", "-SW", "f"), ASK, "risk: git-restore"},
+    {A("git", "restore", "-W", "--staged", "f"), ASK, "risk: git-restore"},
+    {A("git", "restore", "--source=HEAD~1", "f"), ASK, "risk: git-restore"},
     {A("git", "commit", "--amend"), ASK, "risk: git-commit-amend"},
     {A("git", "commit", "-m", "x"), RUN, "default"},
     {A("dd", "if=/dev/zero", "of=x"), ASK, "risk: dd"},
@@ -1091,6 +1101,8 @@ static void fixture(void)
 	put(dirs[0], "notes.txt", "x\n");
 	put(dirs[0], "server.pem", "x\n");
 	put(dirs[0], ".env", "TOKEN=x\n");
+	put(dirs[0], ".env.example", "TOKEN=\n");
+	put(dirs[0], ".env.sample", "TOKEN=\n");
 	put(dirs[1], "main.c", "int main;\n");
 	/* dev -> watch (through sh -c) -> inner: 3 levels; c1..c6: 6; p1..p5: 5 */
 	put(dirs[0], "package.json",
