@@ -777,6 +777,21 @@ static int subscript_uses(struct ctx *x, const char *s, struct pdk_arith_where *
 	return r < 0 ? -ENOMEM : 0;
 }
 
+/* NAME=([SUB]=V ...): each element's subscript is arithmetic too. */
+static int element_uses(struct ctx *x, const char *t, struct pdk_arith_where *at)
+{
+	const char *v = strchr(t, '=');
+	_cleanup_free_ char *arr = strndup(t, strcspn(t, "+=["));
+
+	if (!arr)
+		return -ENOMEM;
+	for (const char *el = v && v[1] == '(' ? strchr(v, '[') : NULL; el;
+	     el = strchr(el + 1, '['))
+		if ((el[-1] == '(' || el[-1] == ' ') && subscript_uses(x, el, at, arr) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 /* The builtins that take a variable name, which may carry a subscript. */
 static const char *namer(const char *prog)
 {
@@ -806,21 +821,14 @@ static int arith_command(struct ctx *x, const struct pdk_sh_command *c, unsigned
 	const char *nm = namer(prog);
 
 	for (size_t j = 0; j < c->nassigns; j++) {
-		const char *t = c->assigns[j].text, *v = strchr(t, '=');
+		const char *t = c->assigns[j].text;
 
 		if (pdk_arith_assign(&x->arith, t, c->assigns[j].flags) < 0)
 			return -ENOMEM;
-		_cleanup_free_ char *arr = strndup(t, strcspn(t, "+=["));
-
 		at.text = (char *)t;
 		at.opener = "NAME[...]=";
-		if (!arr || subscript_uses(x, t, &at, NULL) < 0)
+		if (subscript_uses(x, t, &at, NULL) < 0 || element_uses(x, t, &at) < 0)
 			return -ENOMEM;
-		/* NAME=([SUB]=V ...) */
-		for (const char *el = v && v[1] == '(' ? strchr(v, '[') : NULL; el;
-		     el = strchr(el + 1, '['))
-			if ((el[-1] == '(' || el[-1] == ' ') && subscript_uses(x, el, &at, arr) < 0)
-				return -ENOMEM;
 	}
 	/* the names a builtin takes: declare 'a[x]=1', unset 'a[x]', printf -v 'a[x]' */
 	for (size_t j = 1; nm && j < c->nwords; j++) {
@@ -832,6 +840,9 @@ static int arith_command(struct ctx *x, const struct pdk_sh_command *c, unsigned
 		at.text = c->text;
 		at.opener = nm;
 		if (takes && subscript_uses(x, t, &at, NULL) < 0)
+			return -ENOMEM;
+		/* declare -a b=([SUB]=V ...) */
+		if (declare && takes && element_uses(x, t, &at) < 0)
 			return -ENOMEM;
 	}
 	if (c->nwords && *prog) {

@@ -104,6 +104,12 @@ hostile "printf -v x %s \"\$(cat evil)\"; echo \$((x))"
 hostile "set -- -n \"\$(cat evil)\"; while getopts n: o; do echo \$((OPTARG)); done"
 twin "echo 'a[\$(pdkmark)]'"
 twin "declare a"
+# the subscripts of a compound value given to declare and its kin are arithmetic too
+hostile "x='a[\$(pdkmark)]'; declare -a b=([x]=1)"
+hostile "x='a[\$(pdkmark)]'; declare -a \"b=([\$x]=1)\""
+hostile "f() { x='a[\$(pdkmark)]'; local -a b=([2]=3 [x]=1); }; f"
+twin "declare -a b=([0]=1 [1]=2)"
+twin "declare -A m=([k]=v)"
 # everyday arithmetic stays read-only or safe
 calm() {
 	(cd "$T/work" && "$PADDOCK" check -- bash -c "$1" >"$T/out" 2>"$T/err")
