@@ -940,6 +940,8 @@ static int arith_steps(struct ctx *x)
 	const struct pdk_arith_var *v;
 
 	for (size_t i = 0; (i = pdk_arith_next(&x->arith, i, &v)) != SIZE_MAX; i++) {
+		/* pdk_arith_next returns only an index of uses, which then exist */
+		PDK_ANALYZER_ASSUME(x->arith.uses != NULL);
 		const struct pdk_arith_use *u = &x->arith.uses[i];
 		struct origin o = {.text = u->at.text, .line = u->at.line, .column = u->at.column,
 				   .depth = u->at.depth, .script = true,
