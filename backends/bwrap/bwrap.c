@@ -27,7 +27,7 @@
 #include "core/path.h"
 #include "backends/seccomp/seccomp.h"
 #include "net/supervise.h"
-#include "output/store.h"
+#include "core/state.h"
 #include "run/reap.h"
 #include "core/util.h"
 

@@ -26,7 +26,7 @@
 #include <sys/socket.h>
 #include "sandbox_int.h"
 #include "vettrack.h"
-#include "output/store.h"
+#include "core/state.h"
 #include "trash/trash.h"
 #include "core/util.h"
 #ifdef HAVE_BWRAP

@@ -28,7 +28,7 @@
 #include "rmshim_int.h"
 #include "run/runner.h"
 #include "confine/sandbox.h"
-#include "output/store.h"
+#include "core/state.h"
 #include "core/util.h"
 
 /* The binary's real path, resolved component by component: what the shim's link must name. */
