@@ -23,6 +23,7 @@
 #include <sys/random.h>
 #include <sys/syscall.h>
 
+#include "confine/confine.h"
 #include "cgroup.h"
 #endif
 
