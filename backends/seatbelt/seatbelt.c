@@ -703,7 +703,7 @@ static bool in_sandbox(void)
 #endif
 
 static const char nested_note[] =
-	PDK_NOTE_NESTED ", and Seatbelt cannot apply a second "
+	"sandbox: paddock runs inside another sandbox, and Seatbelt cannot apply a second "
 	"profile: the command ran under that one, without paddock's";
 
 /*
@@ -1068,11 +1068,14 @@ static const char *seatbelt_prepare_why(void)
 	return prepare_error[0] ? prepare_error : NULL;
 }
 
-static const char *seatbelt_note(void *state)
+static const char *seatbelt_note(void *state, bool *ret_nested)
 {
 	struct seatbelt_state *s = state;
 
-	return s && s->nested ? nested_note : NULL;
+	if (!s || !s->nested)
+		return NULL;
+	*ret_nested = true;
+	return nested_note;
 }
 
 static char *const *seatbelt_env(void *state)

@@ -592,7 +592,6 @@ static void run_notes(struct run *x)
 static void run_audit(struct run *x)
 {
 	struct pdk_sandbox *sb = &x->sb;
-	const char *nested = NULL;
 	struct pdk_cli_outcome o = {
 	    .failure = x->failure,
 	    .error = x->error,
@@ -605,13 +604,10 @@ static void run_audit(struct run *x)
 	    .n_notes = x->outside ? 0 : sb->n_notes,
 	};
 
-	for (size_t i = 0; i < o.n_notes; i++)
-		if (strncmp(sb->notes[i], PDK_NOTE_NESTED, strlen(PDK_NOTE_NESTED)) == 0)
-			nested = sb->notes[i];
 	o.confinement = x->special	 ? "paddock"
 			: x->outside	 ? "outside"
 			: !sb->backend	 ? "none"
-			: nested	 ? "nested"
+			: sb->nested	 ? "nested"
 					 : "sandbox";
 	/* Nothing was confined when nothing ran. */
 	if (x->failure != PDK_FAIL_NONE)

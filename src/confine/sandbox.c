@@ -966,7 +966,7 @@ static int arm(struct pdk_sandbox *sb, char *why, size_t why_len)
 			 bwhy ? bwhy : strerror(-r));
 		return r;
 	}
-	if (sb->backend->note && (note = sb->backend->note(sb->state))) {
+	if (sb->backend->note && (note = sb->backend->note(sb->state, &sb->nested))) {
 		add_note(sb, "%s", note);
 		collect_notes(sb);
 	}

@@ -30,6 +30,7 @@ struct pdk_sandbox {
 	const char *path;              /* the command's resolved path (borrowed) */
 	char **argv;                   /* the command (borrowed) */
 	bool named;                    /* a person chose the backend: never another */
+	bool nested;                   /* the command runs under another sandbox, not ours */
 	const char *notes[PDK_SANDBOX_NOTES]; /* result lines (sandbox: ...) */
 	size_t n_notes;
 	char fallback_note[600];       /* why an earlier backend was passed over */
