@@ -529,9 +529,13 @@ static int run_execute(struct run *x)
 		    (r = pdk_sandbox_setenv(sb, (const char *const *)nobody)) < 0)
 			return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE,
 				    "run: the command's environment: %s", strerror(-r));
-		if (x->shim_dir)
-			r = sb->backend ? pdk_rmshim_prepare(sb, &x->shim)
-					: unconfined_rm(sb);
+		if (x->shim_dir && sb->backend) {
+			r = pdk_rmshim_prepare(sb, &x->shim);
+			if (r == 0)
+				r = pdk_sandbox_setenv(sb, (const char *const *)x->shim.env);
+		} else if (x->shim_dir) {
+			r = unconfined_rm(sb);
+		}
 		if (r < 0)
 			return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: setting up rm: %s",
 				    strerror(-r));

@@ -1229,14 +1229,20 @@ int pdk_sandbox_setenv(struct pdk_sandbox *sb, const char *const *extra_env)
 
 		for (size_t j = 0; j < n_add && !replaced; j++)
 			replaced = strncmp(extra_env[j], old, len) == 0 &&
-				   extra_env[j][len] == '=';
+				   (extra_env[j][len] == '=' || extra_env[j][len] == '\0');
 		if (!replaced)
 			envp[k++] = (char *)old;
 	}
 	for (size_t j = 0; j < n_add; j++) {
-		if (!strchr(extra_env[j], '=') || !(added[n] = strdup(extra_env[j]))) {
+		if (!extra_env[j][0] || extra_env[j][0] == '=') {
 			free(envp);
-			return strchr(extra_env[j], '=') ? -ENOMEM : -EINVAL;
+			return -EINVAL;
+		}
+		if (!strchr(extra_env[j], '='))
+			continue; /* a name alone: taken out above */
+		if (!(added[n] = strdup(extra_env[j]))) {
+			free(envp);
+			return -ENOMEM;
 		}
 		envp[k++] = added[n++];
 		added[n] = NULL;

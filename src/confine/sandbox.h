@@ -102,8 +102,9 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
  * *ret_sweep_note likewise for what earlier runs, killed, had left. 0 or -ENOMEM. */
 int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note, char **ret_sweep_note);
 /* Add "NAME=VALUE" entries (NULL-terminated) to the command's environment,
- * replacing variables of the same name; entries are copied. Secret patterns
- * do not apply to them. Call between setup and run. */
+ * replacing variables of the same name; entries are copied; an entry "NAME"
+ * with no '=' takes NAME out. Secret patterns do not apply to them. Call
+ * between setup and run. */
 int pdk_sandbox_setenv(struct pdk_sandbox *sb, const char *const *extra_env);
 /*
  * Run the command (pdk_run) confined. When the backend's helper could not set
