@@ -17,6 +17,10 @@
 /* Parse `run` options. On error returns -EINVAL with one line in why. */
 int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why, size_t why_len);
 void pdk_request_release(struct pdk_request *o);
+/* Does this word among run's options take the next word as its value ("-t",
+ * "--allow-domain", a prefix getopt_long would take)? The one table of run's
+ * options says; "--opt=value" and "-t300" hold theirs. */
+bool pdk_cli_run_takes_value(const char *arg);
 /* "16384", "16K", "1M" -> bytes; -EINVAL / -ERANGE. */
 int pdk_cli_parse_size(const char *s, size_t *ret);
 int pdk_cli_parse_seconds(const char *s, double *ret);

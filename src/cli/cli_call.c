@@ -69,19 +69,13 @@ int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pd
 
 bool pdk_cli_wants_json(int argc, char **argv)
 {
-	static const char *const with_value[] = {"-t", "--timeout", "--bound", "-C", "--cwd", "-w",
-						 "--write", "--root", "--backend", "--config"};
-
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			return true;
 		if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-')
 			return false;
-		for (size_t k = 0; k < PDK_ARRAY_SIZE(with_value); k++)
-			if (strcmp(argv[i], with_value[k]) == 0) {
-				i++;
-				break;
-			}
+		if (pdk_cli_run_takes_value(argv[i]))
+			i++;
 	}
 	return false;
 }

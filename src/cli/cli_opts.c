@@ -103,6 +103,42 @@ static const struct option run_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
+/* run's short options, as getopt_long reads them ('+': options end at the program). */
+#define RUN_SHORT "+:t:C:w:n"
+
+bool pdk_cli_run_takes_value(const char *arg)
+{
+	size_t len;
+	const struct option *hit = NULL;
+
+	if (arg[0] != '-' || !arg[1] || strcmp(arg, "--") == 0)
+		return false;
+	if (arg[1] != '-') {
+		/* -t300 holds its value; -nt 300 does not (a value ends a cluster). */
+		for (const char *p = arg + 1; *p; p++) {
+			const char *o = strchr(RUN_SHORT + 2, *p);
+			if (*p != ':' && o && o[1] == ':')
+				return !p[1];
+		}
+		return false;
+	}
+	arg += 2;
+	len = strcspn(arg, "=");
+	if (arg[len] == '=')
+		return false;
+	/* getopt_long takes an unambiguous prefix too: so does this. */
+	for (const struct option *o = run_options; o->name; o++) {
+		if (strncmp(o->name, arg, len) != 0)
+			continue;
+		if (strlen(o->name) == len)
+			return o->has_arg == required_argument;
+		if (hit)
+			return false;
+		hit = o;
+	}
+	return hit && hit->has_arg == required_argument;
+}
+
 int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why, size_t why_len)
 {
 	struct pdk_request o = {0};
@@ -112,7 +148,7 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 	optind = 1;
 	opterr = 0;
 	/* '+': options end at the program, so its own options stay its own. */
-	while ((c = getopt_long(argc, argv, "+:t:C:w:n", run_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, RUN_SHORT, run_options, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (pdk_cli_parse_seconds(optarg, &o.timeout_asked) < 0) {

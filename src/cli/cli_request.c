@@ -17,20 +17,6 @@
 
 #define REQUEST_MAX (4u << 20)
 
-/* Options of run that take a value: their value is no program. */
-static bool takes_value(const char *a)
-{
-	static const char *const with[] = {"-t", "-C", "-w", "--timeout", "--bound", "--cwd",
-					   "--write", "--root", "--backend", "--config"};
-
-	if (strchr(a, '='))
-		return false;
-	for (size_t i = 0; i < PDK_ARRAY_SIZE(with); i++)
-		if (strcmp(a, with[i]) == 0)
-			return true;
-	return false;
-}
-
 int pdk_cli_request_find(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -39,7 +25,7 @@ int pdk_cli_request_find(int argc, char **argv)
 			return -1;
 		if (strcmp(a, "--request") == 0 || strncmp(a, "--request=", 10) == 0)
 			return i;
-		if (takes_value(a))
+		if (pdk_cli_run_takes_value(a))
 			i++;
 	}
 	return -1;
@@ -114,7 +100,7 @@ int pdk_cli_request_main(int argc, char **argv, int at)
 			return fail("with --request, the program comes from the request's \"argv\"; "
 				    "give no program on the command line ('%s')",
 				    argv[i]);
-		if (takes_value(argv[i]))
+		if (pdk_cli_run_takes_value(argv[i]))
 			i++;
 	}
 	r = read_all(file, &b);
