@@ -321,13 +321,22 @@ static int call_start(struct server *s, struct call *c, struct pdk_strv *argv)
 		r = -errno;
 		goto fail;
 	}
+	/* A cancel can come in the same read as the call: until the child has put its
+	 * signals back to their defaults, the server's handler would swallow it. Held
+	 * blocked over the fork, it stays pending until then, and then ends the call. */
+	sigset_t stops, old;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stops, &old);
 	c->pid = fork();
-	if (c->pid < 0) {
-		r = -errno;
-		goto fail;
-	}
 	if (c->pid == 0)
 		call_child(s, o[1], e[1], a[1], argv->v, c);
+	r = -errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (c->pid < 0)
+		goto fail;
 	close(o[1]);
 	close(e[1]);
 	if (a[1] >= 0)
