@@ -262,14 +262,21 @@ static void call_free(struct call *c)
 	free(c);
 }
 
+/* What a call is: run_command's request, or the words of recall or pkg. */
+struct call_what {
+	struct pdk_request req;
+	struct pdk_strv argv;
+};
+
 /* The call's own process: stdout and stderr to the server, the approver's
  * line on fd 3, nothing else of the server's; then the verb, as the CLI runs it. */
-static void call_child(struct server *s, int out, int err, int ask, char **argv,
+static void call_child(struct server *s, int out, int err, int ask, struct call_what *w,
 		       const struct call *c) __attribute__((noreturn));
-static void call_child(struct server *s, int out, int err, int ask, char **argv,
+static void call_child(struct server *s, int out, int err, int ask, struct call_what *w,
 		       const struct call *c)
 {
-	int argc = 0, devnull, code;
+	struct pdk_cli_face face = {.config = s->o->config, .remote_fd = -1, .text_too = true};
+	int devnull, code;
 	sigset_t none;
 
 #ifdef __linux__
@@ -292,7 +299,7 @@ static void call_child(struct server *s, int out, int err, int ask, char **argv,
 			_exit(PDK_EXIT_FAILURE);
 		/* Never the command's: it could answer its own approval. */
 		fcntl(3, F_SETFD, FD_CLOEXEC);
-		pdk_cli_remote_fd = 3;
+		face.remote_fd = 3;
 	}
 	int first = ask >= 0 ? 4 : 3;
 #if defined(__linux__) && defined(SYS_close_range)
@@ -300,17 +307,14 @@ static void call_child(struct server *s, int out, int err, int ask, char **argv,
 #endif
 		for (int fd = first; fd < 1024; fd++)
 			close(fd);
-	while (argv[argc])
-		argc++;
-	pdk_cli_run_text_too = true;
-	code = c->recall ? pdk_cli_recall_main(argc, argv)
-	       : c->pkg	 ? pdk_cli_pkg_main(argc, argv)
-			 : pdk_cli_run_main(argc, argv);
+	code = c->recall ? pdk_cli_recall_main((int)w->argv.n, w->argv.v, &face)
+	       : c->pkg	 ? pdk_cli_pkg_main((int)w->argv.n, w->argv.v, &face)
+			 : pdk_cli_run_request(&w->req, &face);
 	fflush(NULL);
 	_exit(code);
 }
 
-static int call_start(struct server *s, struct call *c, struct pdk_strv *argv)
+static int call_start(struct server *s, struct call *c, struct call_what *w)
 {
 	int o[2] = {-1, -1}, e[2] = {-1, -1}, a[2] = {-1, -1}, r;
 
@@ -332,7 +336,7 @@ static int call_start(struct server *s, struct call *c, struct pdk_strv *argv)
 	sigprocmask(SIG_BLOCK, &stops, &old);
 	c->pid = fork();
 	if (c->pid == 0)
-		call_child(s, o[1], e[1], a[1], argv->v, c);
+		call_child(s, o[1], e[1], a[1], w, c);
 	r = -errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (c->pid < 0)
@@ -601,7 +605,7 @@ static void do_call(struct server *s, const cJSON *id, const cJSON *params)
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
 	const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
-	struct pdk_strv argv = {0};
+	struct call_what w = {0};
 	struct call *c;
 	char why[512];
 	int r;
@@ -625,29 +629,32 @@ static void do_call(struct server *s, const cJSON *id, const cJSON *params)
 		send_error(s, id, ERR_PARAMS, m ? m : "unknown tool");
 		return;
 	}
-	if (pdk_strv_push(&argv, recall ? "recall" : pkg ? "pkg" : "run") < 0)
-		goto oom;
-	if (!recall && !pkg)
-		for (size_t i = 0; i < s->o->run_opts.n; i++)
-			if (pdk_strv_push(&argv, s->o->run_opts.v[i]) < 0)
-				goto oom;
-	/* recall_output's structuredContent is recall --json's object. */
-	if (recall && pdk_strv_push(&argv, "--json") < 0)
-		goto oom;
-	if ((recall || pkg) && s->o->config &&
-	    (pdk_strv_push(&argv, "--config") < 0 || pdk_strv_push(&argv, s->o->config) < 0))
-		goto oom;
 	cJSON *empty = args ? NULL : cJSON_CreateObject();
-	r = recall ? pdk_agent_recall_args(args ? args : empty, &argv, why, sizeof(why))
-	    : pkg  ? pdk_agent_pkg_args(args ? args : empty, &argv, why, sizeof(why))
-		   : pdk_agent_run_args(args ? args : empty, &argv, why, sizeof(why));
-	cJSON_Delete(empty);
+	if (recall || pkg) {
+		if (pdk_strv_push(&w.argv, recall ? "recall" : "pkg") < 0)
+			goto oom;
+		/* recall_output's structuredContent is recall --json's object. */
+		if (recall && pdk_strv_push(&w.argv, "--json") < 0)
+			goto oom;
+		if (s->o->config_path && (pdk_strv_push(&w.argv, "--config") < 0 ||
+					  pdk_strv_push(&w.argv, s->o->config_path) < 0))
+			goto oom;
+		r = recall ? pdk_agent_recall_args(args ? args : empty, &w.argv, why, sizeof(why))
+			   : pdk_agent_pkg_args(args ? args : empty, &w.argv, why, sizeof(why));
+	} else {
+		/* The server's own options, then the call's arguments over them: the
+		 * server's -w are the first writes, chosen by whoever configured it. */
+		r = pdk_cli_parse_run_opts((int)s->o->run_opts.n, s->o->run_opts.v, &w.req, why,
+					   sizeof(why));
+		w.req.n_server_writes = w.req.n_writes;
+		if (r == 0)
+			r = pdk_agent_run_request(args ? args : empty, &w.req, why, sizeof(why));
+	}
 	if (r == -EINVAL) {
 		_cleanup_free_ char *m = pdk_asprintf("%s: bad arguments: %s", name->valuestring,
 						      why);
 		send_result(s, id, tool_error(m ? m : why));
-		pdk_strv_release(&argv);
-		return;
+		goto done;
 	}
 	if (r < 0)
 		goto oom;
@@ -660,21 +667,24 @@ static void do_call(struct server *s, const cJSON *id, const cJSON *params)
 	c->id = cJSON_Duplicate(id, true);
 	if (cJSON_IsString(token) || cJSON_IsNumber(token))
 		c->progress_token = cJSON_Duplicate(token, true);
-	r = call_start(s, c, &argv);
-	pdk_strv_release(&argv);
+	/* The child takes its copy of w (and of the message it borrows from) at the fork. */
+	r = call_start(s, c, &w);
 	if (r < 0) {
 		_cleanup_free_ char *m = pdk_asprintf("paddock: cannot start the call: %s; try again",
 						      strerror(-r));
 		send_result(s, id, tool_error(m ? m : "cannot start the call"));
 		call_free(c);
-		return;
+		goto done;
 	}
 	c->next = s->calls;
 	s->calls = c;
-	return;
+	goto done;
 oom:
-	pdk_strv_release(&argv);
 	send_error(s, id, ERR_INTERNAL, "out of memory");
+done:
+	pdk_request_release(&w.req);
+	pdk_strv_release(&w.argv);
+	cJSON_Delete(empty);
 }
 
 static bool same_id(const cJSON *a, const cJSON *b)

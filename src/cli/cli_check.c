@@ -85,7 +85,7 @@ int pdk_cli_check_main(int argc, char **argv)
 		fputs(check_usage, stdout);
 		return 0;
 	}
-	if (pdk_cli_call_init(&c, "check", argc, argv) < 0) {
+	if (pdk_cli_call_init_argv(&c, "check", argc, argv, NULL) < 0) {
 		error_out(&c, c.why);
 		goto out;
 	}

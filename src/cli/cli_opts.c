@@ -139,7 +139,8 @@ bool pdk_cli_run_takes_value(const char *arg)
 	return hit && hit->has_arg == required_argument;
 }
 
-int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why, size_t why_len)
+static int parse_run(int argc, char **argv, bool program, struct pdk_request *ret, char *why,
+		     size_t why_len)
 {
 	struct pdk_request o = {0};
 	int c;
@@ -242,6 +243,17 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 			goto fail;
 		}
 	}
+	if (!program) {
+		if (optind < argc) {
+			snprintf(why, why_len, "with --request, the program comes from the "
+					       "request's \"argv\"; give no program on the command "
+					       "line ('%s')",
+				 argv[optind]);
+			goto fail;
+		}
+		*ret = o;
+		return 0;
+	}
 	if (optind >= argc) {
 		snprintf(why, why_len, "no program to run: put it after '--', as in "
 				       "'paddock run -- ls -l'");
@@ -258,6 +270,17 @@ fail:
 	free(o.writes);
 	free(o.domains);
 	return -EINVAL;
+}
+
+int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why, size_t why_len)
+{
+	return parse_run(argc, argv, true, ret, why, why_len);
+}
+
+int pdk_cli_parse_run_opts(int argc, char **argv, struct pdk_request *ret, char *why,
+			   size_t why_len)
+{
+	return parse_run(argc, argv, false, ret, why, why_len);
 }
 
 void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cfg)
@@ -281,12 +304,4 @@ void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cf
 		o->outside_sandbox = false;
 		o->allow_git_hooks = false;
 	}
-}
-
-void pdk_request_release(struct pdk_request *o)
-{
-	free(o->writes);
-	o->writes = NULL;
-	free(o->domains);
-	o->domains = NULL;
 }

@@ -30,7 +30,6 @@
 
 extern char **environ;
 
-bool pdk_cli_run_text_too;
 
 static const char run_usage[] =
 	"usage: paddock run [OPTIONS] -- PROGRAM [ARG...]\n"
@@ -309,9 +308,12 @@ static int exit_code_of(int status)
 	return status < 0 ? 128 - status : status;
 }
 
-static int run_parse(struct run *x, int argc, char **argv)
+/* The call from its request, or from argv when req is NULL. */
+static int run_parse(struct run *x, struct pdk_request *req, int argc, char **argv,
+		     const struct pdk_cli_face *face)
 {
-	if (pdk_cli_call_init(&x->c, "run", argc, argv) < 0)
+	if ((req ? pdk_cli_call_init(&x->c, "run", req, face)
+		 : pdk_cli_call_init_argv(&x->c, "run", argc, argv, face)) < 0)
 		return fail(x, PDK_FAIL_BAD_REQUEST, PDK_EXIT_FAILURE, "%s", x->c.why);
 	x->parsed = true;
 	x->cd = is_cd(x->c.o.argv);
@@ -685,7 +687,7 @@ static int run_report(struct run *x)
 		return PDK_EXIT_FAILURE;
 	}
 	/* The MCP server wants both renderings of one run, naming one kept copy. */
-	if (in.json && pdk_cli_run_text_too) {
+	if (in.json && x->c.face && x->c.face->text_too) {
 		struct pdk_render_out text = {0};
 
 		in.json = false;
@@ -738,21 +740,34 @@ int pdk_cli_run_main(int argc, char **argv)
 	}
 	if ((at = pdk_cli_request_find(argc, argv)) > 0)
 		return pdk_cli_request_main(argc, argv, at);
-	return pdk_cli_run_preset(argc, argv, NULL);
+	return pdk_cli_run_preset(argc, argv, NULL, NULL);
 }
 
-int pdk_cli_run_preset(int argc, char **argv, const struct pdk_cli_preset *preset)
+/* Every run, whichever face: from the request, or from argv when req is NULL. */
+static int run_one(struct pdk_request *req, int argc, char **argv,
+		   const struct pdk_cli_face *face, const struct pdk_cli_preset *preset)
 {
 	struct run x = {.preset = preset};
 	int code;
 
-	if (run_parse(&x, argc, argv) == 0 && run_decide(&x) == 0 && run_locate(&x) == 0 &&
-	    run_shim(&x) == 0 && run_confine(&x) == 0 && !x.done && run_open_store(&x) == 0 &&
-	    run_execute(&x) == 0)
+	if (run_parse(&x, req, argc, argv, face) == 0 && run_decide(&x) == 0 &&
+	    run_locate(&x) == 0 && run_shim(&x) == 0 && run_confine(&x) == 0 && !x.done &&
+	    run_open_store(&x) == 0 && run_execute(&x) == 0)
 		run_notes(&x);
 	if (!x.done)
 		run_audit(&x);
 	code = x.done ? 0 : run_report(&x);
 	run_release(&x);
 	return code;
+}
+
+int pdk_cli_run_request(struct pdk_request *req, const struct pdk_cli_face *face)
+{
+	return run_one(req, 0, NULL, face, NULL);
+}
+
+int pdk_cli_run_preset(int argc, char **argv, const struct pdk_cli_face *face,
+		       const struct pdk_cli_preset *preset)
+{
+	return run_one(NULL, argc, argv, face, preset);
 }
