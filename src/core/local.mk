@@ -5,4 +5,4 @@ libpaddock_a_SOURCES += src/core/util.h src/core/request.c src/core/request.h sr
 	src/core/path.c src/core/path.h \
 	src/core/textclean.c src/core/textclean.h \
 	src/core/sha256.c src/core/sha256.h \
-	src/core/state.c src/core/state.h
+	src/core/self.c src/core/self.h src/core/state.c src/core/state.h

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/self.h"
 #include "cgroup.h"
 #include "guard.h"
 #include "core/rawsys.h"
@@ -209,7 +210,7 @@ int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char
 		o.cg.procs_fd = o.cg.current_fd = o.cg.events_fd = -1;
 	}
 	/* Without its own executable the guardian still kills; the next run then finishes. */
-	if (finish >= 0 && (o.exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) >= 0) {
+	if (finish >= 0 && (o.exe = pdk_self_open()) >= 0) {
 		o.finish = finish;
 		o.envp = environ;
 	}

@@ -19,54 +19,35 @@
 #ifdef __linux__
 #include <sys/random.h>
 #endif
-#ifdef __APPLE__
-#include <mach-o/dyld.h>
-#endif
 
 #include "config/config.h"
 #include "core/path.h"
 #include "rmshim_int.h"
 #include "run/runner.h"
 #include "confine/sandbox.h"
+#include "core/self.h"
 #include "core/state.h"
 #include "core/util.h"
 
-/* The binary's real path, resolved component by component: what the shim's link must name. */
+/* The program's real path, resolved component by component: what the shim's link must name. */
 static char *self_exe(void)
 {
-#if defined(__APPLE__)
 	char buf[PATH_MAX];
-	uint32_t len = sizeof(buf);
+	ssize_t n = pdk_self_path(buf, sizeof(buf));
 
-	if (_NSGetExecutablePath(buf, &len) != 0)
+	if (n < 0) {
+		errno = (int)-n;
 		return NULL;
+	}
 	return realpath(buf, NULL);
-#else
-	return realpath("/proc/self/exe", NULL);
-#endif
 }
 
-/* The kernel's name for the binary in one readlink (realpath walks every component): enough
- * to see that the shim's link, which names what self_exe() resolved, is still right. False
- * where it cannot be had that way, or the binary was replaced or removed since it started. */
+/* The program's name in one look (realpath walks every component): enough to see that the
+ * shim's link, which names what self_exe() resolved, is still right. False where it cannot
+ * be had, or the binary was replaced or removed since it started. */
 static bool self_exe_fast(char *buf, size_t len)
 {
-#ifdef __linux__
-	static const char deleted[] = " (deleted)";
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-
-	if (n <= 0 || (size_t)n >= len - 1)
-		return false;
-	buf[n] = '\0';
-	if ((size_t)n >= sizeof(deleted) - 1 &&
-	    strcmp(buf + n - (sizeof(deleted) - 1), deleted) == 0)
-		return false;
-	return buf[0] == '/';
-#else
-	(void)buf;
-	(void)len;
-	return false;
-#endif
+	return pdk_self_path(buf, len) > 0 && buf[0] == '/';
 }
 
 static int random_hex(char *buf, size_t n_bytes)
