@@ -65,6 +65,9 @@ int pdk_cli_pkg_main(int argc, char **argv, const struct pdk_cli_face *face);
 int pdk_cli_recall_main(int argc, char **argv, const struct pdk_cli_face *face);
 int pdk_cli_doctor_main(int argc, char **argv);
 int pdk_cli_check_main(int argc, char **argv);
+/* `check` of one request, whichever face filled it (req's allocations become the
+ * call's). Returns check's exit status. */
+int pdk_cli_check_request(struct pdk_request *req, const struct pdk_cli_face *face);
 int pdk_cli_mcp_main(int argc, char **argv);
 int pdk_cli_approvals_main(int argc, char **argv);
 /* `paddock log`: the audit log, filtered. */
