@@ -116,6 +116,7 @@ commandPolicy.sandbox.allowLocalAddresses' '$T/out'"
 	check "$B: the result says which name, where it led and the key that allows it" \
 		has_text "sandbox: the proxy refused $OK_NAME (127.0.0.1, loopback): an allowed name never leads to the host's own, private or link-local addresses; if the command must reach one, list it in commandPolicy.sandbox.allowLocalAddresses"
 	check "$B: the loopback servers saw no connection" test ! -s "$S/http.log.conn"
+	: > "$S/http.log"
 	# The twin: the address listed, the same fetches work.
 	printf '{"commandPolicy": {"sandbox": {"allowLocalAddresses": ["127.0.0.1"]}}}\n' \
 		> "$S/.config/paddock/config.json"
