@@ -289,8 +289,10 @@ static enum sock_refusal socket_refusal(const char *s, size_t n, const char *con
 		if (!word_before(s, q, what, wl))
 			return SOCK_NONE;
 		if (is_hostport(what)) {
-			if (k == SOCK_UNIX_MAYBE)
-				return SOCK_NONE; /* a server of the run's own that is not up */
+			/* A server of the run's own that is not up; a port below 1024 bound
+			 * without the privilege: no grant helps. */
+			if (k == SOCK_UNIX_MAYBE || node_calls[i][0] != 'c')
+				return SOCK_NONE;
 			strip_port(what);
 			return SOCK_NET;
 		}

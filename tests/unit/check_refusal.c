@@ -341,6 +341,8 @@ START_TEST(unix_sockets)
 	hint_names("PermissionError: [Errno 13] Permission denied: '/usr/pdk-d'\n", "/usr/pdk-d");
 	hint_names("Error: EACCES: permission denied, open '/usr/pdk-x'\n", "/usr/pdk-x");
 	ck_assert_ptr_null(socket_hint("off", "Error: connect ECONNREFUSED 127.0.0.1:8080\n"));
+	ck_assert_ptr_null(socket_hint("off", "Error: listen EACCES: permission denied "
+					      "0.0.0.0:80\n"));
 	ck_assert_ptr_null(socket_hint("off", "Could not connect to Redis at 127.0.0.1:6379: "
 					      "Connection refused\n"));
 	ck_assert_ptr_null(socket_hint("off", "Traceback (most recent call last):\n"
