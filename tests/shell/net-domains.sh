@@ -87,6 +87,20 @@ curl -sS --noproxy '*' "http://$NO_NAME:$HPORT/hello.txt" >/dev/null 2>&1
 check "outside the sandbox, the local server answers by name" test $? -eq 0
 : > "$S/http.log"
 
+# A unix socket of the host's, outside the writable roots: out of reach in every mode.
+"$PY" -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+open(sys.argv[1] + ".ready", "w").close()
+while True: s.accept()[0].close()' "$S/host.sock" "$MARK" &
+bgpids="$bgpids $!"
+i=0
+while [ ! -e "$S/host.sock.ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+# shellcheck disable=SC2016
+hostsock='import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+print("reached", "host")'
+
 own='import socket, threading
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 threading.Thread(target=lambda: s.accept()[0].sendall(b"own-ok")).start()
@@ -155,6 +169,15 @@ assert n == {"mode": "domains", "allowed_domains": [sys.argv[2]], "refused_domai
 	check "$B: the proxy variables are set" sh -c "grep -q '^http://127.0.0.1:[0-9]* http://127.0.0.1:[0-9]* localhost,127.0.0.1' '$T/out'"
 	dom --yes --allow-domain "$OK_NAME" -- "$PY" -c "$own"
 	check "$B: the command's own loopback server still works" has_line own-ok
+	# The refusal hints: a name not allowed, reached around the proxy, and the host's socket.
+	dom --yes --allow-domain "$OK_NAME" -- curl -sS --noproxy '*' http://pdk-nowhere.invalid/
+	check "$B: a name not reached gets the --allow-domain that would reach it" \
+		has_text "sandbox: this run reaches only its allowed domains, so pdk-nowhere.invalid could not be reached; if the command needs it, ask for that name with --allow-domain pdk-nowhere.invalid"
+	dom --yes --allow-domain "$OK_NAME" -- "$PY" -c "$hostsock" "$S/host.sock"
+	check "$B: the host's unix socket is refused, and the hint names its grants, not --write" \
+		sh -c "! grep -qx 'reached host' '$T/out' &&
+		grep -q '^sandbox: the sandbox refused a unix socket.*, not a file write, so --write does not help; .*commandPolicy.sandbox.allowUnixSockets, or to run with --ssh-agent' '$T/out' &&
+		! grep -q 'sandbox: a write to' '$T/out'"
 	# Asked for, unless the configuration lists it.
 	dom --allow-domain "$OK_NAME" -- curl -sS "http://$OK_NAME:$HPORT/hello.txt"
 	check "$B: an --allow-domain the configuration does not list is asked (no one to ask: not run)" \
