@@ -584,10 +584,10 @@ static void refuse_local_http(struct pdk_proxy *p, int fd, const char *host,
 
 	remember_local(p, host, lr);
 	snprintf(body, sizeof(body),
-		 "paddock: %.255s leads to %s, a %s address: the proxy does not reach the "
+		 "paddock: %.255s leads to %s, %s %s address: the proxy does not reach the "
 		 "host's own, private or link-local addresses through a name; if the command "
 		 "must reach it, list the address in commandPolicy.sandbox.allowLocalAddresses\n",
-		 host, lr->addr, lr->kind);
+		 host, lr->addr, strchr("aeiou", lr->kind[0]) ? "an" : "a", lr->kind);
 	http_error(fd, "403 Forbidden", body);
 }
 

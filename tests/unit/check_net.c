@@ -369,7 +369,7 @@ static bool connected(int fd)
 START_TEST(test_proxy_local)
 {
 	const char *const domains[] = {"localhost", "127.0.0.1", "::ffff:127.0.0.1",
-				       "169.254.169.254", "10.0.0.1", "::1"};
+				       "169.254.169.254", "10.0.0.1", "::1", "0.0.0.0"};
 	const char *const bad_local[] = {"127.0.0.1/8"};
 	const char *const *refused;
 	struct pdk_proxy *p;
@@ -407,6 +407,9 @@ START_TEST(test_proxy_local)
 	got = exchange(port, "GET http://10.0.0.1/ HTTP/1.1\r\n\r\n", 33);
 	ck_assert_msg(strstr(got, "403 Forbidden") && strstr(got, "a private address"), "got: %s",
 		      got);
+	got = exchange(port, "CONNECT 0.0.0.0:80 HTTP/1.1\r\n\r\n", 31);
+	ck_assert_msg(strstr(got, "403 Forbidden") && strstr(got, "an unspecified address"),
+		      "got: %s", got);
 	/* SOCKS5, by address and by name: "connection not allowed by ruleset". */
 	unsigned char s5[] = {5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, 0, 0};
 	s5[11] = (unsigned char)(silent_port >> 8);
@@ -422,7 +425,7 @@ START_TEST(test_proxy_local)
 	ck_assert(!connected(silent));
 	pdk_proxy_stop(p);
 	ck_assert_uint_eq(pdk_proxy_refused(p, &refused), 0);
-	ck_assert_uint_eq(pdk_proxy_refused_local(p, &refused), 6);
+	ck_assert_uint_eq(pdk_proxy_refused_local(p, &refused), 7);
 	ck_assert_msg(!strncmp(refused[0], "localhost (", 11) && strstr(refused[0], ", loopback)"),
 		      "%s", refused[0]);
 	ck_assert_str_eq(refused[1], "127.0.0.1 (127.0.0.1, loopback)");
