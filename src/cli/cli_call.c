@@ -282,6 +282,8 @@ static char *config_widenings(const struct pdk_config *cfg)
 		SAY("reaches %s", cfg->allowed_domains.v[i]);
 	for (size_t i = 0; i < cfg->allow_unix_sockets.n; i++)
 		SAY("reaches the unix socket %s", cfg->allow_unix_sockets.v[i]);
+	for (size_t i = 0; i < cfg->allow_local_addresses.n; i++)
+		SAY("reaches the local address %s", cfg->allow_local_addresses.v[i]);
 	if (cfg->allow_outside_sandbox)
 		SAY("allows runs outside the sandbox");
 	if (cfg->approval_mode == PDK_APPROVAL_ALLOW)

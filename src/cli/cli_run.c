@@ -77,7 +77,7 @@ static void timeout_notes(const struct pdk_request *o, const struct pdk_run_stat
 }
 
 /* What the command printed that paddock still holds, scanned for writes
- * the sandbox refused. */
+ * (and sockets) the sandbox refused. */
 static size_t refusal_hints(const struct pdk_config *cfg, const struct pdk_sandbox *sb,
 			    const struct pdk_capture *out, const struct pdk_capture *err,
 			    char hints[][768])
@@ -93,6 +93,7 @@ static size_t refusal_hints(const struct pdk_config *cfg, const struct pdk_sandb
 	    .roots = sb->policy.roots,
 	    .n_roots = sb->policy.n_roots,
 	    .outside_ok = cfg->allow_outside_sandbox,
+	    .network = pdk_sandbox_network(sb),
 	};
 
 	if (!never || !getcwd(cwd, sizeof(cwd)))

@@ -51,6 +51,8 @@ struct pdk_config {
 	struct pdk_strv writable_paths; /* .writablePaths, ~ expanded, not yet resolved */
 	struct pdk_strv allowed_domains; /* .allowedDomains: reached through the proxy, unasked */
 	struct pdk_strv allow_unix_sockets; /* .allowUnixSockets: host unix sockets a run may reach */
+	struct pdk_strv allow_local_addresses; /* .allowLocalAddresses: addresses and CIDR blocks
+						* of the host's own that allowed names may reach */
 	bool allow_outside_sandbox;    /* .allowOutsideSandbox (false) */
 	char *backend;                 /* .backend: NULL = the first that works */
 	char *bwrap;                   /* .bwrap: absolute path of bubblewrap, NULL = built-in */

@@ -44,6 +44,8 @@ struct pdk_sandbox {
 	 * socket (policy.proxy_fd is the sandbox's). */
 	char **domains;
 	size_t n_domains;
+	char **local_addrs;	       /* owned: allowLocalAddresses, the proxy's exceptions */
+	size_t n_local_addrs;
 	bool domains_mode;
 	int proxy_ctl;
 	struct pdk_proxy *proxy;
