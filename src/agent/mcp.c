@@ -46,6 +46,7 @@ struct call {
 	cJSON *progress_token; /* NULL: no progress wanted */
 	bool recall;
 	bool pkg; /* pkg_manage: `paddock pkg` */
+	bool check; /* paddock/check: the decision alone (libpaddock's paddock_check) */
 	pid_t pid;
 	int out, err, ask; /* -1 once closed */
 	struct pdk_buf outb, errb, askb;
@@ -307,9 +308,10 @@ static void call_child(struct server *s, int out, int err, int ask, struct call_
 #endif
 		for (int fd = first; fd < 1024; fd++)
 			close(fd);
-	code = c->recall ? pdk_cli_recall_main((int)w->argv.n, w->argv.v, &face)
-	       : c->pkg	 ? pdk_cli_pkg_main((int)w->argv.n, w->argv.v, &face)
-			 : pdk_cli_run_request(&w->req, &face);
+	code = c->recall  ? pdk_cli_recall_main((int)w->argv.n, w->argv.v, &face)
+	       : c->pkg	  ? pdk_cli_pkg_main((int)w->argv.n, w->argv.v, &face)
+	       : c->check ? pdk_cli_check_request(&w->req, &face)
+			  : pdk_cli_run_request(&w->req, &face);
 	fflush(NULL);
 	_exit(code);
 }
@@ -321,7 +323,7 @@ static int call_start(struct server *s, struct call *c, struct call_what *w)
 	if ((r = pdk_pipe_cloexec(o)) < 0 || (r = pdk_pipe_cloexec(e)) < 0)
 		goto fail;
 	/* The approver asks the client only when it can show a form. */
-	if (!c->recall && s->elicitation && pdk_socketpair_cloexec(a) < 0) {
+	if (!c->recall && !c->check && s->elicitation && pdk_socketpair_cloexec(a) < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -420,6 +422,18 @@ static cJSON *call_result(struct server *s, struct call *c, int code)
 			add_text(result, e ? e : "error", e ? strlen(e) : 5);
 		else
 			add_text(result, page, strlen(page));
+		cJSON_AddItemToObject(result, "structuredContent", json);
+		cJSON_AddBoolToObject(result, "isError", failed);
+		return result;
+	}
+	if (c->check && cJSON_IsObject(json)) {
+		/* check --json: the decision, or why there is none in "error". */
+		const cJSON *error = cJSON_GetObjectItemCaseSensitive(json, "error");
+		bool failed = cJSON_IsString(error);
+
+		result = cJSON_CreateObject();
+		add_text(result, failed ? error->valuestring : out,
+			 failed ? strlen(error->valuestring) : (size_t)(nl - out));
 		cJSON_AddItemToObject(result, "structuredContent", json);
 		cJSON_AddBoolToObject(result, "isError", failed);
 		return result;
@@ -599,9 +613,9 @@ static void do_set_level(struct server *s, const cJSON *id, const cJSON *params)
 				      "error, critical, alert, emergency");
 }
 
-static void do_call(struct server *s, const cJSON *id, const cJSON *params)
+static void do_call(struct server *s, const cJSON *id, const cJSON *params, bool check)
 {
-	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	const cJSON *name = check ? NULL : cJSON_GetObjectItemCaseSensitive(params, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
 	const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
@@ -610,20 +624,23 @@ static void do_call(struct server *s, const cJSON *id, const cJSON *params)
 	char why[512];
 	int r;
 
-	if (!cJSON_IsString(name) || (args && !cJSON_IsObject(args))) {
-		send_error(s, id, ERR_PARAMS, "tools/call needs params.name (a string) and "
-					      "params.arguments (an object)");
+	if ((!check && !cJSON_IsString(name)) || (args && !cJSON_IsObject(args))) {
+		send_error(s, id, ERR_PARAMS, check ? "paddock/check needs params.arguments (an "
+						      "object: run_command's)"
+						    : "tools/call needs params.name (a string) and "
+						      "params.arguments (an object)");
 		return;
 	}
-	bool recall = strcmp(name->valuestring, "recall_output") == 0;
+	const char *tool = check ? "paddock/check" : name->valuestring;
+	bool recall = strcmp(tool, "recall_output") == 0;
 #ifdef __linux__
-	bool pkg = strcmp(name->valuestring, "pkg_manage") == 0;
+	bool pkg = strcmp(tool, "pkg_manage") == 0;
 #define TOOL_NAMES "run_command, recall_output and pkg_manage"
 #else
 	bool pkg = false;
 #define TOOL_NAMES "run_command and recall_output"
 #endif
-	if (!recall && !pkg && strcmp(name->valuestring, "run_command") != 0) {
+	if (!check && !recall && !pkg && strcmp(tool, "run_command") != 0) {
 		_cleanup_free_ char *m = pdk_asprintf("unknown tool '%.64s'; the tools are " TOOL_NAMES,
 						      name->valuestring);
 		send_error(s, id, ERR_PARAMS, m ? m : "unknown tool");
@@ -651,8 +668,7 @@ static void do_call(struct server *s, const cJSON *id, const cJSON *params)
 			r = pdk_agent_run_request(args ? args : empty, &w.req, why, sizeof(why));
 	}
 	if (r == -EINVAL) {
-		_cleanup_free_ char *m = pdk_asprintf("%s: bad arguments: %s", name->valuestring,
-						      why);
+		_cleanup_free_ char *m = pdk_asprintf("%s: bad arguments: %s", tool, why);
 		send_result(s, id, tool_error(m ? m : why));
 		goto done;
 	}
@@ -664,6 +680,7 @@ static void do_call(struct server *s, const cJSON *id, const cJSON *params)
 	c->out = c->err = c->ask = -1;
 	c->recall = recall;
 	c->pkg = pkg;
+	c->check = check;
 	c->id = cJSON_Duplicate(id, true);
 	if (cJSON_IsString(token) || cJSON_IsNumber(token))
 		c->progress_token = cJSON_Duplicate(token, true);
@@ -765,7 +782,10 @@ static void handle(struct server *s, const char *text, size_t len)
 		cJSON_AddItemToObject(r, "tools", tools_list());
 		send_result(s, id, r);
 	} else if (strcmp(m, "tools/call") == 0) {
-		do_call(s, id, params);
+		do_call(s, id, params, false);
+	} else if (strcmp(m, "paddock/check") == 0) {
+		/* paddock's own: what run_command would decide, for libpaddock. */
+		do_call(s, id, params, true);
 	} else if (strcmp(m, "logging/setLevel") == 0) {
 		do_set_level(s, id, params);
 	} else {
