@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # after it in this list (a lower stage), never one before it. The order is the data
 # flow read by dependency: the faces, then the decision and the gate (which reads the
 # decision), confinement and its backends, then what they use.
-ORDER="main cli agent pkg audit gate policy shparse backends confine trash config net run output
+ORDER="main api cli agent pkg audit gate policy shparse backends confine trash config net run output
 core"
 
 # The few edges that still go up, each with why; a new one fails until it is moved or
