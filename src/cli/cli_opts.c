@@ -104,7 +104,7 @@ static const struct option run_options[] = {
 };
 
 /* run's short options, as getopt_long reads them ('+': options end at the program). */
-#define RUN_SHORT "+:t:C:w:n"
+static const char run_short[] = "+:t:C:w:n";
 
 bool pdk_cli_run_takes_value(const char *arg)
 {
@@ -116,7 +116,7 @@ bool pdk_cli_run_takes_value(const char *arg)
 	if (arg[1] != '-') {
 		/* -t300 holds its value; -nt 300 does not (a value ends a cluster). */
 		for (const char *p = arg + 1; *p; p++) {
-			const char *o = strchr(RUN_SHORT + 2, *p);
+			const char *o = strchr(run_short + 2, *p);
 			if (*p != ':' && o && o[1] == ':')
 				return !p[1];
 		}
@@ -149,7 +149,7 @@ static int parse_run(int argc, char **argv, bool program, struct pdk_request *re
 	optind = 1;
 	opterr = 0;
 	/* '+': options end at the program, so its own options stay its own. */
-	while ((c = getopt_long(argc, argv, RUN_SHORT, run_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, run_short, run_options, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (pdk_cli_parse_seconds(optarg, &o.timeout_asked) < 0) {
