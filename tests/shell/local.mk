@@ -53,3 +53,8 @@ EXTRA_DIST += tests/shell/rm-named.sh
 SHELL_TESTS += tests/shell/trash-expire.sh
 EXTRA_DIST += tests/shell/trash-expire.sh
 EXTRA_DIST += tests/shell/pkg.sh tests/shell/audit.sh
+# No process of paddock's is left for a pid 1 that never reaps.
+if OS_LINUX
+SHELL_TESTS += tests/shell/zombies.sh
+endif
+EXTRA_DIST += tests/shell/zombies.sh tests/drivers/noreap-init.c
