@@ -191,7 +191,17 @@ static int landlock_metadata(const struct pdk_backend *b, struct meta_result *re
 	r = b->prepare ? b->prepare(&policy, &state) : -ENOTSUP;
 	if (r < 0 || pipe(p) < 0)
 		goto release;
+	/* As the runner does: the connect supervisor, made before the fork. */
+	int handover = b->before_fork ? b->before_fork(state) : 0;
+	if (handover < 0) {
+		r = handover;
+		close(p[0]);
+		close(p[1]);
+		goto release;
+	}
 	pid = fork();
+	if (pid > 0 && handover > 0 && b->forked && b->forked(state, pid) < 0)
+		kill(pid, SIGKILL);
 	if (pid == 0) {
 		struct meta_result m = {-1, -1, -1, -1, -1};
 		struct timespec ts[2] = {{0, 0}, {0, 0}};
@@ -336,10 +346,12 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 		char swhy[128];
 
 		unix_ = pdk_netsup_probe(swhy, sizeof(swhy)) == 0
-			    ? "closed but for the paths of allowUnixSockets, whose connect() the "
+			    ? "the run's own work, every type; the host's closed but for the paths "
+			      "of allowUnixSockets (and --ssh-agent, --docker), whose connect() the "
 			      "connect supervisor performs to the socket opened at the start (a "
 			      "program loaded before bwrap's)"
-			    : "closed, allowUnixSockets too (no connect supervisor here)";
+			    : "closed, the run's own and allowUnixSockets too (no connect "
+			      "supervisor here)";
 #endif
 	} else if (!strcmp(b->name, "landlock")) {
 #ifdef __linux__
@@ -348,8 +360,10 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 		    cJSON_GetObjectItem(cJSON_GetObjectItem(facts, "landlock"), "abi"));
 
 		if (pdk_netsup_probe(swhy, sizeof(swhy)) == 0) {
-			unix_ = "closed but for the paths of allowUnixSockets, whose connect() the "
-				"connect supervisor performs to the socket opened at the start";
+			unix_ = "the run's own work, every type; the host's closed but for the "
+				"paths of allowUnixSockets (and --ssh-agent, --docker), whose "
+				"connect() the connect supervisor performs to the socket opened at "
+				"the start";
 			snprintf(off, sizeof(off),
 				 "loopback among the run's own processes through the connect "
 				 "supervisor (%s)%s; no host service, no other address",
@@ -365,8 +379,9 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 				  "proxy): the network is off";
 		}
 		on = abi >= 6 ? "the host's network; the host's unix sockets stay closed "
-				"(seccomp, and Landlock's scope for abstract ones)"
-			      : "the host's network; the host's unix sockets stay closed (seccomp)";
+				"(the connect supervisor, and Landlock's scope for abstract ones)"
+			      : "the host's network; the host's unix sockets stay closed (the "
+				"connect supervisor, or seccomp without one)";
 #endif
 	} else if (!strcmp(b->name, "seatbelt")) {
 		snprintf(off, sizeof(off), "loopback, the host's included (Seatbelt filters "
