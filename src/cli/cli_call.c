@@ -2,6 +2,7 @@
  * options, the configuration, the session's directory, the decision and the gate. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli_call.h"
+#include "confine/grants.h"
 #include "core/fmt.h"
 #include "core/path.h"
 #include "gate/session.h"
@@ -114,6 +116,29 @@ char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg)
 	return dir;
 }
 
+/* Whether the call's grant is asked for, by the call itself or the configuration. */
+static bool granted(const struct pdk_cli_call *c, enum pdk_grant g, bool *by_call)
+{
+	*by_call = g == PDK_GRANT_SSH_AGENT ? c->o.ssh_agent : c->o.docker;
+	return !c->o.no_sandbox &&
+	       (*by_call || (g == PDK_GRANT_SSH_AGENT ? c->cfg.allow_ssh_agent : c->cfg.allow_docker));
+}
+
+/* A grant whose socket is not there, or that this host cannot give: bad input. */
+static int grants_check(struct pdk_cli_call *c, const char *verb)
+{
+	char path[PATH_MAX], why[512];
+	bool by_call;
+
+	for (int g = 0; g < PDK_GRANT_N; g++)
+		if (granted(c, g, &by_call) && pdk_grant_socket(g, path, sizeof(path), why,
+								sizeof(why)) < 0) {
+			snprintf(c->why, sizeof(c->why), "%s: %s", verb, why);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char **argv)
 {
 	char why[1024];
@@ -129,6 +154,8 @@ int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char *
 	if (pdk_cli_config_load_why(verb, c->o.config, true, &c->cfg, c->why, sizeof(c->why)) < 0)
 		return -EINVAL;
 	pdk_request_apply_config(&c->o, &c->cfg);
+	if (grants_check(c, verb) < 0)
+		return -EINVAL;
 	if (pdk_session_name(&c->session) < 0) {
 		snprintf(c->why, sizeof(c->why),
 			 "%s: PADDOCK_SESSION must be 1 to 64 of A-Z a-z 0-9 . _ -; "
@@ -273,6 +300,10 @@ static char *config_widenings(const struct pdk_config *cfg)
 		SAY("reaches the unix socket %s", cfg->allow_unix_sockets.v[i]);
 	if (cfg->allow_outside_sandbox)
 		SAY("allows runs outside the sandbox");
+	if (cfg->allow_ssh_agent)
+		SAY("reaches your ssh-agent (allowSshAgent)");
+	if (cfg->allow_docker)
+		SAY("reaches the container engine's socket, the host's root (allowDocker)");
 	if (cfg->approval_mode == PDK_APPROVAL_ALLOW)
 		SAY("approves every question (approval.mode allow)");
 	if (cfg->approval_mode == PDK_APPROVAL_COMMAND)
@@ -335,6 +366,18 @@ static int widenings(struct pdk_cli_call *c)
 	 * remembered, and remembered for this widening only. */
 	if (r == 0 && c->o.allow_git_hooks && !c->o.no_sandbox)
 		r = pdk_strv_push(&c->widen, PDK_WIDEN_GIT_HOOKS);
+	/* A host socket the call asks for, with its path. */
+	for (int g = 0; r == 0 && g < PDK_GRANT_N; g++) {
+		char path[PATH_MAX], why[512];
+		bool by_call;
+
+		if (!granted(c, g, &by_call) || !by_call)
+			continue;
+		if (pdk_grant_socket(g, path, sizeof(path), why, sizeof(why)) < 0)
+			return -EINVAL; /* checked when the call was read */
+		_cleanup_free_ char *w = pdk_grant_question(g, path);
+		r = w ? pdk_strv_push(&c->widen, w) : -ENOMEM;
+	}
 	/* Turning the sandbox off is the person's call: asked, unless their
 	 * configuration turned it off already. */
 	if (r == 0 && c->o.no_sandbox_asked && c->cfg.sandbox_enabled)

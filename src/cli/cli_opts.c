@@ -82,6 +82,8 @@ enum {
 	OPT_OUTSIDE_SANDBOX,
 	OPT_ALLOW_DOMAIN,
 	OPT_ALLOW_GIT_HOOKS,
+	OPT_SSH_AGENT,
+	OPT_DOCKER,
 };
 
 static const struct option run_options[] = {
@@ -100,6 +102,8 @@ static const struct option run_options[] = {
 	{"outside-sandbox", no_argument, NULL, OPT_OUTSIDE_SANDBOX},
 	{"allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN},
 	{"allow-git-hooks", no_argument, NULL, OPT_ALLOW_GIT_HOOKS},
+	{"ssh-agent", no_argument, NULL, OPT_SSH_AGENT},
+	{"docker", no_argument, NULL, OPT_DOCKER},
 	{NULL, 0, NULL, 0},
 };
 
@@ -174,6 +178,12 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 			break;
 		case OPT_ALLOW_GIT_HOOKS:
 			o.allow_git_hooks = true;
+			break;
+		case OPT_SSH_AGENT:
+			o.ssh_agent = true;
+			break;
+		case OPT_DOCKER:
+			o.docker = true;
 			break;
 		case OPT_ALLOW_DOMAIN: {
 			const char **d;

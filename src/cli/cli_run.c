@@ -44,6 +44,8 @@ static const char run_usage[] =
 	"  -n, --network          let the command reach the network\n"
 	"      --allow-domain D   let it reach domain D only, through paddock's proxy (repeatable)\n"
 	"      --allow-git-hooks  let it install git hooks (a hook manager's install step; asked)\n"
+	"      --ssh-agent        let it reach your ssh-agent ($SSH_AUTH_SOCK; asked)\n"
+	"      --docker           let it reach Docker's or Podman's socket (the host's root; asked)\n"
 	"      --root DIR         the writable project directory (default: the current one)\n"
 	"      --backend NAME     confine with this backend (see 'paddock doctor')\n"
 	"      --print-profile    print the confinement that would apply, run nothing\n"

@@ -91,6 +91,8 @@ static const struct key sandbox_keys[] = {
     CFG("allowedDomains", T_LIST, allowed_domains, .item = PDK_CONFIG_ITEM_DOMAIN),
     CFG("allowUnixSockets", T_LIST, allow_unix_sockets, .item = PDK_CONFIG_ITEM_ABS_OR_HOME),
     CFG("allowOutsideSandbox", T_BOOL, allow_outside_sandbox),
+    CFG("allowSshAgent", T_BOOL, allow_ssh_agent),
+    CFG("allowDocker", T_BOOL, allow_docker),
     CFG("backend", T_BACKEND, backend),
     CFG("bwrap", T_PATH, bwrap),
     CFG("maxProcesses", T_COUNT, max_procs, .range = &procs_range),

@@ -49,6 +49,7 @@ struct pdk_sandbox {
 	/* allowUnixSockets: the paths (owned) and their O_PATH descriptors */
 	char **unix_paths;
 	int *unix_fds;
+	const char **unix_from; /* what opened each: "allowUnixSockets", "--ssh-agent"... */
 	size_t n_unix;
 	char **refused;                /* owned: the names the proxy refused */
 	size_t n_refused;
