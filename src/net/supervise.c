@@ -66,8 +66,11 @@
 /* Unix sockets the run bound to a path: each holds a descriptor. */
 #define MAX_UNIX_BOUND 4096
 /* Calls handled at once, each in a thread of its own, so that a send that
- * blocks holds up no other; past this the loop handles them itself. */
+ * blocks holds up no other; past this the loop handles them itself. A thread
+ * that is done waits WORKER_IDLE_S for the next call before it ends: a
+ * thread made for every call cost more than the call. */
 #define MAX_JOBS 64
+#define WORKER_IDLE_S 2
 
 /* An address the run bound: protocol, family (4 or 6, v4-mapped ones as 4),
  * address and port. */
@@ -123,17 +126,17 @@ struct pdk_netsup {
 	int bind_ruleset;
 	pthread_mutex_t lock; /* what follows */
 	pthread_cond_t idle;
-	unsigned jobs;
+	pthread_cond_t work; /* a call in the queue, or stopping */
+	unsigned jobs;        /* worker threads alive */
+	unsigned waiting;     /* of them, waiting for a call */
+	bool stopping;
+	struct seccomp_notif *queue[MAX_JOBS];
+	size_t q_head, q_len;
 	struct bound *bound;
 	size_t n_bound;
 	struct ubound *ubound;
 	size_t n_ubound;
 	unsigned long performed, refused;
-};
-
-struct job {
-	struct pdk_netsup *ns;
-	struct seccomp_notif *req;
 };
 
 static long sys_pidfd_open(pid_t pid, unsigned flags)
@@ -180,6 +183,7 @@ int pdk_netsup_new(struct pdk_netsup **ret)
 	ns->stop[0] = ns->stop[1] = ns->listener = ns->bind_ruleset = -1;
 	pthread_mutex_init(&ns->lock, NULL);
 	pthread_cond_init(&ns->idle, NULL);
+	pthread_cond_init(&ns->work, NULL);
 	if (syscall(__NR_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &ns->sizes) < 0) {
 		r = -errno;
 		goto fail;
@@ -1344,19 +1348,74 @@ static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req)
 	free(resp);
 }
 
+/* A worker: the calls the loop queues, one at a time, until none came for
+ * WORKER_IDLE_S or the supervisor stops. */
 static void *job_main(void *p)
 {
-	struct job *j = p;
-	struct pdk_netsup *ns = j->ns;
+	struct pdk_netsup *ns = p;
 
-	answer(ns, j->req);
-	free(j->req);
-	free(j);
 	pthread_mutex_lock(&ns->lock);
+	for (;;) {
+		struct seccomp_notif *req;
+
+		while (!ns->q_len && !ns->stopping) {
+			struct timespec until;
+			int r;
+
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += WORKER_IDLE_S;
+			ns->waiting++;
+			r = pthread_cond_timedwait(&ns->work, &ns->lock, &until);
+			ns->waiting--;
+			if (r == ETIMEDOUT && !ns->q_len)
+				goto out;
+		}
+		if (!ns->q_len)
+			break;
+		req = ns->queue[ns->q_head];
+		ns->q_head = (ns->q_head + 1) % MAX_JOBS;
+		ns->q_len--;
+		pthread_mutex_unlock(&ns->lock);
+		answer(ns, req);
+		free(req);
+		pthread_mutex_lock(&ns->lock);
+	}
+out:
 	if (--ns->jobs == 0)
 		pthread_cond_broadcast(&ns->idle);
 	pthread_mutex_unlock(&ns->lock);
 	return NULL;
+}
+
+/* Hand req to a worker: one waiting, else a new one. false: none can take it
+ * (all MAX_JOBS busy), the loop answers it itself. */
+static bool dispatch(struct pdk_netsup *ns, struct seccomp_notif *req)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	bool ok = true;
+
+	pthread_mutex_lock(&ns->lock);
+	if (ns->waiting > ns->q_len) {
+		ns->queue[(ns->q_head + ns->q_len++) % MAX_JOBS] = req;
+		pthread_cond_signal(&ns->work);
+	} else if (ns->jobs < MAX_JOBS && ns->q_len < MAX_JOBS) {
+		ns->queue[(ns->q_head + ns->q_len++) % MAX_JOBS] = req;
+		ns->jobs++;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&attr, 256 * 1024);
+		if (pthread_create(&t, &attr, job_main, ns) != 0) {
+			ns->jobs--;
+			ns->q_len--;
+			ok = false;
+		}
+		pthread_attr_destroy(&attr);
+	} else {
+		ok = false;
+	}
+	pthread_mutex_unlock(&ns->lock);
+	return ok;
 }
 
 /* The thread performs what the command may do and no more: it keeps no
@@ -1383,10 +1442,6 @@ static void *sup_main(void *p)
 	for (;;) {
 		struct pollfd pfd[2] = {{ns->listener, POLLIN, 0}, {ns->stop[0], POLLIN, 0}};
 		struct seccomp_notif *req;
-		pthread_attr_t attr;
-		pthread_t t;
-		struct job *j;
-		bool inline_ = false;
 
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -1406,28 +1461,7 @@ static void *sup_main(void *p)
 			free(req); /* ENOENT: its caller died; EINTR */
 			continue;
 		}
-		j = malloc(sizeof(*j));
-		pthread_mutex_lock(&ns->lock);
-		if (!j || ns->jobs >= MAX_JOBS)
-			inline_ = true;
-		else
-			ns->jobs++;
-		pthread_mutex_unlock(&ns->lock);
-		if (!inline_) {
-			*j = (struct job){ns, req};
-			pthread_attr_init(&attr);
-			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-			pthread_attr_setstacksize(&attr, 256 * 1024);
-			if (pthread_create(&t, &attr, job_main, j) != 0) {
-				pthread_mutex_lock(&ns->lock);
-				ns->jobs--;
-				pthread_mutex_unlock(&ns->lock);
-				inline_ = true;
-			}
-			pthread_attr_destroy(&attr);
-		}
-		if (inline_) {
-			free(j);
+		if (!dispatch(ns, req)) {
 			answer(ns, req);
 			free(req);
 		}
@@ -1489,6 +1523,10 @@ void pdk_netsup_free(struct pdk_netsup *ns)
 	if (ns->running) {
 		(void)pdk_write_all(ns->stop[1], "x", 1);
 		pthread_join(ns->thread, NULL);
+		pthread_mutex_lock(&ns->lock);
+		ns->stopping = true;
+		pthread_cond_broadcast(&ns->work);
+		pthread_mutex_unlock(&ns->lock);
 		/* The calls in flight end with the run's processes, which are
 		 * gone by now; they use the state until then. */
 		struct timespec until;
@@ -1533,5 +1571,6 @@ void pdk_netsup_free(struct pdk_netsup *ns)
 	free(ns->bound);
 	pthread_mutex_destroy(&ns->lock);
 	pthread_cond_destroy(&ns->idle);
+	pthread_cond_destroy(&ns->work);
 	free(ns);
 }
