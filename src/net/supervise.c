@@ -63,8 +63,10 @@
 #define MAX_CONTROL 4096
 #define MAX_FDS 64
 #define MAX_BOUND 65536
-/* Unix sockets the run bound to a path: each holds a descriptor. */
+/* Unix sockets the run bound, and of them to a path, each of which holds a
+ * descriptor of paddock's (kept well below the usual limit of 1024). */
 #define MAX_UNIX_BOUND 4096
+#define MAX_UNIX_FILES 256
 /* Calls handled at once, each in a thread of its own, so that a send that
  * blocks holds up no other; past this the loop handles them itself. A thread
  * that is done waits WORKER_IDLE_S for the next call before it ends: a
@@ -727,10 +729,36 @@ static int open_as(pid_t tid, const char *path)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+/* Forget the socket files the run removed since: no path leads to them. */
+static size_t sweep_ubound(struct pdk_netsup *ns)
+{
+	size_t k = 0, files = 0;
+
+	for (size_t i = 0; i < ns->n_ubound; i++) {
+		struct ubound *u = &ns->ubound[i];
+		struct stat st;
+
+		if (u->fd >= 0 && fstat(u->fd, &st) == 0 && st.st_nlink == 0) {
+			close(u->fd);
+			continue;
+		}
+		files += u->fd >= 0;
+		ns->ubound[k++] = *u;
+	}
+	ns->n_ubound = k;
+	return files;
+}
+
 static void add_ubound(struct pdk_netsup *ns, const struct ubound *u)
 {
+	size_t files = 0;
+
 	pthread_mutex_lock(&ns->lock);
-	if (ns->n_ubound < MAX_UNIX_BOUND) {
+	for (size_t i = 0; u->fd >= 0 && i < ns->n_ubound; i++)
+		files += ns->ubound[i].fd >= 0;
+	if (ns->n_ubound >= MAX_UNIX_BOUND || (u->fd >= 0 && files >= MAX_UNIX_FILES))
+		files = sweep_ubound(ns);
+	if (ns->n_ubound < MAX_UNIX_BOUND && (u->fd < 0 || files < MAX_UNIX_FILES)) {
 		struct ubound *v = realloc(ns->ubound, (ns->n_ubound + 1) * sizeof(*v));
 
 		if (v) {
