@@ -225,6 +225,31 @@ redis-cli -s ./r.sock ping; kill $pid; wait $pid; rm -f r.sock'
 			sh -c "grep -q '^swap own=[1-9]' '$T/swaps' && [ ! -s '$T/log-HS' ]"
 	done
 done
+# Run as root: the command's own sockets once more as an unprivileged user (nobody),
+# in a project, home and state of that user's.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		--bounding-set=-all "$@"; }
+	NPY=$PY
+	as_nobody test -x "$NPY" || NPY=/usr/bin/python3
+	N=$S/nobody
+	mkdir -p "$N/proj" "$N/state"
+	cp own.py "$N/proj/"
+	chown -R 65534:65534 "$N"
+	chmod 711 "$S"
+	if as_nobody test -x "$PADDOCK" -a -x "$NPY" -a -r "$N/proj/own.py"; then
+		for b in $backends; do
+			(cd "$N/proj" && HOME=$N XDG_STATE_HOME=$N/state as_nobody "$PADDOCK" run \
+				--backend "$b" -- "$NPY" own.py "$HOST_SOCK" "$HOST_DGRAM" "$HOST_ABS") \
+				> "$T/out" 2>&1
+			check "$b, as an unprivileged user (uid 65534): the command's own sockets work" \
+				sh -c "[ \"\$(grep -c '^ok ' '$T/out')\" -eq 8 ]"
+		done
+	else
+		skip "unprivileged run: uid 65534 cannot reach $PADDOCK or $NPY"
+	fi
+fi
+
 # The twin of the swap attack, outside: the same race reaches the host's socket.
 : > "$T/log-HS"
 end=$(($(date +%s) + 120))
