@@ -182,6 +182,26 @@ static int bind_fd(struct bwrap_state *s, int fd, const char *dest, bool ro)
 	return push3(s, ro ? "--ro-bind-fd" : "--bind-fd", fdbuf, dest);
 }
 
+/* A device node (or a directory of them) bound as it is, by path: bwrap has no
+ * --dev-bind-fd, and /dev is the system's. */
+static int bind_dev(struct bwrap_state *s, const char *path)
+{
+	if (s->n_binds == s->cap_binds) {
+		size_t cap = s->cap_binds ? s->cap_binds * 2 : 16;
+		struct pdk_bwrap_bind *v = realloc(s->binds, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->binds = v;
+		s->cap_binds = cap;
+	}
+	s->binds[s->n_binds] = (struct pdk_bwrap_bind){strdup(path), -1, false};
+	if (!s->binds[s->n_binds].dest)
+		return -ENOMEM;
+	s->n_binds++;
+	return push3(s, "--dev-bind", path, path);
+}
+
 /* A protected path inside a root: re-bound read-only when it exists, by a
  * descriptor opened through no symlink. A missing one is not held (no mount
  * point is made for it in the user's tree): the sandbox stage undoes what the
@@ -388,6 +408,11 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 	 * namespace, after the roots so a root of / or /dev cannot undo them. */
 	if ((r = push2(s, "--dev", "/dev")) < 0 || (r = push2(s, "--proc", "/proc")) < 0)
 		return r;
+	/* --gpu: the device nodes, as they are, over the private /dev; noted
+	 * as writable binds, which the check of bwrap's mounts expects. */
+	for (size_t i = 0; i < policy->n_devices; i++)
+		if ((r = bind_dev(s, policy->devices[i])) < 0)
+			return r;
 	if ((r = push(s, "--unshare-all")) < 0)
 		return r;
 	if (policy->network && (r = push(s, "--share-net")) < 0)
@@ -864,6 +889,7 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 const struct pdk_backend pdk_backend_bwrap = {
     .name = "bwrap",
     .enforces_protect = true,
+    .devices = true,
     .private_network = true,
     /* Not while bwrap waits on --block-fd: paddock's death is an end of
      * file there, which bwrap takes for "go", before its sandbox is tied

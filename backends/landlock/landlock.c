@@ -325,6 +325,11 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 		if (r < 0)
 			return r;
 	}
+	/* --gpu: writes and device ioctls on the nodes (beneath, for /dev/dri),
+	 * nothing made or removed there. */
+	for (size_t i = 0; i < policy->n_devices; i++)
+		if ((r = add_rule(st, policy->devices[i], FS_FILE_RIGHTS, true)) < 0)
+			return r;
 
 	snprintf(st->uid_map, sizeof(st->uid_map), "%u %u 1\n", (unsigned)getuid(),
 		 (unsigned)getuid());
@@ -614,6 +619,7 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 
 const struct pdk_backend pdk_backend_landlock = {
 	.name = "landlock",
+	.devices = true,
 	.probe = landlock_probe,
 	/* With the connect supervisor: without it env() gives nothing, and
 	 * the domains mode is off. */

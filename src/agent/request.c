@@ -105,7 +105,8 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 							 "directory)",
 					   k);
 		} else if (strcmp(k, "outsideSandbox") == 0 || strcmp(k, "allowGitHooks") == 0 ||
-			   strcmp(k, "sshAgent") == 0 || strcmp(k, "docker") == 0) {
+			   strcmp(k, "sshAgent") == 0 || strcmp(k, "docker") == 0 ||
+			   strcmp(k, "gpu") == 0) {
 			if (!cJSON_IsBool(it))
 				return bad(why, why_len, "'%s' must be true or false", k);
 		} else {
@@ -156,6 +157,9 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 	it = cJSON_GetObjectItemCaseSensitive(args, "docker");
 	if (it && cJSON_IsTrue(it))
 		push(&v, "--docker", &r);
+	it = cJSON_GetObjectItemCaseSensitive(args, "gpu");
+	if (it && cJSON_IsTrue(it))
+		push(&v, "--gpu", &r);
 	const cJSON *e;
 	it = cJSON_GetObjectItemCaseSensitive(args, "allowDomains");
 	cJSON_ArrayForEach(e, it) {

@@ -13,6 +13,7 @@
 #include "confine/grants.h"
 #include "core/fmt.h"
 #include "core/path.h"
+#include "core/strv.h"
 #include "gate/session.h"
 #include "output/store.h"
 #include "core/util.h"
@@ -136,6 +137,15 @@ static int grants_check(struct pdk_cli_call *c, const char *verb)
 			snprintf(c->why, sizeof(c->why), "%s: %s", verb, why);
 			return -EINVAL;
 		}
+	if (!c->o.no_sandbox && (c->o.gpu || c->cfg.allow_gpu)) {
+		_cleanup_strv_ char **dev = NULL;
+		size_t n = 0;
+
+		if (pdk_grant_gpu(&dev, &n, why, sizeof(why)) < 0) {
+			snprintf(c->why, sizeof(c->why), "%s: %s", verb, why);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -304,6 +314,8 @@ static char *config_widenings(const struct pdk_config *cfg)
 		SAY("reaches your ssh-agent (allowSshAgent)");
 	if (cfg->allow_docker)
 		SAY("reaches the container engine's socket, the host's root (allowDocker)");
+	if (cfg->allow_gpu)
+		SAY("opens the GPU's device nodes (allowGpu)");
 	if (cfg->approval_mode == PDK_APPROVAL_ALLOW)
 		SAY("approves every question (approval.mode allow)");
 	if (cfg->approval_mode == PDK_APPROVAL_COMMAND)
@@ -377,6 +389,25 @@ static int widenings(struct pdk_cli_call *c)
 			return -EINVAL; /* checked when the call was read */
 		_cleanup_free_ char *w = pdk_grant_question(g, path);
 		r = w ? pdk_strv_push(&c->widen, w) : -ENOMEM;
+	}
+	if (r == 0 && c->o.gpu && !c->o.no_sandbox) {
+		_cleanup_strv_ char **dev = NULL;
+		_cleanup_free_ char *list = NULL, *w = NULL;
+		char why[512];
+		size_t n = 0;
+
+		if (pdk_grant_gpu(&dev, &n, why, sizeof(why)) < 0)
+			return -EINVAL; /* checked when the call was read */
+		for (size_t i = 0; i < n; i++) {
+			char *l = pdk_asprintf("%s%s%s", list ? list : "", i ? ", " : "", dev[i]);
+
+			free(list);
+			if (!(list = l))
+				return -ENOMEM;
+		}
+		if (!(w = pdk_asprintf("opens the GPU's device nodes %s (--gpu)", list)))
+			return -ENOMEM;
+		r = pdk_strv_push(&c->widen, w);
 	}
 	/* Turning the sandbox off is the person's call: asked, unless their
 	 * configuration turned it off already. */

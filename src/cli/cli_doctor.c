@@ -21,6 +21,8 @@
 #include <sys/xattr.h>
 #endif
 
+#include "confine/grants.h"
+#include "core/strv.h"
 #include "confine/backend.h"
 #ifdef __linux__
 #include "net/supervise.h"
@@ -325,6 +327,26 @@ static cJSON *host_facts(void)
 		if (how != PDK_PROCS_CGROUP)
 			cJSON_AddStringToObject(o, "why", pwhy ? pwhy : "");
 	}
+	{
+		/* What each grant would open here: the path, or why none. */
+		char path[PATH_MAX], gwhy[512];
+		_cleanup_strv_ char **dev = NULL;
+		size_t n = 0;
+
+		o = cJSON_AddObjectToObject(d, "grants");
+		for (int g = 0; g < PDK_GRANT_N; g++)
+			cJSON_AddStringToObject(o, pdk_grant_flag(g) + 2,
+						pdk_grant_socket(g, path, sizeof(path), gwhy,
+								 sizeof(gwhy)) == 0 ? path : gwhy);
+		if (pdk_grant_gpu(&dev, &n, gwhy, sizeof(gwhy)) == 0) {
+			cJSON *a = cJSON_AddArrayToObject(o, "gpu");
+
+			for (size_t i = 0; i < n; i++)
+				add_str(a, dev[i]);
+		} else {
+			cJSON_AddStringToObject(o, "gpu", gwhy);
+		}
+	}
 	return d;
 }
 
@@ -518,6 +540,25 @@ static void print_text(cJSON *d)
 {
 	cJSON *o, *it;
 
+	if ((o = cJSON_GetObjectItem(d, "grants"))) {
+		cJSON_ArrayForEach(it, o)
+		{
+			cJSON *e;
+
+			/* A path or the nodes; else why not, which names the option. */
+			if (cJSON_IsString(it) && it->valuestring[0] != '/') {
+				printf("%s\n", it->valuestring);
+				continue;
+			}
+			printf("--%s would open:", it->string);
+			if (cJSON_IsString(it))
+				printf(" %s", it->valuestring);
+			else
+				cJSON_ArrayForEach(e, it)
+					printf(" %s", e->valuestring);
+			printf("\n");
+		}
+	}
 	o = cJSON_GetObjectItem(d, "bwrap");
 	if (cJSON_GetStringValue(cJSON_GetObjectItem(o, "path"))) {
 		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, "version"));

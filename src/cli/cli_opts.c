@@ -84,6 +84,7 @@ enum {
 	OPT_ALLOW_GIT_HOOKS,
 	OPT_SSH_AGENT,
 	OPT_DOCKER,
+	OPT_GPU,
 };
 
 static const struct option run_options[] = {
@@ -104,6 +105,7 @@ static const struct option run_options[] = {
 	{"allow-git-hooks", no_argument, NULL, OPT_ALLOW_GIT_HOOKS},
 	{"ssh-agent", no_argument, NULL, OPT_SSH_AGENT},
 	{"docker", no_argument, NULL, OPT_DOCKER},
+	{"gpu", no_argument, NULL, OPT_GPU},
 	{NULL, 0, NULL, 0},
 };
 
@@ -184,6 +186,9 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 			break;
 		case OPT_DOCKER:
 			o.docker = true;
+			break;
+		case OPT_GPU:
+			o.gpu = true;
 			break;
 		case OPT_ALLOW_DOMAIN: {
 			const char **d;

@@ -54,6 +54,7 @@ struct pdk_config {
 	bool allow_outside_sandbox;    /* .allowOutsideSandbox (false) */
 	bool allow_ssh_agent;          /* .allowSshAgent (false): every call reaches $SSH_AUTH_SOCK */
 	bool allow_docker;             /* .allowDocker (false): every call reaches Docker's socket */
+	bool allow_gpu;                /* .allowGpu (false): every call opens the GPU's device nodes */
 	char *backend;                 /* .backend: NULL = the first that works */
 	char *bwrap;                   /* .bwrap: absolute path of bubblewrap, NULL = built-in */
 	unsigned long max_procs;       /* .maxProcesses (0 = paddock's default) */

@@ -93,6 +93,7 @@ static const struct key sandbox_keys[] = {
     CFG("allowOutsideSandbox", T_BOOL, allow_outside_sandbox),
     CFG("allowSshAgent", T_BOOL, allow_ssh_agent),
     CFG("allowDocker", T_BOOL, allow_docker),
+    CFG("allowGpu", T_BOOL, allow_gpu),
     CFG("backend", T_BACKEND, backend),
     CFG("bwrap", T_PATH, bwrap),
     CFG("maxProcesses", T_COUNT, max_procs, .range = &procs_range),

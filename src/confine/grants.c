@@ -3,13 +3,16 @@
 #include "grants.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/fmt.h"
+#include "core/strv.h"
 #include "core/util.h"
 #ifdef __linux__
 #include "net/supervise.h"
@@ -101,6 +104,41 @@ int pdk_grant_socket(enum pdk_grant g, char *path, size_t len, char *why, size_t
 			       "alone opens a host socket to a run: drop %s, or ask for "
 			       "--outside-sandbox", pdk_grant_flag(g), sup, pdk_grant_flag(g));
 #endif
+	return 0;
+}
+
+int pdk_grant_gpu(char ***ret, size_t *n, char *why, size_t why_len)
+{
+	const char *list = getenv("PADDOCK_GPU_DEVICES");
+	_cleanup_free_ char *copy = NULL;
+	glob_t g = {0};
+	int r = 0;
+
+	if (list && *list) {
+		char *save = NULL;
+
+		if (!(copy = strdup(list)))
+			return -ENOMEM;
+		for (char *p = strtok_r(copy, ":", &save); p && r == 0; p = strtok_r(NULL, ":", &save))
+			if (p[0] == '/' && access(p, F_OK) == 0)
+				r = pdk_strv_append(ret, n, strdup(p));
+	} else {
+		(void)glob("/dev/nvidia*", 0, NULL, &g);
+		for (size_t i = 0; i < g.gl_pathc && r == 0; i++)
+			r = pdk_strv_append(ret, n, strdup(g.gl_pathv[i]));
+		globfree(&g);
+		for (const char *const *p = (const char *const[]){"/dev/dri", "/dev/kfd", NULL};
+		     *p && r == 0; p++)
+			if (access(*p, F_OK) == 0)
+				r = pdk_strv_append(ret, n, strdup(*p));
+	}
+	if (r < 0)
+		return r;
+	if (!*n)
+		return pdk_why(why, why_len, -EINVAL,
+			       "--gpu: no GPU device node here (%s): drop --gpu, or run where the "
+			       "GPU's driver is loaded", list && *list ? list
+			       : "/dev/nvidia*, /dev/dri, /dev/kfd");
 	return 0;
 }
 

@@ -19,5 +19,10 @@ const char *pdk_grant_flag(enum pdk_grant g);
 int pdk_grant_socket(enum pdk_grant g, char *path, size_t len, char *why, size_t why_len);
 /* The question's words for it, with its path: a new string, or NULL. */
 char *pdk_grant_question(enum pdk_grant g, const char *path);
+/* --gpu: the GPU device nodes of this host ($PADDOCK_GPU_DEVICES, a list
+ * separated by ':', or /dev/nvidia*, /dev/dri, /dev/kfd), those that exist,
+ * appended to *ret (n entries). 0, or -EINVAL with one line in why when
+ * there is none. */
+int pdk_grant_gpu(char ***ret, size_t *n, char *why, size_t why_len);
 
 #endif

@@ -809,6 +809,11 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 		return r;
 	if ((r = setup_unix(sb, req, cfg, why, why_len)) < 0)
 		return r;
+	if ((req->gpu || (cfg && cfg->allow_gpu)) &&
+	    (r = pdk_grant_gpu(&sb->devices, &sb->n_devices, why, why_len)) < 0)
+		return r;
+	sb->policy.devices = (const char *const *)sb->devices;
+	sb->policy.n_devices = sb->n_devices;
 	sb->policy.cwd = req->cwd;
 	sb->policy.max_procs = cfg && cfg->max_procs ? cfg->max_procs : PDK_MAX_PROCS_DEFAULT;
 	return 0;
@@ -1123,6 +1128,12 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
 	if (r < 0) {
 		sb->backend = NULL;
 		return r;
+	}
+	if (sb->n_devices && !sb->backend->devices) {
+		snprintf(why, why_len, "--gpu: the %s backend cannot open device nodes to a run; "
+				       "drop --gpu, or use bwrap or landlock", sb->backend->name);
+		sb->backend = NULL;
+		return -EINVAL;
 	}
 	/* A .git that is a symlink cannot be held: bwrap binds what it points
 	 * to, and the command could point it at a git directory of its own. */
@@ -1528,6 +1539,8 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 		fprintf(out, "network: allowed domain %s\n", sb->domains[i]);
 	for (size_t i = 0; i < sb->n_unix; i++)
 		fprintf(out, "network: unix socket %s (%s)\n", sb->unix_paths[i], sb->unix_from[i]);
+	for (size_t i = 0; i < sb->n_devices; i++)
+		fprintf(out, "device: %s, writable and its ioctls (--gpu)\n", sb->devices[i]);
 	for (size_t i = 0; i < sb->n_notes; i++)
 		fprintf(out, "%s\n", sb->notes[i]);
 	put_paths(out, "missing protected path, not held while the run lasts; what the command makes "
@@ -1598,6 +1611,7 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 			close(sb->unix_fds[i]);
 	free(sb->unix_fds);
 	free(sb->unix_from);
+	pdk_strv_freep(&sb->devices);
 	pdk_strv_freep(&sb->unix_paths);
 	free(sb->envp);
 	free(sb->cache);

@@ -51,6 +51,8 @@ struct pdk_sandbox {
 	int *unix_fds;
 	const char **unix_from; /* what opened each: "allowUnixSockets", "--ssh-agent"... */
 	size_t n_unix;
+	char **devices; /* --gpu: the device nodes opened to the run */
+	size_t n_devices;
 	char **refused;                /* owned: the names the proxy refused */
 	size_t n_refused;
 	size_t wt_first, n_wt;	       /* roots[wt_first...]: a linked worktree's git directories */

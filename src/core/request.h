@@ -30,6 +30,7 @@ struct pdk_request {
 	bool allow_git_hooks;   /* let it write git hooks and core.hooksPath (asked) */
 	bool ssh_agent;         /* --ssh-agent: the host's ssh-agent reachable (asked) */
 	bool docker;            /* --docker: the Docker or Podman socket reachable (asked) */
+	bool gpu;               /* --gpu: the GPU device nodes open to it (asked) */
 	bool yes;               /* --yes: approve what the confirm gate would ask */
 	bool network;
 	bool print_profile;
