@@ -23,6 +23,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -964,6 +965,29 @@ static void *bind_main(void *p)
 	return NULL;
 }
 
+/* The directory a path to bind is in, as the command sees it: one its mount
+ * makes read-only (bwrap's view of the host, a protected path) takes no
+ * socket, though the thread that binds sees the host's mounts. */
+static int dir_writable(pid_t tid, const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	const char *slash = strrchr(path, '/');
+	_cleanup_close_ int fd = -1;
+	struct statvfs sv;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if ((fd = open_as(tid, dir)) < 0)
+		return fd == -ELOOP ? -EACCES : fd;
+	if (fstatvfs(fd, &sv) < 0)
+		return -errno;
+	return sv.f_flag & ST_RDONLY ? -EROFS : 0;
+}
+
 static long unix_bind(struct call *c, const struct sockaddr_storage *ss, socklen_t len)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
@@ -986,6 +1010,8 @@ static long unix_bind(struct call *c, const struct sockaddr_storage *ss, socklen
 	}
 	if (c->ns->bind_ruleset < 0)
 		return -EACCES;
+	if ((r = dir_writable(c->req->pid, path)) < 0)
+		return r;
 	if ((r = pthread_create(&t, NULL, bind_main, &b)) != 0)
 		return -r;
 	pthread_join(t, NULL);

@@ -225,6 +225,21 @@ redis-cli -s ./r.sock ping; kill $pid; wait $pid; rm -f r.sock'
 			sh -c "grep -q '^swap own=[1-9]' '$T/swaps' && [ ! -s '$T/log-HS' ]"
 	done
 done
+# A protected path bwrap keeps read-only (.git/hooks) takes no socket either,
+# though paddock's thread that binds sees the host's mounts.
+if command -v git >/dev/null && case " $backends " in *" bwrap "*) true ;; *) false ;; esac; then
+	git init -q . 2>/dev/null
+	pcall run --backend bwrap -- "$PY" -c '
+import os, socket
+for p in (".git/hooks/pre-commit", os.path.abspath(".git/hooks/pre-push")):
+    try: socket.socket(socket.AF_UNIX).bind(p); print("bound", p)
+    except OSError as e: print("refused", e.errno)'
+	check "bwrap: a bind in a protected path (.git/hooks), relative or absolute, is refused" \
+		sh -c "[ \"\$(grep -c '^refused' '$T/out')\" -eq 2 ] && [ ! -e .git/hooks/pre-commit ] &&
+			[ ! -e .git/hooks/pre-push ]"
+	rm -rf .git
+fi
+
 # Run as root: the command's own sockets once more as an unprivileged user (nobody),
 # in a project, home and state of that user's.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
