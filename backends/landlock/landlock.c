@@ -575,13 +575,13 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 		fprintf(out, "landlock: network off: no loopback either (no connect supervisor "
 			     "here: %s)\n", st->unsupervised_why);
 	if (st->supervised)
-		fprintf(out, "landlock: unix sockets of every type: the supervisor binds a path "
-			     "beneath the writable roots only and notes the socket file; connect() "
-			     "and an addressed send reach a socket the run bound (by path, by device "
-			     "and inode; abstract, by name and socket while it is bound), or one of "
-			     "the %zu path%s granted (allowUnixSockets, --ssh-agent, --docker), "
-			     "through paddock's descriptor of it; every other path and abstract "
-			     "name: EACCES\n",
+		fprintf(out, "landlock: unix sockets of every type: the supervisor binds a "
+			     "path beneath the writable roots only and notes the socket file; "
+			     "connect() and an addressed send reach a socket the run bound (by "
+			     "path, by device and inode; abstract, by name and socket while it is "
+			     "bound), or one of the %zu path%s granted (allowUnixSockets, "
+			     "--ssh-agent, --docker), through paddock's descriptor of it; every "
+			     "other path and abstract name: EACCES\n",
 			st->n_unix, st->n_unix == 1 ? "" : "s");
 	else
 		fprintf(out, "landlock: unix sockets stay closed, allowUnixSockets too: no connect "

@@ -121,8 +121,9 @@ char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg)
 static bool granted(const struct pdk_cli_call *c, enum pdk_grant g, bool *by_call)
 {
 	*by_call = g == PDK_GRANT_SSH_AGENT ? c->o.ssh_agent : c->o.docker;
-	return !c->o.no_sandbox &&
-	       (*by_call || (g == PDK_GRANT_SSH_AGENT ? c->cfg.allow_ssh_agent : c->cfg.allow_docker));
+	bool by_cfg = g == PDK_GRANT_SSH_AGENT ? c->cfg.allow_ssh_agent : c->cfg.allow_docker;
+
+	return !c->o.no_sandbox && (*by_call || by_cfg);
 }
 
 /* A grant whose socket is not there, or that this host cannot give: bad input. */

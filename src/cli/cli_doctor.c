@@ -368,10 +368,10 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 		char swhy[128];
 
 		unix_ = pdk_netsup_probe(swhy, sizeof(swhy)) == 0
-			    ? "the run's own work, every type; the host's closed but for the paths "
-			      "of allowUnixSockets (and --ssh-agent, --docker), whose connect() the "
-			      "connect supervisor performs to the socket opened at the start (a "
-			      "program loaded before bwrap's)"
+			    ? "the run's own work, every type; the host's closed but for the "
+			      "paths of allowUnixSockets (and --ssh-agent, --docker), whose "
+			      "connect() the connect supervisor performs to the socket opened at "
+			      "the start (a program loaded before bwrap's)"
 			    : "closed, the run's own and allowUnixSockets too (no connect "
 			      "supervisor here)";
 #endif

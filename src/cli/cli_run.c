@@ -45,7 +45,7 @@ static const char run_usage[] =
 	"      --allow-domain D   let it reach domain D only, through paddock's proxy (repeatable)\n"
 	"      --allow-git-hooks  let it install git hooks (a hook manager's install step; asked)\n"
 	"      --ssh-agent        let it reach your ssh-agent ($SSH_AUTH_SOCK; asked)\n"
-	"      --docker           let it reach Docker's or Podman's socket (the host's root; asked)\n"
+	"      --docker           let it reach Docker's or Podman's socket (root; asked)\n"
 	"      --gpu              let it use the GPU's device nodes (asked)\n"
 	"      --root DIR         the writable project directory (default: the current one)\n"
 	"      --backend NAME     confine with this backend (see 'paddock doctor')\n"

@@ -52,9 +52,9 @@ struct pdk_config {
 	struct pdk_strv allowed_domains; /* .allowedDomains: reached through the proxy, unasked */
 	struct pdk_strv allow_unix_sockets; /* .allowUnixSockets: host unix sockets a run may reach */
 	bool allow_outside_sandbox;    /* .allowOutsideSandbox (false) */
-	bool allow_ssh_agent;          /* .allowSshAgent (false): every call reaches $SSH_AUTH_SOCK */
-	bool allow_docker;             /* .allowDocker (false): every call reaches Docker's socket */
-	bool allow_gpu;                /* .allowGpu (false): every call opens the GPU's device nodes */
+	bool allow_ssh_agent;          /* .allowSshAgent (false): calls reach $SSH_AUTH_SOCK */
+	bool allow_docker;             /* .allowDocker (false): calls reach Docker's socket */
+	bool allow_gpu;                /* .allowGpu (false): calls open the GPU's nodes */
 	char *backend;                 /* .backend: NULL = the first that works */
 	char *bwrap;                   /* .bwrap: absolute path of bubblewrap, NULL = built-in */
 	unsigned long max_procs;       /* .maxProcesses (0 = paddock's default) */

@@ -37,8 +37,8 @@ static int ssh_agent(char *path, size_t len, char *why, size_t why_len)
 	if (!p || !*p)
 		return pdk_why(why, why_len, -EINVAL,
 			       "--ssh-agent: SSH_AUTH_SOCK is not set, so there is no ssh-agent to "
-			       "open: start one (eval \"$(ssh-agent)\" and ssh-add) before paddock, "
-			       "or drop --ssh-agent");
+			       "open: start one (eval \"$(ssh-agent)\" and ssh-add) before "
+			       "paddock, or drop --ssh-agent");
 	if (p[0] != '/' || strlen(p) >= len)
 		return pdk_why(why, why_len, -EINVAL,
 			       "--ssh-agent: SSH_AUTH_SOCK=%s is not an absolute path: set it to "
@@ -64,8 +64,8 @@ static int docker(char *path, size_t len, char *why, size_t why_len)
 				       "address with -n instead, or unset DOCKER_HOST", host);
 		if (strlen(host + 7) >= len || !is_socket(host + 7))
 			return pdk_why(why, why_len, -EINVAL,
-				       "--docker: DOCKER_HOST=%s names no socket: start the daemon, "
-				       "or drop --docker", host);
+				       "--docker: DOCKER_HOST=%s names no socket: start the "
+				       "daemon, or drop --docker", host);
 		snprintf(path, len, "%s", host + 7);
 		return 0;
 	}
@@ -100,8 +100,8 @@ int pdk_grant_socket(enum pdk_grant g, char *path, size_t len, char *why, size_t
 
 	if (pdk_netsup_probe(sup, sizeof(sup)) < 0)
 		return pdk_why(why, why_len, -EINVAL,
-			       "%s: this kernel cannot carry paddock's connect supervisor (%s), which "
-			       "alone opens a host socket to a run: drop %s, or ask for "
+			       "%s: this kernel cannot carry paddock's connect supervisor (%s), "
+			       "which alone opens a host socket to a run: drop %s, or ask for "
 			       "--outside-sandbox", pdk_grant_flag(g), sup, pdk_grant_flag(g));
 #endif
 	return 0;
@@ -119,7 +119,8 @@ int pdk_grant_gpu(char ***ret, size_t *n, char *why, size_t why_len)
 
 		if (!(copy = strdup(list)))
 			return -ENOMEM;
-		for (char *p = strtok_r(copy, ":", &save); p && r == 0; p = strtok_r(NULL, ":", &save))
+		for (char *p = strtok_r(copy, ":", &save); p && r == 0;
+		     p = strtok_r(NULL, ":", &save))
 			if (p[0] == '/' && access(p, F_OK) == 0)
 				r = pdk_strv_append(ret, n, strdup(p));
 	} else {

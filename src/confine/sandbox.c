@@ -1196,7 +1196,8 @@ static int grant_env(struct pdk_sandbox *sb)
 		const char *name = !strcmp(sb->unix_from[i], "--ssh-agent") ? "SSH_AUTH_SOCK="
 				   : !strcmp(sb->unix_from[i], "--docker")  ? "DOCKER_HOST=unix://"
 									    : NULL;
-		_cleanup_free_ char *v = name ? pdk_asprintf("%s%s", name, sb->unix_paths[i]) : NULL;
+		_cleanup_free_ char *v =
+		    name ? pdk_asprintf("%s%s", name, sb->unix_paths[i]) : NULL;
 		const char *env[] = {v, NULL};
 		int r;
 

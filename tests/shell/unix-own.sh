@@ -311,6 +311,10 @@ if command -v ssh-agent >/dev/null && command -v ssh-keygen >/dev/null &&
 		check "$b: --print-profile names the agent's socket" \
 			has_line "network: unix socket $T/agent.sock (--ssh-agent)"
 	done
+	echo '{"argv": ["ssh-add", "-l"], "sshAgent": true}' > "$T/req.json"
+	pcall run --yes --request "$T/req.json"
+	check "a request (run_command's arguments) with sshAgent: true reaches the agent" \
+		jq_ok "'pdk-own-key' in d['stdout'] and d['network']['unix_sockets'] == ['$T/agent.sock']"
 	SSH_AUTH_SOCK= pcall run --ssh-agent --yes -- true
 	check "--ssh-agent without SSH_AUTH_SOCK: one line, exit 125" \
 		sh -c "[ $rc -eq 125 ] && grep -q 'SSH_AUTH_SOCK is not set' '$T/err'" 
