@@ -7,9 +7,10 @@ cd "$(dirname "$0")/.."
 PACKAGES="build-essential autoconf automake pkg-config libpcre2-dev
 libseccomp-dev check bubblewrap mandoc trash-cli tmux python3 iproute2 util-linux
 procps git sudo valgrind file clang clang-tools libclang-rt-dev python3-jsonschema
-python3-pytest python3-venv pre-commit"
+python3-pytest python3-venv pre-commit redis-server redis-tools openssh-client"
 # python3-pytest and python3-venv run the Python project of tests/field; pre-commit is
-# the hook manager tests/shell/git-hooks.sh installs hooks with.
+# the hook manager tests/shell/git-hooks.sh installs hooks with; redis-server,
+# redis-tools and openssh-client (ssh-agent) are the real programs of tests/shell/unix-own.sh.
 # Node.js runs the MCP client test and the Node project of tests/field, npm
 # brings it and the macOS cross-compiler (scripts/cross-macos.sh). A Node.js
 # that is there already (with its own npm) is used as it is: Debian's npm

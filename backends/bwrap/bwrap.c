@@ -67,10 +67,13 @@ struct bwrap_state {
 	 * "signal N" on reap_wr. NULL when it is not found: 128+N it is. */
 	char *reaper;
 	int reap_rd, reap_wr;
-	/* allowUnixSockets: paddock's connect supervisor takes every connect()
-	 * (connect_bpf, loaded before bwrap executes, under bwrap's own
-	 * program), so that a unix socket reaches the configured paths only.
-	 * The paths and descriptors are the policy's. */
+	/* Unix sockets: paddock's connect supervisor takes every call that
+	 * names an address (connect_bpf, loaded before bwrap executes, under
+	 * bwrap's own program), so that a unix socket reaches the run's own
+	 * sockets and allowUnixSockets only. The paths, descriptors and roots
+	 * are the policy's. */
+	const char *const *roots;
+	size_t n_roots;
 	const char *const *unix_paths;
 	const int *unix_fds;
 	size_t n_unix;
@@ -178,6 +181,26 @@ static int bind_fd(struct bwrap_state *s, int fd, const char *dest, bool ro)
 		return push3(s, "--ro-bind", "/dev/null", dest);
 	snprintf(fdbuf, sizeof(fdbuf), "%d", fd);
 	return push3(s, ro ? "--ro-bind-fd" : "--bind-fd", fdbuf, dest);
+}
+
+/* A device node (or a directory of them) bound as it is, by path: bwrap has no
+ * --dev-bind-fd, and /dev is the system's. */
+static int bind_dev(struct bwrap_state *s, const char *path)
+{
+	if (s->n_binds == s->cap_binds) {
+		size_t cap = s->cap_binds ? s->cap_binds * 2 : 16;
+		struct pdk_bwrap_bind *v = realloc(s->binds, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->binds = v;
+		s->cap_binds = cap;
+	}
+	s->binds[s->n_binds] = (struct pdk_bwrap_bind){strdup(path), -1, false};
+	if (!s->binds[s->n_binds].dest)
+		return -ENOMEM;
+	s->n_binds++;
+	return push3(s, "--dev-bind", path, path);
 }
 
 /* A protected path inside a root: re-bound read-only when it exists, by a
@@ -386,6 +409,11 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 	 * namespace, after the roots so a root of / or /dev cannot undo them. */
 	if ((r = push2(s, "--dev", "/dev")) < 0 || (r = push2(s, "--proc", "/proc")) < 0)
 		return r;
+	/* --gpu: the device nodes, as they are, over the private /dev; noted
+	 * as writable binds, which the check of bwrap's mounts expects. */
+	for (size_t i = 0; i < policy->n_devices; i++)
+		if ((r = bind_dev(s, policy->devices[i])) < 0)
+			return r;
 	if ((r = push(s, "--unshare-all")) < 0)
 		return r;
 	if (policy->network && (r = push(s, "--share-net")) < 0)
@@ -447,12 +475,13 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	s->unix_paths = policy->unix_paths;
 	s->unix_fds = policy->unix_fds;
 	s->n_unix = policy->n_unix;
-	if (s->n_unix)
-		s->unix_supervised =
-		    pdk_netsup_probe(s->unsupervised_why, sizeof(s->unsupervised_why)) == 0;
+	s->roots = policy->roots;
+	s->n_roots = policy->n_roots;
+	s->unix_supervised =
+	    pdk_netsup_probe(s->unsupervised_why, sizeof(s->unsupervised_why)) == 0;
 	r = 0;
 	if (s->unix_supervised)
-		r = pdk_seccomp_compile(PDK_SECCOMP_CONNECT_NOTIFY, &s->connect_bpf);
+		r = pdk_seccomp_compile(PDK_SECCOMP_UNIX_NOTIFY, &s->connect_bpf);
 	/* Off: bwrap's private network namespace, with nothing but its own
 	 * loopback, lets inet sockets be made there. */
 	if (r == 0)
@@ -573,7 +602,11 @@ static int bwrap_enter(void *state)
 	if (s->proxy_fd >= 0 && fcntl(s->proxy_fd, F_SETFD, 0) < 0)
 		return -errno;
 	/* bwrap sets no_new_privs itself before it loads its program; this
-	 * one comes first, with a listener paddock takes. */
+	 * one comes first, with a listener paddock takes. The main program
+	 * lets unix sockets be made on the supervisor's word: without one
+	 * started for this child, nothing is run. */
+	if (s->unix_supervised && !s->sup)
+		return -ECHILD;
 	if (s->sup) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 			return -errno;
@@ -582,7 +615,7 @@ static int bwrap_enter(void *state)
 	return 0;
 }
 
-/* Parent side: the supervisor of allowUnixSockets, made before the fork. */
+/* Parent side: the supervisor of unix sockets, made before the fork. */
 static int bwrap_before_fork(void *state)
 {
 	struct bwrap_state *s = state;
@@ -595,7 +628,8 @@ static int bwrap_before_fork(void *state)
 	if ((r = pdk_netsup_new(&s->sup)) < 0)
 		return r;
 	pdk_netsup_pass_others(s->sup);
-	if ((r = pdk_netsup_allow_unix(s->sup, s->unix_paths, s->unix_fds, s->n_unix)) < 0)
+	if ((r = pdk_netsup_allow_unix(s->sup, s->unix_paths, s->unix_fds, s->n_unix)) < 0 ||
+	    (r = pdk_netsup_allow_bind(s->sup, s->roots, s->n_roots)) < 0)
 		return r;
 	return 1;
 }
@@ -837,13 +871,17 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 		fprintf(out, "# domains: %s __proxy-listen listens on that loopback and hands the "
 			     "socket to paddock's proxy over fd %d, then executes the command\n",
 			s->self, s->proxy_fd);
-	if (s->n_unix && s->unix_supervised)
-		fprintf(out, "# unix sockets: paddock's connect supervisor takes every connect() "
-			     "(a program loaded before bwrap's), connects a unix socket to the %zu "
-			     "path%s of allowUnixSockets only, to the socket it opened before the "
-			     "run, and refuses every other path and abstract name with EACCES\n",
-			s->n_unix, s->n_unix > 1 ? "s" : "");
-	else if (s->n_unix)
+	if (s->unix_supervised)
+		fprintf(out, "# unix sockets of every type: paddock's connect supervisor takes "
+			     "connect(), bind() and addressed sends (a program loaded before "
+			     "bwrap's); it binds a path beneath the writable roots only and notes "
+			     "the socket file; a unix address reaches a socket the run bound (by "
+			     "path, by device and inode; abstract, by name in the run's network "
+			     "namespace), or one of the %zu path%s granted (allowUnixSockets, "
+			     "--ssh-agent, --docker), through paddock's descriptor of it; every "
+			     "other path and abstract name: EACCES\n",
+			s->n_unix, s->n_unix == 1 ? "" : "s");
+	else
 		fprintf(out, "# unix sockets stay closed, allowUnixSockets too: no connect "
 			     "supervisor here (%s)\n", s->unsupervised_why);
 	return pdk_seccomp_describe(bwrap_net(s), out);
@@ -852,6 +890,7 @@ static int bwrap_describe(void *state, char *const *argv, FILE *out)
 const struct pdk_backend pdk_backend_bwrap = {
     .name = "bwrap",
     .enforces_protect = true,
+    .devices = true,
     .private_network = true,
     /* Not while bwrap waits on --block-fd: paddock's death is an end of
      * file there, which bwrap takes for "go", before its sandbox is tied

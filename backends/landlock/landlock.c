@@ -105,9 +105,11 @@ struct ll_state {
 	 * the command's proxy variables (NULL without it). */
 	unsigned proxy_port;
 	char **env;
-	/* allowUnixSockets (borrowed from the policy): with the network on,
-	 * the supervisor takes connect() alone, through connect_bpf, stacked
-	 * on the main program. */
+	/* allowUnixSockets and the writable roots (borrowed from the policy):
+	 * with the network on, the supervisor takes the calls that name a unix
+	 * address alone, through connect_bpf, stacked on the main program. */
+	const char *const *roots;
+	size_t n_roots;
 	const char *const *unix_paths;
 	const int *unix_fds;
 	size_t n_unix;
@@ -236,8 +238,9 @@ static enum pdk_seccomp_net seccomp_net(const struct ll_state *st)
 				   : st->supervised ? PDK_SECCOMP_NET_SUPERVISED
 						    : PDK_SECCOMP_NET_OFF;
 
-	/* Unix sockets only where the supervisor sees their connect(). */
-	return st->n_unix && st->supervised ? pdk_seccomp_with_unix(net) : net;
+	/* Unix sockets only where the supervisor sees the calls that name
+	 * their address. */
+	return st->supervised ? pdk_seccomp_with_unix(net) : net;
 }
 
 static void statep_release(struct ll_state **st)
@@ -322,25 +325,31 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 		if (r < 0)
 			return r;
 	}
+	/* --gpu: writes and device ioctls on the nodes (beneath, for /dev/dri),
+	 * nothing made or removed there. */
+	for (size_t i = 0; i < policy->n_devices; i++)
+		if ((r = add_rule(st, policy->devices[i], FS_FILE_RIGHTS, true)) < 0)
+			return r;
 
 	snprintf(st->uid_map, sizeof(st->uid_map), "%u %u 1\n", (unsigned)getuid(),
 		 (unsigned)getuid());
 	snprintf(st->gid_map, sizeof(st->gid_map), "%u %u 1\n", (unsigned)getgid(),
 		 (unsigned)getgid());
-	if (!policy->network || policy->n_unix)
-		st->supervised = pdk_netsup_probe(st->unsupervised_why,
-						  sizeof(st->unsupervised_why)) == 0;
+	st->supervised = pdk_netsup_probe(st->unsupervised_why,
+					  sizeof(st->unsupervised_why)) == 0;
 	if (st->supervised && policy->n_domains && !policy->network &&
 	    (r = host_proxy(st, policy)) < 0)
 		return r;
 	st->unix_paths = policy->unix_paths;
 	st->unix_fds = policy->unix_fds;
 	st->n_unix = policy->n_unix;
+	st->roots = policy->roots;
+	st->n_roots = policy->n_roots;
 	r = pdk_seccomp_compile(seccomp_net(st), &st->bpf);
 	if (r < 0)
 		return r;
-	if (st->network && st->supervised && st->n_unix &&
-	    (r = pdk_seccomp_compile(PDK_SECCOMP_CONNECT_NOTIFY, &st->connect_bpf)) < 0)
+	if (st->network && st->supervised &&
+	    (r = pdk_seccomp_compile(PDK_SECCOMP_UNIX_NOTIFY, &st->connect_bpf)) < 0)
 		return r;
 	*ret_state = steal_pointer(&st);
 	return 0;
@@ -456,6 +465,10 @@ static int landlock_enter(void *p)
 	if (syscall(__NR_landlock_restrict_self, st->ruleset_fd, 0) < 0)
 		return -errno;
 	close(st->ruleset_fd);
+	/* The program lets unix sockets be made on the supervisor's word:
+	 * without one started for this child, nothing is run. */
+	if (st->supervised && !st->sup)
+		return -ECHILD;
 	/* The supervisor's program first: the main one refuses a listener. */
 	if (st->sup && st->connect_bpf.len) {
 		if ((r = pdk_netsup_child(st->sup, st->connect_bpf.filter, st->connect_bpf.len)) < 0)
@@ -474,7 +487,7 @@ static int landlock_before_fork(void *p)
 	int r;
 
 	/* With the network on, the supervisor is there for unix sockets only. */
-	if (!st->supervised || (st->network && !st->n_unix))
+	if (!st->supervised)
 		return 0;
 	pdk_netsup_free(st->sup);
 	st->sup = NULL;
@@ -484,7 +497,8 @@ static int landlock_before_fork(void *p)
 		pdk_netsup_allow_proxy(st->sup, st->proxy_port);
 	if (st->network)
 		pdk_netsup_pass_others(st->sup);
-	if ((r = pdk_netsup_allow_unix(st->sup, st->unix_paths, st->unix_fds, st->n_unix)) < 0)
+	if ((r = pdk_netsup_allow_unix(st->sup, st->unix_paths, st->unix_fds, st->n_unix)) < 0 ||
+	    (r = pdk_netsup_allow_bind(st->sup, st->roots, st->n_roots)) < 0)
 		return r;
 	return 1;
 }
@@ -560,12 +574,16 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 	else if (!st->network)
 		fprintf(out, "landlock: network off: no loopback either (no connect supervisor "
 			     "here: %s)\n", st->unsupervised_why);
-	if (st->n_unix && st->supervised)
-		fprintf(out, "landlock: unix sockets: the supervisor performs connect() to the %zu "
-			     "path%s of allowUnixSockets only, to the socket it opened before the "
-			     "run; every other path and abstract name: EACCES\n",
-			st->n_unix, st->n_unix > 1 ? "s" : "");
-	else if (st->n_unix)
+	if (st->supervised)
+		fprintf(out, "landlock: unix sockets of every type: the supervisor binds a "
+			     "path beneath the writable roots only and notes the socket file; "
+			     "connect() and an addressed send reach a socket the run bound (by "
+			     "path, by device and inode; abstract, by name and socket while it is "
+			     "bound), or one of the %zu path%s granted (allowUnixSockets, "
+			     "--ssh-agent, --docker), through paddock's descriptor of it; every "
+			     "other path and abstract name: EACCES\n",
+			st->n_unix, st->n_unix == 1 ? "" : "s");
+	else
 		fprintf(out, "landlock: unix sockets stay closed, allowUnixSockets too: no connect "
 			     "supervisor here (%s)\n", st->unsupervised_why);
 	if (st->attr.scoped & LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET)
@@ -601,6 +619,7 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 
 const struct pdk_backend pdk_backend_landlock = {
 	.name = "landlock",
+	.devices = true,
 	.probe = landlock_probe,
 	/* With the connect supervisor: without it env() gives nothing, and
 	 * the domains mode is off. */

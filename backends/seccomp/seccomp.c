@@ -46,9 +46,8 @@ enum when {
 	INET_ONLY,
 	SUPERVISED,
 	PERSONA,
-	NO_UNIX,        /* unix sockets not allowed (no allowUnixSockets) */
-	UNIX_ONLY,      /* unix sockets allowed: the *_UNIX modes */
-	CONNECT_ONLY,   /* the CONNECT_NOTIFY program */
+	NO_UNIX,        /* unix sockets not allowed (no supervisor) */
+	UNIX_NOTIFY_ONLY, /* the UNIX_NOTIFY program */
 	NO_LISTENER,    /* wherever a supervisor listens */
 };
 
@@ -167,11 +166,12 @@ static const struct rule rules[] = {
     {.syscall = "lremovexattr", .err = EOPNOTSUPP, .why = "xattr removal"},
     {.syscall = "fremovexattr", .err = EOPNOTSUPP, .why = "xattr removal"},
     {.syscall = "removexattrat", .err = EOPNOTSUPP, .why = "xattr removal", .nr = 466},
-    /* Unix sockets, in every mode: a path or an abstract name reaches a
-     * service of the host (Docker, an ssh-agent, tmux, the session bus), and
-     * a filter cannot read the address connect(), sendto() or sendmsg() is
-     * given. Only unnamed socketpair()s of streams and sequenced packets
-     * are made: connected at birth, they ignore an address. */
+    /* Unix sockets where no supervisor sees their calls (an old kernel): a
+     * path or an abstract name reaches a service of the host (Docker, an
+     * ssh-agent, tmux, the session bus), and a filter cannot read the
+     * address connect(), sendto() or sendmsg() is given. Only unnamed
+     * socketpair()s of streams and sequenced packets are made then:
+     * connected at birth, they ignore an address. */
     {.syscall = "socket",
      .err = EPERM,
      .when = NO_UNIX,
@@ -179,34 +179,44 @@ static const struct rule rules[] = {
      .arg = {DOMAIN_IS(AF_UNIX)},
      .why = "unix sockets (a path or abstract name could reach a service of the host); "
 	    "socketpair() stays usable"},
-    /* allowUnixSockets: streams and sequenced packets, whose connect() the
-     * supervisor performs to a configured path only; a datagram socket
-     * could address any socket in each send. */
-    {.syscall = "socket",
-     .err = EPERM,
-     .when = UNIX_ONLY,
-     .n_args = 2,
-     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
-     .why = "unix datagram sockets (each send could address any socket)"},
-    {.syscall = "socket",
-     .err = EPERM,
-     .when = UNIX_ONLY,
-     .n_args = 2,
-     .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
-     .why = "unix raw sockets (datagrams)"},
+    /* With a supervisor (the *_UNIX modes) every unix socket is made: the
+     * calls that name an address go to it (UNIX_NOTIFY, stacked, or the
+     * supervised program), and it lets a path or an abstract name reach only
+     * a socket this run bound, or one of allowUnixSockets. */
     {.syscall = "connect",
-     .when = CONNECT_ONLY,
+     .when = UNIX_NOTIFY_ONLY,
      .notify = true,
-     .why = "a unix socket only to a configured path (allowUnixSockets); others as given"},
+     .why = "a unix socket only to one the run bound or allowUnixSockets names; others "
+	    "as given"},
+    {.syscall = "bind",
+     .when = UNIX_NOTIFY_ONLY,
+     .notify = true,
+     .why = "a unix path inside the writable roots, noted as the run's; others as given"},
+    {.syscall = "sendto",
+     .when = UNIX_NOTIFY_ONLY,
+     .notify = true,
+     .n_args = 1,
+     .arg = {ARG(4, SCMP_CMP_NE, 0, 0)},
+     .why = "with an address: a unix datagram as connect(); others as given"},
+    {.syscall = "sendmsg",
+     .when = UNIX_NOTIFY_ONLY,
+     .notify = true,
+     .why = "its address is in memory: checked as sendto()"},
+    {.syscall = "sendmmsg",
+     .when = UNIX_NOTIFY_ONLY,
+     .notify = true,
+     .why = "each message as sendmsg()"},
     /* A datagram pair's end can still sendmsg() to an address; SOCK_RAW
      * is a datagram socket for AF_UNIX. */
     {.syscall = "socketpair",
      .err = EPERM,
+     .when = NO_UNIX,
      .n_args = 2,
      .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM)},
      .why = "unix datagram socketpairs (an end can still sendmsg() to an address)"},
     {.syscall = "socketpair",
      .err = EPERM,
+     .when = NO_UNIX,
      .n_args = 2,
      .arg = {DOMAIN_IS(AF_UNIX), ARG(1, SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW)},
      .why = "unix raw socketpairs"},
@@ -320,16 +330,15 @@ static bool applies(const struct rule *r, enum pdk_seccomp_net net)
 	bool unix_ok;
 
 	/* The stacked program holds its own rules and no other. */
-	if (net == PDK_SECCOMP_CONNECT_NOTIFY)
-		return r->when == CONNECT_ONLY || r->when == NO_LISTENER;
+	if (net == PDK_SECCOMP_UNIX_NOTIFY)
+		return r->when == UNIX_NOTIFY_ONLY || r->when == NO_LISTENER;
 	net = base(net, &unix_ok);
 	switch (r->when) {
 	case NET_OFF: return net == PDK_SECCOMP_NET_OFF;
 	case INET_ONLY: return net == PDK_SECCOMP_NET_PRIVATE || net == PDK_SECCOMP_NET_SUPERVISED;
 	case SUPERVISED: return net == PDK_SECCOMP_NET_SUPERVISED;
 	case NO_UNIX: return !unix_ok;
-	case UNIX_ONLY: return unix_ok;
-	case CONNECT_ONLY: return false;
+	case UNIX_NOTIFY_ONLY: return false;
 	case NO_LISTENER: return net == PDK_SECCOMP_NET_SUPERVISED || unix_ok;
 	default: return true;
 	}

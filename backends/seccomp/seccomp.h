@@ -16,16 +16,18 @@ enum pdk_seccomp_net {
 	/* inet with paddock's connect supervisor: connect, bind, listen and
 	 * addressed sends go to seccomp user notification (src/net/supervise.c) */
 	PDK_SECCOMP_NET_SUPERVISED = 3,
-	/* The same three with unix stream and sequenced-packet sockets allowed
-	 * (commandPolicy.sandbox.allowUnixSockets): their connect() goes to
-	 * the supervisor, which lets only the configured paths through. */
+	/* The same three with unix sockets of every type: their calls that
+	 * name an address go to the supervisor, which lets a path or an
+	 * abstract name reach only a socket the run bound, or a path of
+	 * commandPolicy.sandbox.allowUnixSockets. */
 	PDK_SECCOMP_NET_FULL_UNIX = 4,
 	PDK_SECCOMP_NET_PRIVATE_UNIX = 5,
 	PDK_SECCOMP_NET_SUPERVISED_UNIX = 6,
-	/* Not a whole filter: connect() to user notification and nothing else
-	 * (and no listener of the command's own), stacked on FULL_UNIX or
-	 * PRIVATE_UNIX so that the supervisor sees every connect(). */
-	PDK_SECCOMP_CONNECT_NOTIFY = 7,
+	/* Not a whole filter: connect(), bind(), addressed sendto(), sendmsg()
+	 * and sendmmsg() to user notification and nothing else (and no
+	 * listener of the command's own), stacked on FULL_UNIX or PRIVATE_UNIX
+	 * so that the supervisor sees every call that names a unix address. */
+	PDK_SECCOMP_UNIX_NOTIFY = 7,
 	PDK_SECCOMP_NET_MODES
 };
 

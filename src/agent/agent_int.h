@@ -46,7 +46,13 @@
 	"one call run unconfined; only when confinement is what stops it\"},"                     \
 	"\"allowGitHooks\":{\"type\":\"boolean\",\"description\":\"Ask the person to let this "   \
 	"call install git hooks (.git/hooks, core.hooksPath), as a hook manager's install step "  \
-	"does; they run later outside the sandbox\"}},"                                          \
+	"does; they run later outside the sandbox\"},"                                           \
+	"\"sshAgent\":{\"type\":\"boolean\",\"description\":\"Ask the person to let this call "   \
+	"reach their ssh-agent (git push over SSH, ssh-add -l); the key files stay unreadable\"}," \
+	"\"docker\":{\"type\":\"boolean\",\"description\":\"Ask the person to let this call "     \
+	"reach the Docker or Podman socket, which gives it the host's root\"},"                  \
+	"\"gpu\":{\"type\":\"boolean\",\"description\":\"Ask the person to let this call use "     \
+	"the GPU's device nodes (/dev/nvidia*, /dev/dri, /dev/kfd)\"}},"                          \
 	"\"required\":[\"argv\"],\"additionalProperties\":false}},"                              \
 	"{\"name\":\"recall_output\",\"title\":\"Read held-back output\","                         \
 	"\"description\":\"Read more of a command's output that a run_command result held back, "\

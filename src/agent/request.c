@@ -104,6 +104,12 @@ static int fill_run(const cJSON *args, const cJSON *argv, struct pdk_request *re
 		req->outside_sandbox = true;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "allowGitHooks")))
 		req->allow_git_hooks = true;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "sshAgent")))
+		req->ssh_agent = true;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "docker")))
+		req->docker = true;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "gpu")))
+		req->gpu = true;
 	if (add_strings(cJSON_GetObjectItemCaseSensitive(args, "allowDomains"), &req->domains,
 			&req->n_domains) < 0 ||
 	    add_strings(cJSON_GetObjectItemCaseSensitive(args, "writePaths"), &req->writes,
@@ -162,7 +168,9 @@ int pdk_agent_run_request(const cJSON *args, struct pdk_request *req, char *why,
 				return bad(why, why_len, "'%s' must be a non-empty string (a "
 							 "directory)",
 					   k);
-		} else if (strcmp(k, "outsideSandbox") == 0 || strcmp(k, "allowGitHooks") == 0) {
+		} else if (strcmp(k, "outsideSandbox") == 0 || strcmp(k, "allowGitHooks") == 0 ||
+			   strcmp(k, "sshAgent") == 0 || strcmp(k, "docker") == 0 ||
+			   strcmp(k, "gpu") == 0) {
 			if (!cJSON_IsBool(it))
 				return bad(why, why_len, "'%s' must be true or false", k);
 		} else {

@@ -2,6 +2,7 @@
  * options, the configuration, the session's directory, the decision and the gate. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,10 @@
 #include <unistd.h>
 
 #include "cli_call.h"
+#include "confine/grants.h"
 #include "core/fmt.h"
 #include "core/path.h"
+#include "core/strv.h"
 #include "gate/session.h"
 #include "output/store.h"
 #include "core/util.h"
@@ -103,6 +106,39 @@ char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg)
 	return dir;
 }
 
+/* Whether the call's grant is asked for, by the call itself or the configuration. */
+static bool granted(const struct pdk_cli_call *c, enum pdk_grant g, bool *by_call)
+{
+	*by_call = g == PDK_GRANT_SSH_AGENT ? c->o.ssh_agent : c->o.docker;
+	bool by_cfg = g == PDK_GRANT_SSH_AGENT ? c->cfg.allow_ssh_agent : c->cfg.allow_docker;
+
+	return !c->o.no_sandbox && (*by_call || by_cfg);
+}
+
+/* A grant whose socket is not there, or that this host cannot give: bad input. */
+static int grants_check(struct pdk_cli_call *c, const char *verb)
+{
+	char path[PATH_MAX], why[512];
+	bool by_call;
+
+	for (int g = 0; g < PDK_GRANT_N; g++)
+		if (granted(c, g, &by_call) && pdk_grant_socket(g, path, sizeof(path), why,
+								sizeof(why)) < 0) {
+			snprintf(c->why, sizeof(c->why), "%s: %s", verb, why);
+			return -EINVAL;
+		}
+	if (!c->o.no_sandbox && (c->o.gpu || c->cfg.allow_gpu)) {
+		_cleanup_strv_ char **dev = NULL;
+		size_t n = 0;
+
+		if (pdk_grant_gpu(&dev, &n, why, sizeof(why)) < 0) {
+			snprintf(c->why, sizeof(c->why), "%s: %s", verb, why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 void pdk_cli_config_done(const struct pdk_cli_face *face, struct pdk_config *cfg)
 {
 	if (!face || !face->config)
@@ -140,6 +176,8 @@ int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, struct pdk_reque
 				    sizeof(c->why)) < 0)
 		return -EINVAL;
 	pdk_request_apply_config(&c->o, &c->cfg);
+	if (grants_check(c, verb) < 0)
+		return -EINVAL;
 	if (pdk_session_name(&c->session) < 0) {
 		snprintf(c->why, sizeof(c->why),
 			 "%s: PADDOCK_SESSION must be 1 to 64 of A-Z a-z 0-9 . _ -; "
@@ -286,6 +324,12 @@ static char *config_widenings(const struct pdk_config *cfg)
 		SAY("reaches the local address %s", cfg->allow_local_addresses.v[i]);
 	if (cfg->allow_outside_sandbox)
 		SAY("allows runs outside the sandbox");
+	if (cfg->allow_ssh_agent)
+		SAY("reaches your ssh-agent (allowSshAgent)");
+	if (cfg->allow_docker)
+		SAY("reaches the container engine's socket, the host's root (allowDocker)");
+	if (cfg->allow_gpu)
+		SAY("opens the GPU's device nodes (allowGpu)");
 	if (cfg->approval_mode == PDK_APPROVAL_ALLOW)
 		SAY("approves every question (approval.mode allow)");
 	if (cfg->approval_mode == PDK_APPROVAL_COMMAND)
@@ -348,6 +392,37 @@ static int widenings(struct pdk_cli_call *c)
 	 * remembered, and remembered for this widening only. */
 	if (r == 0 && c->o.allow_git_hooks && !c->o.no_sandbox)
 		r = pdk_strv_push(&c->widen, PDK_WIDEN_GIT_HOOKS);
+	/* A host socket the call asks for, with its path. */
+	for (int g = 0; r == 0 && g < PDK_GRANT_N; g++) {
+		char path[PATH_MAX], why[512];
+		bool by_call;
+
+		if (!granted(c, g, &by_call) || !by_call)
+			continue;
+		if (pdk_grant_socket(g, path, sizeof(path), why, sizeof(why)) < 0)
+			return -EINVAL; /* checked when the call was read */
+		_cleanup_free_ char *w = pdk_grant_question(g, path);
+		r = w ? pdk_strv_push(&c->widen, w) : -ENOMEM;
+	}
+	if (r == 0 && c->o.gpu && !c->o.no_sandbox) {
+		_cleanup_strv_ char **dev = NULL;
+		_cleanup_free_ char *list = NULL, *w = NULL;
+		char why[512];
+		size_t n = 0;
+
+		if (pdk_grant_gpu(&dev, &n, why, sizeof(why)) < 0)
+			return -EINVAL; /* checked when the call was read */
+		for (size_t i = 0; i < n; i++) {
+			char *l = pdk_asprintf("%s%s%s", list ? list : "", i ? ", " : "", dev[i]);
+
+			free(list);
+			if (!(list = l))
+				return -ENOMEM;
+		}
+		if (!(w = pdk_asprintf("opens the GPU's device nodes %s (--gpu)", list)))
+			return -ENOMEM;
+		r = pdk_strv_push(&c->widen, w);
+	}
 	/* Turning the sandbox off is the person's call: asked, unless their
 	 * configuration turned it off already. */
 	if (r == 0 && c->o.no_sandbox_asked && c->cfg.sandbox_enabled)

@@ -21,6 +21,8 @@
 #include <sys/xattr.h>
 #endif
 
+#include "confine/grants.h"
+#include "core/strv.h"
 #include "confine/backend.h"
 #ifdef __linux__
 #include "net/supervise.h"
@@ -191,7 +193,17 @@ static int landlock_metadata(const struct pdk_backend *b, struct meta_result *re
 	r = b->prepare ? b->prepare(&policy, &state) : -ENOTSUP;
 	if (r < 0 || pipe(p) < 0)
 		goto release;
+	/* As the runner does: the connect supervisor, made before the fork. */
+	int handover = b->before_fork ? b->before_fork(state) : 0;
+	if (handover < 0) {
+		r = handover;
+		close(p[0]);
+		close(p[1]);
+		goto release;
+	}
 	pid = fork();
+	if (pid > 0 && handover > 0 && b->forked && b->forked(state, pid) < 0)
+		kill(pid, SIGKILL);
 	if (pid == 0) {
 		struct meta_result m = {-1, -1, -1, -1, -1};
 		struct timespec ts[2] = {{0, 0}, {0, 0}};
@@ -315,6 +327,26 @@ static cJSON *host_facts(void)
 		if (how != PDK_PROCS_CGROUP)
 			cJSON_AddStringToObject(o, "why", pwhy ? pwhy : "");
 	}
+	{
+		/* What each grant would open here: the path, or why none. */
+		char path[PATH_MAX], gwhy[512];
+		_cleanup_strv_ char **dev = NULL;
+		size_t n = 0;
+
+		o = cJSON_AddObjectToObject(d, "grants");
+		for (int g = 0; g < PDK_GRANT_N; g++)
+			cJSON_AddStringToObject(o, pdk_grant_flag(g) + 2,
+						pdk_grant_socket(g, path, sizeof(path), gwhy,
+								 sizeof(gwhy)) == 0 ? path : gwhy);
+		if (pdk_grant_gpu(&dev, &n, gwhy, sizeof(gwhy)) == 0) {
+			cJSON *a = cJSON_AddArrayToObject(o, "gpu");
+
+			for (size_t i = 0; i < n; i++)
+				add_str(a, dev[i]);
+		} else {
+			cJSON_AddStringToObject(o, "gpu", gwhy);
+		}
+	}
 	return d;
 }
 
@@ -336,10 +368,12 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 		char swhy[128];
 
 		unix_ = pdk_netsup_probe(swhy, sizeof(swhy)) == 0
-			    ? "closed but for the paths of allowUnixSockets, whose connect() the "
-			      "connect supervisor performs to the socket opened at the start (a "
-			      "program loaded before bwrap's)"
-			    : "closed, allowUnixSockets too (no connect supervisor here)";
+			    ? "the run's own work, every type; the host's closed but for the "
+			      "paths of allowUnixSockets (and --ssh-agent, --docker), whose "
+			      "connect() the connect supervisor performs to the socket opened at "
+			      "the start (a program loaded before bwrap's)"
+			    : "closed, the run's own and allowUnixSockets too (no connect "
+			      "supervisor here)";
 #endif
 	} else if (!strcmp(b->name, "landlock")) {
 #ifdef __linux__
@@ -348,8 +382,10 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 		    cJSON_GetObjectItem(cJSON_GetObjectItem(facts, "landlock"), "abi"));
 
 		if (pdk_netsup_probe(swhy, sizeof(swhy)) == 0) {
-			unix_ = "closed but for the paths of allowUnixSockets, whose connect() the "
-				"connect supervisor performs to the socket opened at the start";
+			unix_ = "the run's own work, every type; the host's closed but for the "
+				"paths of allowUnixSockets (and --ssh-agent, --docker), whose "
+				"connect() the connect supervisor performs to the socket opened at "
+				"the start";
 			snprintf(off, sizeof(off),
 				 "loopback among the run's own processes through the connect "
 				 "supervisor (%s)%s; no host service, no other address",
@@ -365,8 +401,9 @@ static void network_modes(const struct pdk_backend *b, cJSON *facts, cJSON *o)
 				  "proxy): the network is off";
 		}
 		on = abi >= 6 ? "the host's network; the host's unix sockets stay closed "
-				"(seccomp, and Landlock's scope for abstract ones)"
-			      : "the host's network; the host's unix sockets stay closed (seccomp)";
+				"(the connect supervisor, and Landlock's scope for abstract ones)"
+			      : "the host's network; the host's unix sockets stay closed (the "
+				"connect supervisor, or seccomp without one)";
 #endif
 	} else if (!strcmp(b->name, "seatbelt")) {
 		snprintf(off, sizeof(off), "loopback, the host's included (Seatbelt filters "
@@ -503,6 +540,25 @@ static void print_text(cJSON *d)
 {
 	cJSON *o, *it;
 
+	if ((o = cJSON_GetObjectItem(d, "grants"))) {
+		cJSON_ArrayForEach(it, o)
+		{
+			cJSON *e;
+
+			/* A path or the nodes; else why not, which names the option. */
+			if (cJSON_IsString(it) && it->valuestring[0] != '/') {
+				printf("%s\n", it->valuestring);
+				continue;
+			}
+			printf("--%s would open:", it->string);
+			if (cJSON_IsString(it))
+				printf(" %s", it->valuestring);
+			else
+				cJSON_ArrayForEach(e, it)
+					printf(" %s", e->valuestring);
+			printf("\n");
+		}
+	}
 	o = cJSON_GetObjectItem(d, "bwrap");
 	if (cJSON_GetStringValue(cJSON_GetObjectItem(o, "path"))) {
 		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, "version"));

@@ -82,6 +82,9 @@ enum {
 	OPT_OUTSIDE_SANDBOX,
 	OPT_ALLOW_DOMAIN,
 	OPT_ALLOW_GIT_HOOKS,
+	OPT_SSH_AGENT,
+	OPT_DOCKER,
+	OPT_GPU,
 };
 
 static const struct option run_options[] = {
@@ -100,6 +103,9 @@ static const struct option run_options[] = {
 	{"outside-sandbox", no_argument, NULL, OPT_OUTSIDE_SANDBOX},
 	{"allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN},
 	{"allow-git-hooks", no_argument, NULL, OPT_ALLOW_GIT_HOOKS},
+	{"ssh-agent", no_argument, NULL, OPT_SSH_AGENT},
+	{"docker", no_argument, NULL, OPT_DOCKER},
+	{"gpu", no_argument, NULL, OPT_GPU},
 	{NULL, 0, NULL, 0},
 };
 
@@ -211,6 +217,15 @@ static int parse_run(int argc, char **argv, bool program, struct pdk_request *re
 			break;
 		case OPT_ALLOW_GIT_HOOKS:
 			o.allow_git_hooks = true;
+			break;
+		case OPT_SSH_AGENT:
+			o.ssh_agent = true;
+			break;
+		case OPT_DOCKER:
+			o.docker = true;
+			break;
+		case OPT_GPU:
+			o.gpu = true;
 			break;
 		case OPT_ALLOW_DOMAIN: {
 			const char **d;

@@ -54,6 +54,9 @@ struct pdk_config {
 	struct pdk_strv allow_local_addresses; /* .allowLocalAddresses: addresses and CIDR blocks
 						* of the host's own that allowed names may reach */
 	bool allow_outside_sandbox;    /* .allowOutsideSandbox (false) */
+	bool allow_ssh_agent;          /* .allowSshAgent (false): calls reach $SSH_AUTH_SOCK */
+	bool allow_docker;             /* .allowDocker (false): calls reach Docker's socket */
+	bool allow_gpu;                /* .allowGpu (false): calls open the GPU's nodes */
 	char *backend;                 /* .backend: NULL = the first that works */
 	char *bwrap;                   /* .bwrap: absolute path of bubblewrap, NULL = built-in */
 	unsigned long max_procs;       /* .maxProcesses (0 = paddock's default) */

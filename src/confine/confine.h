@@ -30,6 +30,10 @@ struct pdk_confine {
 	const char *const *unix_paths;
 	const int *unix_fds;
 	size_t n_unix;
+	/* --gpu: device nodes (absolute; a directory for all below it) the
+	 * command may open for writing and ioctl, as the user can. */
+	const char *const *devices;
+	size_t n_devices;
 	const char *cwd;              /* where the command starts */
 	unsigned long max_procs;      /* processes the run may have at once (the runner
 				       * enforces it; backends only describe it) */
@@ -54,6 +58,8 @@ struct pdk_backend {
 	bool tree_dies_with_parent;
 	/* It keeps the protected paths read-only inside the roots. */
 	bool enforces_protect;
+	/* It opens the policy's device nodes (--gpu) to the run. */
+	bool devices;
 	/* The network off is a namespace of the run's own: loopback works
 	 * there, and the domains mode's proxy can be reached. */
 	bool private_network;

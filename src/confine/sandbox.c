@@ -19,6 +19,7 @@
 #include "core/fmt.h"
 #include "core/path.h"
 #include "sandbox.h"
+#include "grants.h"
 #include "net/proxy.h"
 #ifdef __linux__
 #include "net/supervise.h"
@@ -707,7 +708,8 @@ static int add_own_dirs(struct pdk_sandbox *sb, const struct pdk_config *cfg, si
 
 static int setup_domains(struct pdk_sandbox *sb, const struct pdk_request *req,
 			 const struct pdk_config *cfg);
-static int setup_unix(struct pdk_sandbox *sb, const struct pdk_config *cfg);
+static int setup_unix(struct pdk_sandbox *sb, const struct pdk_request *req,
+		      const struct pdk_config *cfg, char *why, size_t why_len);
 
 static int build_policy(const struct pdk_request *req, const struct pdk_config *cfg,
 			struct pdk_sandbox *sb, char *why, size_t why_len)
@@ -805,8 +807,13 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	sb->policy.network = req->network;
 	if ((r = setup_domains(sb, req, cfg)) < 0)
 		return r;
-	if ((r = setup_unix(sb, cfg)) < 0)
+	if ((r = setup_unix(sb, req, cfg, why, why_len)) < 0)
 		return r;
+	if ((req->gpu || (cfg && cfg->allow_gpu)) &&
+	    (r = pdk_grant_gpu(&sb->devices, &sb->n_devices, why, why_len)) < 0)
+		return r;
+	sb->policy.devices = (const char *const *)sb->devices;
+	sb->policy.n_devices = sb->n_devices;
 	sb->policy.cwd = req->cwd;
 	sb->policy.max_procs = cfg && cfg->max_procs ? cfg->max_procs : PDK_MAX_PROCS_DEFAULT;
 	return 0;
@@ -877,15 +884,22 @@ static bool proxy_reachable(const struct pdk_sandbox *sb)
 	       (b->proxy_on_loopback && (!b->env || (sb->state && b->env(sb->state))));
 }
 
-/* One path of allowUnixSockets, with the descriptor that reaches it. */
-static int add_unix(struct pdk_sandbox *sb, const char *path, int fd)
+/* One host socket the run may reach, with the descriptor that reaches it and
+ * what opened it. */
+static int add_unix(struct pdk_sandbox *sb, const char *path, int fd, const char *from)
 {
 	char **paths = realloc(sb->unix_paths, (sb->n_unix + 2) * sizeof(*paths));
+	const char **froms;
 	int *fds;
 
 	if (!paths)
 		return -ENOMEM;
 	sb->unix_paths = paths;
+	froms = realloc(sb->unix_from, (sb->n_unix + 1) * sizeof(*froms));
+	if (!froms)
+		return -ENOMEM;
+	sb->unix_from = froms;
+	froms[sb->n_unix] = from;
 	fds = realloc(sb->unix_fds, (sb->n_unix + 1) * sizeof(*fds));
 	if (!fds)
 		return -ENOMEM;
@@ -905,12 +919,30 @@ static int add_unix(struct pdk_sandbox *sb, const char *path, int fd)
  * (Seatbelt), where a socket cannot be opened, the profile names the paths
  * and the descriptor is -1.
  */
-static int setup_unix(struct pdk_sandbox *sb, const struct pdk_config *cfg)
+static int setup_unix(struct pdk_sandbox *sb, const struct pdk_request *req,
+		      const struct pdk_config *cfg, char *why, size_t why_len)
 {
+	size_t n_cfg = cfg ? cfg->allow_unix_sockets.n : 0;
+	char grant[PDK_GRANT_N][PATH_MAX];
 	int r;
 
-	for (size_t i = 0; cfg && i < cfg->allow_unix_sockets.n; i++) {
-		const char *p = cfg->allow_unix_sockets.v[i];
+	/* The named grants (--ssh-agent, --docker or their keys) after the
+	 * configured paths, each one a path here and then the same as those. */
+	for (int g = 0; g < PDK_GRANT_N; g++) {
+		bool on = g == PDK_GRANT_SSH_AGENT
+				  ? req->ssh_agent || (cfg && cfg->allow_ssh_agent)
+				  : req->docker || (cfg && cfg->allow_docker);
+
+		grant[g][0] = '\0';
+		if (on && (r = pdk_grant_socket(g, grant[g], sizeof(grant[g]), why, why_len)) < 0)
+			return r;
+	}
+	for (size_t i = 0; i < n_cfg + PDK_GRANT_N; i++) {
+		const char *p = i < n_cfg ? cfg->allow_unix_sockets.v[i] : grant[i - n_cfg];
+		const char *from = i < n_cfg ? "allowUnixSockets" : pdk_grant_flag(i - n_cfg);
+
+		if (!*p)
+			continue;
 		_cleanup_free_ char *real = NULL;
 		struct stat st;
 #ifdef __linux__
@@ -928,7 +960,7 @@ static int setup_unix(struct pdk_sandbox *sb, const struct pdk_config *cfg)
 		if (stat(p, &st) < 0 || !S_ISSOCK(st.st_mode))
 			continue;
 #endif
-		if ((r = add_unix(sb, p, fd)) < 0) {
+		if ((r = add_unix(sb, p, fd, from)) < 0) {
 			if (fd >= 0)
 				close(fd);
 			return r;
@@ -939,7 +971,7 @@ static int setup_unix(struct pdk_sandbox *sb, const struct pdk_config *cfg)
 
 			if (fd >= 0 && dup < 0)
 				return -errno;
-			if ((r = add_unix(sb, real, dup)) < 0) {
+			if ((r = add_unix(sb, real, dup, from)) < 0) {
 				if (dup >= 0)
 					close(dup);
 				return r;
@@ -1116,6 +1148,12 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
 		sb->backend = NULL;
 		return r;
 	}
+	if (sb->n_devices && !sb->backend->devices) {
+		snprintf(why, why_len, "--gpu: the %s backend cannot open device nodes to a run; "
+				       "drop --gpu, or use bwrap or landlock", sb->backend->name);
+		sb->backend = NULL;
+		return -EINVAL;
+	}
 	/* A .git that is a symlink cannot be held: bwrap binds what it points
 	 * to, and the command could point it at a git directory of its own. */
 	for (size_t i = 0; sb->backend->enforces_protect && i < sb->own_first; i++) {
@@ -1169,6 +1207,32 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
 	return 0;
 }
 
+/* The variables a granted socket is found by: SSH_AUTH_SOCK (otherwise held back
+ * as a secret's) and DOCKER_HOST, naming the socket the run may reach. */
+static int grant_env(struct pdk_sandbox *sb)
+{
+	for (size_t i = 0; i < sb->n_unix; i++) {
+		const char *name = !strcmp(sb->unix_from[i], "--ssh-agent") ? "SSH_AUTH_SOCK="
+				   : !strcmp(sb->unix_from[i], "--docker")  ? "DOCKER_HOST=unix://"
+									    : NULL;
+		_cleanup_free_ char *v =
+		    name ? pdk_asprintf("%s%s", name, sb->unix_paths[i]) : NULL;
+		const char *env[] = {v, NULL};
+		int r;
+
+		if (!name)
+			continue;
+		if (!v)
+			return -ENOMEM;
+		if ((r = pdk_sandbox_setenv(sb, env)) < 0)
+			return r;
+		/* The path as the person's environment says it comes first. */
+		while (i + 1 < sb->n_unix && sb->unix_from[i + 1] == sb->unix_from[i])
+			i++;
+	}
+	return 0;
+}
+
 int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cfg,
 		      const char *path, char **env, struct pdk_sandbox *sb, char *why,
 		      size_t why_len)
@@ -1210,6 +1274,8 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	if ((r = build_env(sb, env, cfg)) < 0)
 		return r;
 	sb->spec.envp = sb->envp;
+	if ((r = grant_env(sb)) < 0)
+		return r;
 	if ((!cfg || cfg->tool_caches) && (r = tool_cache_env(sb)) < 0)
 		return r;
 	sb->spec.max_procs = sb->policy.max_procs;
@@ -1501,7 +1567,9 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 		fprintf(out, "network: local address %s, reached by an allowed name "
 			     "(allowLocalAddresses)\n", sb->local_addrs[i]);
 	for (size_t i = 0; i < sb->n_unix; i++)
-		fprintf(out, "network: unix socket %s (allowUnixSockets)\n", sb->unix_paths[i]);
+		fprintf(out, "network: unix socket %s (%s)\n", sb->unix_paths[i], sb->unix_from[i]);
+	for (size_t i = 0; i < sb->n_devices; i++)
+		fprintf(out, "device: %s, writable and its ioctls (--gpu)\n", sb->devices[i]);
 	for (size_t i = 0; i < sb->n_notes; i++)
 		fprintf(out, "%s\n", sb->notes[i]);
 	put_paths(out, "missing protected path, not held while the run lasts; what the command makes "
@@ -1572,6 +1640,8 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 		if (sb->unix_fds[i] >= 0)
 			close(sb->unix_fds[i]);
 	free(sb->unix_fds);
+	free(sb->unix_from);
+	pdk_strv_freep(&sb->devices);
 	pdk_strv_freep(&sb->unix_paths);
 	free(sb->envp);
 	free(sb->cache);

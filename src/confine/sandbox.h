@@ -52,7 +52,10 @@ struct pdk_sandbox {
 	/* allowUnixSockets: the paths (owned) and their O_PATH descriptors */
 	char **unix_paths;
 	int *unix_fds;
+	const char **unix_from; /* what opened each: "allowUnixSockets", "--ssh-agent"... */
 	size_t n_unix;
+	char **devices; /* --gpu: the device nodes opened to the run */
+	size_t n_devices;
 	char **refused;                /* owned: the names the proxy refused */
 	size_t n_refused;
 	size_t wt_first, n_wt;	       /* roots[wt_first...]: a linked worktree's git directories */

@@ -32,6 +32,9 @@ struct pdk_request {
 	bool no_sandbox_asked;  /* --no-sandbox: the call asked for it (a widening) */
 	bool outside_sandbox;   /* ask a person to run this one call unconfined */
 	bool allow_git_hooks;   /* let it write git hooks and core.hooksPath (asked) */
+	bool ssh_agent;         /* --ssh-agent: the host's ssh-agent reachable (asked) */
+	bool docker;            /* --docker: the Docker or Podman socket reachable (asked) */
+	bool gpu;               /* --gpu: the GPU device nodes open to it (asked) */
 	bool yes;               /* --yes: approve what the confirm gate would ask */
 	bool network;
 	bool print_profile;

@@ -4,8 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -16,8 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -36,6 +42,14 @@
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_add_rule 445
+#define __NR_landlock_restrict_self 446
+#endif
 #ifndef SO_PROTOCOL
 #define SO_PROTOCOL 38
 #endif
@@ -50,9 +64,16 @@
 #define MAX_CONTROL 4096
 #define MAX_FDS 64
 #define MAX_BOUND 65536
+/* Unix sockets the run bound, and of them to a path, each of which holds a
+ * descriptor of paddock's (kept well below the usual limit of 1024). */
+#define MAX_UNIX_BOUND 4096
+#define MAX_UNIX_FILES 256
 /* Calls handled at once, each in a thread of its own, so that a send that
- * blocks holds up no other; past this the loop handles them itself. */
+ * blocks holds up no other; past this the loop handles them itself. A thread
+ * that is done waits WORKER_IDLE_S for the next call before it ends: a
+ * thread made for every call cost more than the call. */
 #define MAX_JOBS 64
+#define WORKER_IDLE_S 2
 
 /* An address the run bound: protocol, family (4 or 6, v4-mapped ones as 4),
  * address and port. */
@@ -72,6 +93,19 @@ struct bound {
 	bool dual;
 };
 
+/* A unix socket the run bound: to a path, the socket file (whose inode number
+ * paddock's descriptor keeps from going to another file), or to an abstract
+ * name (len bytes), with the socket's inode, looked for in the kernel's table
+ * at each use. */
+struct ubound {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+	ino_t sock;
+	unsigned char len;
+	char name[108];
+};
+
 struct pdk_netsup {
 	int to_parent[2]; /* the child writes its listener's number */
 	int to_child[2];  /* the parent's word that it holds it */
@@ -81,25 +115,31 @@ struct pdk_netsup {
 	bool running;
 	struct seccomp_notif_sizes sizes;
 	uint16_t proxy_port; /* 127.0.0.1:proxy_port over TCP: paddock's proxy */
-	/* Only connect() comes here (the CONNECT_NOTIFY program): what is not
-	 * a unix socket is connected as the command asked. */
+	/* The UNIX_NOTIFY program: what is not a unix socket is performed as
+	 * the command asked. */
 	bool pass_others;
 	/* allowUnixSockets: the paths, and paddock's O_PATH descriptors of the
-	 * sockets there, opened before the run. */
+	 * sockets there, opened before the run, with what they are. */
 	char **unix_paths;
 	int *unix_fds;
+	struct stat *unix_st;
 	size_t n_unix;
+	/* A Landlock ruleset that lets a thread make sockets beneath the
+	 * writable roots only: a bind to a path is made under it. -1: none. */
+	int bind_ruleset;
 	pthread_mutex_t lock; /* what follows */
 	pthread_cond_t idle;
-	unsigned jobs;
+	pthread_cond_t work; /* a call in the queue, or stopping */
+	unsigned jobs;        /* worker threads alive */
+	unsigned waiting;     /* of them, waiting for a call */
+	bool stopping;
+	struct seccomp_notif *queue[MAX_JOBS];
+	size_t q_head, q_len;
 	struct bound *bound;
 	size_t n_bound;
+	struct ubound *ubound;
+	size_t n_ubound;
 	unsigned long performed, refused;
-};
-
-struct job {
-	struct pdk_netsup *ns;
-	struct seccomp_notif *req;
 };
 
 static long sys_pidfd_open(pid_t pid, unsigned flags)
@@ -143,9 +183,10 @@ int pdk_netsup_new(struct pdk_netsup **ret)
 	if (!ns)
 		return -ENOMEM;
 	ns->to_parent[0] = ns->to_parent[1] = ns->to_child[0] = ns->to_child[1] = -1;
-	ns->stop[0] = ns->stop[1] = ns->listener = -1;
+	ns->stop[0] = ns->stop[1] = ns->listener = ns->bind_ruleset = -1;
 	pthread_mutex_init(&ns->lock, NULL);
 	pthread_cond_init(&ns->idle, NULL);
+	pthread_cond_init(&ns->work, NULL);
 	if (syscall(__NR_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &ns->sizes) < 0) {
 		r = -errno;
 		goto fail;
@@ -177,16 +218,49 @@ int pdk_netsup_allow_unix(struct pdk_netsup *ns, const char *const *paths, const
 		return 0;
 	ns->unix_paths = calloc(n, sizeof(*ns->unix_paths));
 	ns->unix_fds = calloc(n, sizeof(*ns->unix_fds));
-	if (!ns->unix_paths || !ns->unix_fds)
+	ns->unix_st = calloc(n, sizeof(*ns->unix_st));
+	if (!ns->unix_paths || !ns->unix_fds || !ns->unix_st)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		ns->unix_fds[i] = -1;
 		ns->n_unix++;
 		if (!(ns->unix_paths[i] = strdup(paths[i])))
 			return -ENOMEM;
-		if ((ns->unix_fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) < 0)
+		if ((ns->unix_fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3)) < 0 ||
+		    fstat(ns->unix_fds[i], &ns->unix_st[i]) < 0)
 			return -errno;
 	}
+	return 0;
+}
+
+int pdk_netsup_allow_bind(struct pdk_netsup *ns, const char *const *roots, size_t n)
+{
+	struct landlock_ruleset_attr attr = {.handled_access_fs = LANDLOCK_ACCESS_FS_MAKE_SOCK};
+	long fd;
+
+	fd = syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd < 0)
+		return 0; /* no Landlock: no bind to a path */
+	for (size_t i = 0; i < n; i++) {
+		struct landlock_path_beneath_attr pb = {.allowed_access =
+								LANDLOCK_ACCESS_FS_MAKE_SOCK};
+		int dir = open(roots[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		long r;
+
+		if (dir < 0)
+			continue;
+		pb.parent_fd = dir;
+		r = syscall(__NR_landlock_add_rule, (int)fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+		close(dir);
+		if (r < 0) {
+			r = -errno;
+			close((int)fd);
+			return (int)r;
+		}
+	}
+	if (ns->bind_ruleset >= 0)
+		close(ns->bind_ruleset);
+	ns->bind_ruleset = (int)fd;
 	return 0;
 }
 
@@ -603,35 +677,345 @@ static int read_addr(struct call *c, uint64_t addr, uint64_t len, struct sockadd
 
 /* ---- the calls ---- */
 
-/* A unix socket's connect(): only to a configured path, given exactly as
- * configured; paddock connects the command's socket to the socket it opened
- * before the run, so that nothing renamed or swapped on the way since then
- * leads elsewhere. Abstract names and every other path: EACCES. */
-static long unix_connect(struct call *c, const struct sockaddr_storage *ss, socklen_t len)
+/* ---- unix sockets ---- */
+
+/* The address in a struct sockaddr_un of len bytes: a path (NUL-terminated
+ * into path), an abstract name (path[0] == '\0', *ret_len bytes with it),
+ * or none (autobind: *ret_len 0). */
+static int unix_addr(const struct sockaddr_storage *ss, socklen_t len, char *path,
+		     size_t *ret_len)
 {
 	const struct sockaddr_un *sun = (const struct sockaddr_un *)ss;
-	size_t off = offsetof(struct sockaddr_un, sun_path), max;
-	char path[sizeof(sun->sun_path) + 1], proc[64];
-	struct sockaddr_un mine = {.sun_family = AF_UNIX};
+	size_t off = offsetof(struct sockaddr_un, sun_path), n;
+
+	if (len < off || sun->sun_family != AF_UNIX)
+		return -EINVAL;
+	n = len - off;
+	if (n > sizeof(sun->sun_path))
+		n = sizeof(sun->sun_path);
+	memcpy(path, sun->sun_path, n);
+	path[n] = '\0';
+	if (n && path[0])
+		n = strnlen(path, n);
+	*ret_len = n;
+	return 0;
+}
+
+/* Open path as the thread tid would find it: from its root, or from its
+ * working directory when relative (absolute symlinks met in the way are
+ * taken from its root). O_PATH, following the last name. */
+static int open_as(pid_t tid, const char *path)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	char proc[64], full[PATH_MAX + sizeof(((struct sockaddr_un *)0)->sun_path) + 2];
+	_cleanup_close_ int root = -1;
+	long fd;
+
+	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)tid);
+	root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (path[0] != '/') {
+		ssize_t n;
+
+		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)tid);
+		n = readlink(proc, full, PATH_MAX);
+		if (n <= 0 || full[0] != '/')
+			return -ENOENT; /* its directory is gone or out of its root */
+		snprintf(full + n, sizeof(full) - n, "/%s", path);
+		path = full;
+	}
+	fd = syscall(__NR_openat2, root, path, &how, sizeof(how));
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Forget the socket files the run removed since: no path leads to them. */
+static size_t sweep_ubound(struct pdk_netsup *ns)
+{
+	size_t k = 0, files = 0;
+
+	for (size_t i = 0; i < ns->n_ubound; i++) {
+		struct ubound *u = &ns->ubound[i];
+		struct stat st;
+
+		if (u->fd >= 0 && fstat(u->fd, &st) == 0 && st.st_nlink == 0) {
+			close(u->fd);
+			continue;
+		}
+		files += u->fd >= 0;
+		ns->ubound[k++] = *u;
+	}
+	ns->n_ubound = k;
+	return files;
+}
+
+static void add_ubound(struct pdk_netsup *ns, const struct ubound *u)
+{
+	size_t files = 0;
+
+	pthread_mutex_lock(&ns->lock);
+	for (size_t i = 0; u->fd >= 0 && i < ns->n_ubound; i++)
+		files += ns->ubound[i].fd >= 0;
+	if (ns->n_ubound >= MAX_UNIX_BOUND || (u->fd >= 0 && files >= MAX_UNIX_FILES))
+		files = sweep_ubound(ns);
+	if (ns->n_ubound < MAX_UNIX_BOUND && (u->fd < 0 || files < MAX_UNIX_FILES)) {
+		struct ubound *v = realloc(ns->ubound, (ns->n_ubound + 1) * sizeof(*v));
+
+		if (v) {
+			ns->ubound = v;
+			v[ns->n_ubound++] = *u;
+			u = NULL;
+		}
+	}
+	pthread_mutex_unlock(&ns->lock);
+	if (u && u->fd >= 0)
+		close(u->fd); /* not kept: the socket is out of the run's reach */
+}
+
+/* Is the abstract name (len bytes, the first one '\0') bound to one of the
+ * run's sockets now? Looked for in the table of the network namespace of the
+ * thread tid, which the name belongs to. */
+static bool abstract_live(struct pdk_netsup *ns, pid_t tid, const char *name, size_t len)
+{
+	ino_t inos[16];
+	size_t n = 0;
+	char proc[64], line[512], want[110];
+	bool found = false;
+	FILE *f;
+
+	pthread_mutex_lock(&ns->lock);
+	for (size_t i = ns->n_ubound; i-- > 0 && n < PDK_ARRAY_SIZE(inos);)
+		if (ns->ubound[i].fd < 0 && ns->ubound[i].len == len &&
+		    !memcmp(ns->ubound[i].name, name, len))
+			inos[n++] = ns->ubound[i].sock;
+	pthread_mutex_unlock(&ns->lock);
+	if (!n)
+		return false;
+	/* The kernel writes the name with '@' for every '\0'. */
+	for (size_t i = 0; i < len; i++)
+		want[i] = name[i] ? name[i] : '@';
+	want[len] = '\0';
+	snprintf(proc, sizeof(proc), "/proc/%d/net/unix", (int)tid);
+	f = fopen(proc, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long long ino;
+		int at = 0;
+
+		/* Num RefCount Protocol Flags Type St Inode Path */
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %llu %n", &ino, &at) != 1 || !at)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (strcmp(line + at, want) != 0)
+			continue;
+		for (size_t i = 0; i < n && !found; i++)
+			found = (ino_t)ino == inos[i];
+	}
+	fclose(f);
+	return found;
+}
+
+/* Note the abstract name the socket has now (an autobind too) as the run's. */
+static void record_abstract(struct call *c)
+{
+	struct sockaddr_un sun;
+	socklen_t len = sizeof(sun);
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	struct ubound u = {.fd = -1};
+	struct stat st;
+
+	if (getsockname(c->fd, (struct sockaddr *)&sun, &len) < 0 || len <= off + 1 ||
+	    sun.sun_path[0] || fstat(c->fd, &st) < 0)
+		return;
+	u.sock = st.st_ino;
+	u.len = (unsigned char)(len - off);
+	memcpy(u.name, sun.sun_path, u.len);
+	add_ubound(c->ns, &u);
+}
+
+/*
+ * Where a unix address given to connect() or sendto() may lead: to a socket
+ * this run bound, or to one of allowUnixSockets, and nowhere else. A path is
+ * opened as the command would, and the socket file found there is compared
+ * by device and inode: *ret_fd is then a descriptor of it, which the call is
+ * made through (/proc/self/fd/N), so that a path swapped since reaches
+ * nothing else. An abstract name: *ret_fd -1, the address as given. 0 or
+ * the errno the command sees (EACCES: a socket that is not the run's).
+ */
+static int unix_dest(struct call *c, const struct sockaddr_storage *ss, socklen_t len,
+		     int *ret_fd)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	size_t n;
 	int r;
 
-	if (len <= off || sun->sun_family != AF_UNIX)
+	*ret_fd = -1;
+	if ((r = unix_addr(ss, len, path, &n)) < 0)
+		return r;
+	if (!n)
 		return -EINVAL;
-	if (!sun->sun_path[0])
-		return -EACCES; /* abstract */
-	max = len - off < sizeof(sun->sun_path) ? len - off : sizeof(sun->sun_path);
-	memcpy(path, sun->sun_path, max);
-	path[max] = '\0';
-	for (size_t i = 0; i < c->ns->n_unix; i++) {
-		if (strcmp(path, c->ns->unix_paths[i]) != 0)
-			continue;
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", c->ns->unix_fds[i]);
-		memcpy(mine.sun_path, proc, strlen(proc) + 1);
+	if (!path[0])
+		return abstract_live(c->ns, c->req->pid, path, n) ? 0 : -EACCES;
+	if ((fd = open_as(c->req->pid, path)) < 0)
+		return fd == -ELOOP || fd == -EXDEV ? -EACCES : fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ECONNREFUSED;
+	for (size_t i = 0; i < c->ns->n_unix; i++)
+		if (c->ns->unix_st[i].st_dev == st.st_dev && c->ns->unix_st[i].st_ino == st.st_ino)
+			goto ok;
+	r = -EACCES;
+	pthread_mutex_lock(&c->ns->lock);
+	for (size_t i = 0; i < c->ns->n_ubound && r < 0; i++)
+		if (c->ns->ubound[i].fd >= 0 && c->ns->ubound[i].dev == st.st_dev &&
+		    c->ns->ubound[i].ino == st.st_ino)
+			r = 0;
+	pthread_mutex_unlock(&c->ns->lock);
+	if (r < 0)
+		return r;
+ok:
+	*ret_fd = steal_fd(&fd);
+	return 0;
+}
+
+/* The address of the socket file behind fd. */
+static socklen_t via_fd(int fd, struct sockaddr_un *sun)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	snprintf(sun->sun_path, sizeof(sun->sun_path), "/proc/self/fd/%d", fd);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(sun->sun_path) + 1);
+}
+
+static long unix_connect(struct call *c, const struct sockaddr_storage *ss, socklen_t len)
+{
+	_cleanup_close_ int fd = -1;
+	struct sockaddr_un sun;
+	int r;
+
+	if (ss->ss_family == AF_UNSPEC && len >= sizeof(sa_family_t)) {
+		/* dissolves a datagram socket's association */
 		if ((r = still_valid(c)) < 0)
 			return r;
-		return connect(c->fd, (struct sockaddr *)&mine, sizeof(mine)) < 0 ? -errno : 0;
+		return connect(c->fd, (const struct sockaddr *)ss, len) < 0 ? -errno : 0;
 	}
-	return -EACCES;
+	if ((r = unix_dest(c, ss, len, &fd)) < 0)
+		return r;
+	if ((r = still_valid(c)) < 0)
+		return r;
+	if (fd >= 0)
+		return connect(c->fd, (struct sockaddr *)&sun, via_fd(fd, &sun)) < 0 ? -errno : 0;
+	return connect(c->fd, (const struct sockaddr *)ss, len) < 0 ? -errno : 0;
+}
+
+/* A bind to a path, made by a thread of its own: in the command's working
+ * directory, under a Landlock domain that lets it make sockets beneath the
+ * writable roots only, so that a symlink swapped in on the way leads nowhere
+ * else; the name is the command's, as getsockname() shows it after. */
+struct bind_job {
+	struct call *c;
+	const struct sockaddr_storage *ss;
+	socklen_t len;
+	const char *path;
+	long r;
+};
+
+static void *bind_main(void *p)
+{
+	struct bind_job *b = p;
+	struct call *c = b->c;
+	char proc[64];
+	struct ubound u = {.fd = -1};
+	struct stat st;
+	int cwd;
+
+	b->r = -EACCES;
+	snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)c->req->pid);
+	if (unshare(CLONE_FS) < 0 || (cwd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return NULL;
+	if (fchdir(cwd) < 0) {
+		close(cwd);
+		return NULL;
+	}
+	close(cwd);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(__NR_landlock_restrict_self, c->ns->bind_ruleset, 0) < 0)
+		return NULL;
+	if ((b->r = still_valid(c)) < 0)
+		return NULL;
+	if (bind(c->fd, (const struct sockaddr *)b->ss, b->len) < 0) {
+		b->r = -errno;
+		return NULL;
+	}
+	b->r = 0;
+	/* The file just made; one with another link is not only the run's. */
+	u.fd = open(b->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (u.fd >= 0 && fstat(u.fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_nlink == 1) {
+		u.dev = st.st_dev;
+		u.ino = st.st_ino;
+		add_ubound(c->ns, &u);
+	} else if (u.fd >= 0) {
+		close(u.fd);
+	}
+	return NULL;
+}
+
+/* The directory a path to bind is in, as the command sees it: one its mount
+ * makes read-only (bwrap's view of the host, a protected path) takes no
+ * socket, though the thread that binds sees the host's mounts. */
+static int dir_writable(pid_t tid, const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	const char *slash = strrchr(path, '/');
+	_cleanup_close_ int fd = -1;
+	struct statvfs sv;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if ((fd = open_as(tid, dir)) < 0)
+		return fd == -ELOOP ? -EACCES : fd;
+	if (fstatvfs(fd, &sv) < 0)
+		return -errno;
+	return sv.f_flag & ST_RDONLY ? -EROFS : 0;
+}
+
+static long unix_bind(struct call *c, const struct sockaddr_storage *ss, socklen_t len)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	struct bind_job b = {c, ss, len, path, -EACCES};
+	pthread_t t;
+	size_t n;
+	int r;
+
+	if ((r = unix_addr(ss, len, path, &n)) < 0)
+		return r;
+	if (!n || !path[0]) {
+		/* An abstract name or an autobind: in the socket's own network
+		 * namespace; noted, since it is the run's. */
+		if ((r = still_valid(c)) < 0)
+			return r;
+		if (bind(c->fd, (const struct sockaddr *)ss, len) < 0)
+			return -errno;
+		record_abstract(c);
+		return 0;
+	}
+	if (c->ns->bind_ruleset < 0)
+		return -EACCES;
+	if ((r = dir_writable(c->req->pid, path)) < 0)
+		return r;
+	if ((r = pthread_create(&t, NULL, bind_main, &b)) != 0)
+		return -r;
+	pthread_join(t, NULL);
+	return b.r;
 }
 
 static long do_connect(struct call *c)
@@ -677,6 +1061,13 @@ static long do_bind(struct call *c)
 		return r;
 	if ((r = grab_socket(c, (int)a[0])) < 0)
 		return r;
+	if (c->domain == AF_UNIX)
+		return unix_bind(c, &ss, len);
+	if (c->ns->pass_others) {
+		if ((r = still_valid(c)) < 0)
+			return r;
+		return bind(c->fd, (struct sockaddr *)&ss, len) < 0 ? -errno : 0;
+	}
 	if (!inet(c))
 		return -EPERM;
 	if ((r = key_of(&ss, len, &k)) < 0)
@@ -713,6 +1104,15 @@ static long do_listen(struct call *c)
 
 	if ((r = grab_socket(c, (int)a[0])) < 0)
 		return r;
+	if (c->domain == AF_UNIX) {
+		/* An unbound one gets an abstract name of the kernel's. */
+		if ((r = still_valid(c)) < 0)
+			return r;
+		if (listen(c->fd, (int)a[1]) < 0)
+			return -errno;
+		record_abstract(c);
+		return 0;
+	}
 	if (!inet(c))
 		return -EPERM;
 	if ((r = still_valid(c)) < 0)
@@ -816,23 +1216,37 @@ static int copy_msg(struct call *c, const struct msghdr *theirs, struct msghdr *
  * where there is one, on a socket of a family that uses it. */
 static long send_copied(struct call *c, struct msghdr *m, int flags)
 {
+	_cleanup_close_ int via = -1;
+	struct sockaddr_un sun;
 	int r;
 
-	if (m->msg_name) {
-		if (!inet(c)) {
-			/* A unix stream or sequenced-packet pair ignores the
+	if (m->msg_name && c->domain == AF_UNIX) {
+		if (c->type == SOCK_STREAM || c->type == SOCK_SEQPACKET) {
+			/* A stream or sequenced-packet socket ignores the
 			 * name: no address reaches anything there. */
-			if (c->domain != AF_UNIX)
-				return -EPERM;
 			m->msg_name = NULL;
 			m->msg_namelen = 0;
-		} else if ((r = check_dest(c, m->msg_name, m->msg_namelen)) < 0) {
-			return r;
+		} else {
+			/* A datagram goes where connect() could. */
+			if ((r = unix_dest(c, m->msg_name, m->msg_namelen, &via)) < 0)
+				return r;
+			if (via >= 0) {
+				m->msg_namelen = via_fd(via, &sun);
+				m->msg_name = &sun;
+			}
 		}
+	} else if (c->domain != AF_UNIX && c->ns->pass_others) {
+		/* as given */
+	} else if (m->msg_name) {
+		if (!inet(c))
+			return -EPERM;
+		if ((r = check_dest(c, m->msg_name, m->msg_namelen)) < 0)
+			return r;
 	} else if (!inet(c) && c->domain != AF_UNIX) {
 		return -EPERM;
 	}
-	if (inet(c) && c->proto == IPPROTO_UDP && (r = bind_if_unbound(c)) < 0)
+	if (inet(c) && !c->ns->pass_others && c->proto == IPPROTO_UDP &&
+	    (r = bind_if_unbound(c)) < 0)
 		return r;
 	if ((r = still_valid(c)) < 0)
 		return r;
@@ -988,19 +1402,74 @@ static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req)
 	free(resp);
 }
 
+/* A worker: the calls the loop queues, one at a time, until none came for
+ * WORKER_IDLE_S or the supervisor stops. */
 static void *job_main(void *p)
 {
-	struct job *j = p;
-	struct pdk_netsup *ns = j->ns;
+	struct pdk_netsup *ns = p;
 
-	answer(ns, j->req);
-	free(j->req);
-	free(j);
 	pthread_mutex_lock(&ns->lock);
+	for (;;) {
+		struct seccomp_notif *req;
+
+		while (!ns->q_len && !ns->stopping) {
+			struct timespec until;
+			int r;
+
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += WORKER_IDLE_S;
+			ns->waiting++;
+			r = pthread_cond_timedwait(&ns->work, &ns->lock, &until);
+			ns->waiting--;
+			if (r == ETIMEDOUT && !ns->q_len)
+				goto out;
+		}
+		if (!ns->q_len)
+			break;
+		req = ns->queue[ns->q_head];
+		ns->q_head = (ns->q_head + 1) % MAX_JOBS;
+		ns->q_len--;
+		pthread_mutex_unlock(&ns->lock);
+		answer(ns, req);
+		free(req);
+		pthread_mutex_lock(&ns->lock);
+	}
+out:
 	if (--ns->jobs == 0)
 		pthread_cond_broadcast(&ns->idle);
 	pthread_mutex_unlock(&ns->lock);
 	return NULL;
+}
+
+/* Hand req to a worker: one waiting, else a new one. false: none can take it
+ * (all MAX_JOBS busy), the loop answers it itself. */
+static bool dispatch(struct pdk_netsup *ns, struct seccomp_notif *req)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	bool ok = true;
+
+	pthread_mutex_lock(&ns->lock);
+	if (ns->waiting > ns->q_len) {
+		ns->queue[(ns->q_head + ns->q_len++) % MAX_JOBS] = req;
+		pthread_cond_signal(&ns->work);
+	} else if (ns->jobs < MAX_JOBS && ns->q_len < MAX_JOBS) {
+		ns->queue[(ns->q_head + ns->q_len++) % MAX_JOBS] = req;
+		ns->jobs++;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&attr, 256 * 1024);
+		if (pthread_create(&t, &attr, job_main, ns) != 0) {
+			ns->jobs--;
+			ns->q_len--;
+			ok = false;
+		}
+		pthread_attr_destroy(&attr);
+	} else {
+		ok = false;
+	}
+	pthread_mutex_unlock(&ns->lock);
+	return ok;
 }
 
 /* The thread performs what the command may do and no more: it keeps no
@@ -1027,10 +1496,6 @@ static void *sup_main(void *p)
 	for (;;) {
 		struct pollfd pfd[2] = {{ns->listener, POLLIN, 0}, {ns->stop[0], POLLIN, 0}};
 		struct seccomp_notif *req;
-		pthread_attr_t attr;
-		pthread_t t;
-		struct job *j;
-		bool inline_ = false;
 
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -1050,28 +1515,7 @@ static void *sup_main(void *p)
 			free(req); /* ENOENT: its caller died; EINTR */
 			continue;
 		}
-		j = malloc(sizeof(*j));
-		pthread_mutex_lock(&ns->lock);
-		if (!j || ns->jobs >= MAX_JOBS)
-			inline_ = true;
-		else
-			ns->jobs++;
-		pthread_mutex_unlock(&ns->lock);
-		if (!inline_) {
-			*j = (struct job){ns, req};
-			pthread_attr_init(&attr);
-			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-			pthread_attr_setstacksize(&attr, 256 * 1024);
-			if (pthread_create(&t, &attr, job_main, j) != 0) {
-				pthread_mutex_lock(&ns->lock);
-				ns->jobs--;
-				pthread_mutex_unlock(&ns->lock);
-				inline_ = true;
-			}
-			pthread_attr_destroy(&attr);
-		}
-		if (inline_) {
-			free(j);
+		if (!dispatch(ns, req)) {
 			answer(ns, req);
 			free(req);
 		}
@@ -1133,6 +1577,10 @@ void pdk_netsup_free(struct pdk_netsup *ns)
 	if (ns->running) {
 		(void)pdk_write_all(ns->stop[1], "x", 1);
 		pthread_join(ns->thread, NULL);
+		pthread_mutex_lock(&ns->lock);
+		ns->stopping = true;
+		pthread_cond_broadcast(&ns->work);
+		pthread_mutex_unlock(&ns->lock);
 		/* The calls in flight end with the run's processes, which are
 		 * gone by now; they use the state until then. */
 		struct timespec until;
@@ -1167,8 +1615,16 @@ void pdk_netsup_free(struct pdk_netsup *ns)
 	}
 	free(ns->unix_paths);
 	free(ns->unix_fds);
+	free(ns->unix_st);
+	for (size_t i = 0; i < ns->n_ubound; i++)
+		if (ns->ubound[i].fd >= 0)
+			close(ns->ubound[i].fd);
+	free(ns->ubound);
+	if (ns->bind_ruleset >= 0)
+		close(ns->bind_ruleset);
 	free(ns->bound);
 	pthread_mutex_destroy(&ns->lock);
 	pthread_cond_destroy(&ns->idle);
+	pthread_cond_destroy(&ns->work);
 	free(ns);
 }

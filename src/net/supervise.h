@@ -1,7 +1,6 @@
-/* supervise.h - the connect supervisor (Linux): with the network off and no network
- * namespace of the run's own, paddock performs the run's connect, bind, listen and
- * addressed sends itself, on the run's socket, so that loopback among the run's own
- * processes works while every other address stays out of reach. */
+/* supervise.h - the connect supervisor (Linux): paddock performs the run's connect, bind,
+ * listen and addressed sends itself, on the run's socket, so that loopback and unix sockets
+ * among the run's own processes work while every other address stays out of reach. */
 #ifndef PDK_SUPERVISE_H
 #define PDK_SUPERVISE_H
 
@@ -19,15 +18,20 @@ int pdk_netsup_new(struct pdk_netsup **ret);
 /* Parent, before the fork: the domains mode's proxy listens on the host's
  * 127.0.0.1:port, which TCP connections of the run may reach too. */
 void pdk_netsup_allow_proxy(struct pdk_netsup *ns, unsigned port);
-/* Parent, before the fork: only connect() is supervised (the stacked
- * CONNECT_NOTIFY program); a socket that is not a unix one is connected as
- * asked, on paddock's copies. */
+/* Parent, before the fork: only the calls that name an address are
+ * supervised (the stacked UNIX_NOTIFY program); on a socket that is not a
+ * unix one they are performed as asked, on paddock's copies. */
 void pdk_netsup_pass_others(struct pdk_netsup *ns);
-/* Parent, before the fork: a unix socket's connect() reaches paths[i] (an
- * absolute path, given exactly so) through fds[i] (an O_PATH descriptor of
- * the socket there, duplicated), and nothing else. 0 or -errno. */
+/* Parent, before the fork: a unix socket's connect() or addressed send
+ * reaches the sockets of fds[i] (O_PATH descriptors of the sockets at
+ * paths[i], duplicated), found by whatever path names the same socket file,
+ * and the sockets the run bound; nothing else. 0 or -errno. */
 int pdk_netsup_allow_unix(struct pdk_netsup *ns, const char *const *paths, const int *fds,
 			  size_t n);
+/* Parent, before the fork: the run may bind unix sockets to paths beneath
+ * roots[n] (made under a Landlock domain that allows nothing else; without
+ * Landlock, to no path). Abstract names are always the run's to bind. */
+int pdk_netsup_allow_bind(struct pdk_netsup *ns, const char *const *roots, size_t n);
 /*
  * Child, after fork, async-signal-safe: load the filter (struct sock_filter
  * filter[len], which sends the supervised calls to user notification) with a

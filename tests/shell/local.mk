@@ -46,6 +46,12 @@ EXTRA_DIST += tests/shell/net-domains.sh
 # allowUnixSockets: the host's unix sockets one by one.
 SHELL_TESTS += tests/shell/net-unix.sh
 EXTRA_DIST += tests/shell/net-unix.sh
+# The command's own unix sockets, the host's closed, --ssh-agent.
+SHELL_TESTS += tests/shell/unix-own.sh
+EXTRA_DIST += tests/shell/unix-own.sh
+# --gpu: the GPU's device nodes, asked.
+SHELL_TESTS += tests/shell/gpu.sh
+EXTRA_DIST += tests/shell/gpu.sh
 # Only the rm a call names goes to the trash.
 SHELL_TESTS += tests/shell/rm-named.sh
 EXTRA_DIST += tests/shell/rm-named.sh

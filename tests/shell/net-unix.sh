@@ -79,14 +79,16 @@ for a in "$OK_SOCK" "$NO_SOCK" "$TMP_SOCK" "$ABS"; do
 	grep -q '^got-' "$T/out" || break
 done
 check "outside the sandbox every listener answers" grep -q '^got-' "$T/out"
-# The race's twin: outside, flipping the path reaches both sockets.
-# Tried up to five times: on a loaded machine the flipping thread may not
-# run at all during one try.
-for i in 1 2 3 4 5; do
+# The race's twin: outside, flipping the path reaches both sockets. Statistical:
+# on a loaded machine the flipping thread may not run at all during one try, so
+# it is tried again until both were reached, for up to 120 s.
+end=$(($(date +%s) + 120))
+while :; do
 	"$NP" race-unix "$OK_SOCK" "$NO_SOCK" 400 > "$T/out"
 	grep -q '^race-unix ok=[1-9][0-9]* no=[1-9]' "$T/out" && break
+	[ "$(date +%s)" -lt "$end" ] || break
 done
-check "outside the sandbox the path race reaches both sockets (the attack is real)" \
+check "outside the sandbox the path race reaches both sockets (the attack is real; statistical, retried up to 120 s)" \
 	grep -q '^race-unix ok=[1-9][0-9]* no=[1-9]' "$T/out"
 clear_logs
 
@@ -126,10 +128,21 @@ for b in $backends; do
 				sh -c "! grep -q '^got-' '$T/out' && [ ! -s '$T/log-$log' ]"
 		done
 		clear_logs
-		# shellcheck disable=SC2086
-		pcall run --backend "$b" $net -- "$NP" race-unix "$OK_SOCK" "$NO_SOCK" 400
-		check "$b, network $mode: racing the path, connections reach the configured socket only" \
-			sh -c "grep -q '^race-unix ok=[1-9][0-9]* no=0 ' '$T/out' && [ ! -s '$T/log-no' ]"
+		# Statistical: whether one connection gets through while the path
+		# flips depends on the scheduler, so the race is run again until one
+		# has, for up to 120 s; no try may ever reach the other socket.
+		: > "$T/races"
+		end=$(($(date +%s) + 120))
+		while :; do
+			# shellcheck disable=SC2086
+			pcall run --backend "$b" $net -- "$NP" race-unix "$OK_SOCK" "$NO_SOCK" 400
+			grep '^race-unix ' "$T/out" >> "$T/races"
+			grep -q '^race-unix ok=[1-9]' "$T/out" && break
+			[ "$(date +%s)" -lt "$end" ] || break
+		done
+		check "$b, network $mode: racing the path, connections reach the configured socket only (statistical: retried up to 120 s until one went through)" \
+			sh -c "grep -q '^race-unix ok=[1-9][0-9]* no=0 ' '$T/races' &&
+				! grep -qv '^race-unix ok=[0-9]* no=0 ' '$T/races' && [ ! -s '$T/log-no' ]"
 	done
 	pcall run --backend "$b" --print-profile -- true
 	check "$b: --print-profile names the socket" \

@@ -280,7 +280,8 @@ static const struct warn_case warns[] = {
     {"{\"commandPolicy\": {\"sandbox\": {\n\t\"writeablePaths\": [\"/x\"]}}}",
      "2:2: unknown key 'commandPolicy.sandbox.writeablePaths' ignored (did you mean "
      "'writablePaths'?); the keys here are: enabled, allowNetwork, writablePaths, allowedDomains, allowUnixSockets, "
-     "allowLocalAddresses, allowOutsideSandbox, backend, bwrap, maxProcesses, toolCaches"},
+     "allowLocalAddresses, allowOutsideSandbox, allowSshAgent, allowDocker, allowGpu, backend, "
+     "bwrap, maxProcesses, toolCaches"},
     {"{\"timeouts\": {\"Default\": 5}}",
      "1:15: unknown key 'timeouts.Default' ignored (did you mean 'default'?); the keys here "
      "are: default, cap"},

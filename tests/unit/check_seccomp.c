@@ -467,7 +467,7 @@ static int do_ia32(void)
 
 START_TEST(test_denied_always)
 {
-	for (int net = 0; net < PDK_SECCOMP_CONNECT_NOTIFY; net++) {
+	for (int net = 0; net < PDK_SECCOMP_UNIX_NOTIFY; net++) {
 		ASSERT_ERRNO(net, do_io_uring, ENOSYS);
 		ASSERT_ERRNO(net, do_keyctl, EPERM);
 		ASSERT_ERRNO(net, do_add_key, EPERM);
@@ -526,34 +526,39 @@ START_TEST(test_network_off)
 }
 END_TEST
 
-/* The host's unix sockets, by path or abstract name, in every mode: no unix
- * socket is made but unnamed stream and seqpacket pairs. */
+/* Without a supervisor (the modes without _UNIX) the host's unix sockets, by
+ * path or abstract name, stay closed by making none but unnamed stream and
+ * seqpacket pairs; with one (the *_UNIX modes) every type is made, pairs of
+ * every type too, since the calls that name an address go to it. */
 START_TEST(test_unix_every_mode)
 {
-	for (int net = 0; net < PDK_SECCOMP_CONNECT_NOTIFY; net++) {
+	for (int net = 0; net < PDK_SECCOMP_UNIX_NOTIFY; net++) {
 		bool allowed = (int)pdk_seccomp_with_unix(net) == net && net != PDK_SECCOMP_NET_OFF;
 
 		ASSERT_ERRNO(net, do_socket_unix, allowed ? 0 : EPERM);
 		ASSERT_ERRNO(net, do_socket_unix_high_bits, allowed ? 0 : EPERM);
-		ASSERT_ERRNO(net, do_socket_unix_dgram, EPERM);
-		ASSERT_ERRNO(net, do_socket_unix_raw, EPERM);
+		ASSERT_ERRNO(net, do_socket_unix_dgram, allowed ? 0 : EPERM);
+		ASSERT_ERRNO(net, do_socket_unix_raw, allowed ? 0 : EPERM);
 		ASSERT_ERRNO(net, do_socketpair, 0);
 		ASSERT_ERRNO(net, do_socketpair_seqpacket, 0);
-		/* An end of a datagram pair can sendmsg() to any named socket. */
-		ASSERT_ERRNO(net, do_socketpair_dgram, EPERM);
-		ASSERT_ERRNO(net, do_socketpair_dgram_high_bits, EPERM);
-		ASSERT_ERRNO(net, do_socketpair_raw_high_bits, EPERM);
+		/* An end of a datagram pair can sendmsg() to any named socket:
+		 * only where the supervisor sees it. */
+		ASSERT_ERRNO(net, do_socketpair_dgram, allowed ? 0 : EPERM);
+		/* High bits in the family: refused either way (the rule for
+		 * families but AF_UNIX compares all 64 bits). */
+		ASSERT_ERRNO(net, do_socketpair_dgram_high_bits, allowed ? EAFNOSUPPORT : EPERM);
+		ASSERT_ERRNO(net, do_socketpair_raw_high_bits, allowed ? EAFNOSUPPORT : EPERM);
 		ASSERT_ERRNO(net, do_sendto_connected, 0);
 	}
 }
 END_TEST
 
-/* allowUnixSockets: unix streams are made, their connect() goes to the
- * supervisor (no listener here: ENOSYS) in the stacked program, and a
- * command cannot put a listener of its own before it. */
+/* The supervised modes: unix sockets are made; in the stacked program the
+ * calls that name an address go to the supervisor (no listener here:
+ * ENOSYS), and a command cannot put a listener of its own before it. */
 START_TEST(test_unix_allowed)
 {
-	const int c = PDK_SECCOMP_CONNECT_NOTIFY;
+	const int c = PDK_SECCOMP_UNIX_NOTIFY;
 
 	ck_assert_int_eq(pdk_seccomp_with_unix(PDK_SECCOMP_NET_OFF), PDK_SECCOMP_NET_OFF);
 	ck_assert_int_eq(pdk_seccomp_with_unix(PDK_SECCOMP_NET_FULL), PDK_SECCOMP_NET_FULL_UNIX);
@@ -562,8 +567,10 @@ START_TEST(test_unix_allowed)
 	ASSERT_ERRNO(PDK_SECCOMP_NET_SUPERVISED_UNIX, do_socket_unix, 0);
 	ASSERT_ERRNO(c, do_connect_unix, ENOSYS);
 	ASSERT_ERRNO(c, do_connect_inet_loopback, ENOSYS);
+	ASSERT_ERRNO(c, do_sendto_unix, ENOSYS);
 	ASSERT_ERRNO(c, do_socket_unix, 0);
 	ASSERT_ERRNO(c, do_socketpair, 0);
+	ASSERT_ERRNO(c, do_sendto_connected, 0);
 	ASSERT_ERRNO(c, do_fork, 0);
 }
 END_TEST
