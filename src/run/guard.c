@@ -20,8 +20,8 @@ extern char **environ;
 static const int ignored[] = {SIGHUP,  SIGINT,	SIGQUIT, SIGTERM, SIGPIPE, SIGUSR1,
 			      SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU};
 
-/* A dismissed guardian not yet reaped: waiting for its exit would cost each
- * run a context switch, so it is reaped one run later, or when paddock exits:
+/* A guardian dismissed while still at work (paddock could not clear the run,
+ * so it kills on for up to 10 s): reaped one run later, or when paddock exits;
  * never left to an init that may not reap (pid 1 of a container is often the
  * agent itself, which waits for its own children only). */
 static pid_t stale_guardian;
@@ -290,9 +290,22 @@ void pdk_guard_stop(struct pdk_guard *g, bool done)
 		(void)!send(g->fd, "d", 1, MSG_NOSIGNAL);
 	close(g->fd);
 	g->fd = -1;
-	if (stale_guardian > 0)
-		waitpid(stale_guardian, NULL, WNOHANG);
-	stale_guardian = waitpid(g->pid, NULL, WNOHANG) == 0 ? g->pid : 0;
+	if (stale_guardian > 0 && waitpid(stale_guardian, NULL, WNOHANG) != 0)
+		stale_guardian = 0;
+	/* Told it is done, it exits at once: wait for that here, as a caller
+	 * that leaves by _exit (a forked call of the MCP server) runs no
+	 * exit handler. Its exit costs a context switch, against the run's
+	 * tens of milliseconds. */
+	if (done) {
+		while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return;
+	}
+	if (waitpid(g->pid, NULL, WNOHANG) == 0) {
+		if (stale_guardian > 0)
+			reap_stale();
+		stale_guardian = g->pid;
+	}
 }
 
 pid_t pdk_guard_stale(void)

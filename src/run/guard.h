@@ -33,8 +33,9 @@ struct pdk_guard {
 int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char *marker,
 		    int devnull, int finish, long kill_after_ms);
 
-/* Dismiss it: with done, it exits quietly; without, it does its killing.
- * It is reaped later, not waited for. Accepts a guard never started. */
+/* Dismiss it: with done, it exits quietly, and is reaped here; without, it
+ * does its killing, and is reaped by the next run's pdk_guard_stop() or when
+ * paddock exits. Accepts a guard never started. */
 void pdk_guard_stop(struct pdk_guard *g, bool done);
 
 /* The guardian's pid, or 0: paddock's own reaping must leave it alone. */
