@@ -307,6 +307,36 @@ fail(struct run *x, enum pdk_failure f, int code, const char *fmt, ...)
 	return -1;
 }
 
+/* What to do about a fault of the host's, after its errno's own text: paddock's state directory
+ * full or not writable (when state says the failing step wrote there), too few descriptors, too
+ * little memory. "" for any other. */
+static const char *fault_advice(int r, bool state, char *buf, size_t len)
+{
+	_cleanup_free_ char *dir = pdk_state_dir();
+	const char *d = dir ? dir : "$XDG_STATE_HOME/paddock";
+
+	if (r == -ENOSPC || r == -EDQUOT)
+		snprintf(buf, len,
+			 "; the disk is full (paddock's state directory is %s): free space there "
+			 "(old outputs can go: rm -r %s/output) or set XDG_STATE_HOME to a directory "
+			 "on a disk with room",
+			 d, d);
+	else if (state && (r == -EROFS || r == -EACCES || r == -EPERM || r == -ENOTDIR))
+		snprintf(buf, len,
+			 "; paddock's state directory %s must be this user's and writable: fix its "
+			 "owner or mode, or set XDG_STATE_HOME to a directory of this user's own",
+			 d);
+	else if (r == -EMFILE || r == -ENFILE)
+		snprintf(buf, len, "; paddock needs about 64 file descriptors: raise the limit "
+				   "(ulimit -n 1024) and call again");
+	else if (r == -ENOMEM)
+		snprintf(buf, len, "; paddock is out of memory: raise the limit (ulimit -v) or free "
+				   "memory, and call again");
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
 static int exit_code_of(int status)
 {
 	return status < 0 ? 128 - status : status;
@@ -517,6 +547,7 @@ static void run_expire(struct run *x)
 static int run_execute(struct run *x)
 {
 	struct pdk_sandbox *sb = &x->sb;
+	char advice[400];
 	int r;
 
 	run_expire(x);
@@ -543,8 +574,8 @@ static int run_execute(struct run *x)
 			r = unconfined_rm(sb);
 		}
 		if (r < 0)
-			return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: setting up rm: %s",
-				    strerror(-r));
+			return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: setting up rm: %s%s",
+				    strerror(-r), fault_advice(r, true, advice, sizeof(advice)));
 		r = pdk_sandbox_run(sb, &x->out, &x->err, &x->st);
 		if (sb->backend && x->shim_dir)
 			pdk_rmshim_sweep(sb, &x->shim, &x->sweep_note);
@@ -554,8 +585,9 @@ static int run_execute(struct run *x)
 			r = -ENOMEM;
 	}
 	if (r < 0)
-		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: %s",
-			    sb->why[0] ? sb->why : strerror(-r));
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: %s%s",
+			    sb->why[0] ? sb->why : strerror(-r),
+			    sb->why[0] ? "" : fault_advice(r, false, advice, sizeof(advice)));
 	if (x->st.exec_errno)
 		return exec_failure(x);
 	return 0;

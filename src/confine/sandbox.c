@@ -686,6 +686,11 @@ static int add_own_dirs(struct pdk_sandbox *sb, const struct pdk_config *cfg, si
 		}
 		if (!(real = pdk_path_resolve(dirs[i]))) {
 			r = -errno;
+			snprintf(why, why_len,
+				 "%s cannot be reached (%s), and " OWN_WHAT ": it must be this "
+				 "user's, or set XDG_STATE_HOME (XDG_CONFIG_HOME) to a directory of "
+				 "this user's own",
+				 dirs[i], strerror(-r));
 			continue;
 		}
 		for (size_t k = 0; r == 0 && k < n_roots; k++)

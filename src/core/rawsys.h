@@ -89,6 +89,18 @@ static inline long pdk_raw_ms_now(void)
 	return (long)ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+/* Wait until fd is readable or ms pass (ms < 0: no bound); 1, 0 at the time, or -errno. */
+static inline int pdk_raw_wait_readable(int fd, long ms)
+{
+	struct {
+		int fd;
+		short events, revents;
+	} pfd = {fd, 1 /* POLLIN */, 0};
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	return (int)pdk_raw_syscall(SYS_ppoll, (long)&pfd, 1, ms < 0 ? 0 : (long)&ts, 0, 0);
+}
+
 static inline void pdk_raw_nap(long ns)
 {
 	struct timespec ts = {ns / 1000000000L, ns % 1000000000L};

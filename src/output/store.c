@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __APPLE__
 #include <sys/random.h>
@@ -294,6 +295,17 @@ static int by_age(const void *a, const void *b)
 	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
 }
 
+/* A temp file of a commit that never finished (paddock killed while writing it) is no output:
+ * nothing reads it, and once it is an hour old no commit is still writing it either. */
+static void sweep_temp(int dfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_mtime < time(NULL) - 3600)
+		unlinkat(dfd, name, 0);
+}
+
 static int prune(const char *dir, uint64_t keep, const char *spare)
 {
 	struct old *list = NULL;
@@ -325,6 +337,8 @@ static int prune(const char *dir, uint64_t keep, const char *spare)
 			struct stat st;
 			char *path;
 
+			if (strncmp(f->d_name, ".tmp-", 5) == 0)
+				sweep_temp(dirfd(d), f->d_name);
 			if (f->d_name[0] == '.')
 				continue;
 			if (asprintf(&path, "%s/%s", sdir, f->d_name) < 0) {
@@ -373,7 +387,7 @@ int pdk_store_prune(const char *dir, uint64_t keep)
 	return prune(dir, keep, NULL);
 }
 
-int pdk_store_open(const char *dir, const char *session, const char *id)
+static int store_open(const char *dir, const char *session, const char *id)
 {
 	char path[PATH_MAX];
 	DIR *d;
@@ -400,4 +414,17 @@ int pdk_store_open(const char *dir, const char *session, const char *id)
 	}
 	closedir(d);
 	return fd;
+}
+
+int pdk_store_open(const char *dir, const char *session, const char *id)
+{
+	struct stat st;
+	int fd = store_open(dir, session, id);
+
+	/* Only a regular file is an output paddock kept: anything else at its name is skipped. */
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		return -EUCLEAN;
+	}
+	return fd == -ELOOP ? -EUCLEAN : fd;
 }

@@ -21,8 +21,8 @@ extern char **environ;
 static const int ignored[] = {SIGHUP,  SIGINT,	SIGQUIT, SIGTERM, SIGPIPE, SIGUSR1,
 			      SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU};
 
-/* A dismissed guardian not yet reaped: waiting for its exit would cost each
- * run a context switch, so it is reaped one run later, or when paddock exits:
+/* A guardian dismissed while still at work (paddock could not clear the run,
+ * so it kills on for up to 10 s): reaped one run later, or when paddock exits;
  * never left to an init that may not reap (pid 1 of a container is often the
  * agent itself, which waits for its own children only). */
 static pid_t stale_guardian;
@@ -48,6 +48,7 @@ struct orders {
 	char marker[256];
 	int finish;	      /* a run journal to finish (confine/vet.h), or -1 */
 	int exe;	      /* paddock's own executable, to finish it with, or -1 */
+	long kill_at;	      /* pdk_raw_ms_now() past which the run dies anyway; 0: never */
 	char *const *envp;    /* paddock's environment, for that */
 };
 
@@ -130,6 +131,17 @@ static void kill_marked(const struct orders *o, int timeout_ms)
 	}
 }
 
+/* Kill the run: its cgroup, else every process marked as its own. 0, or 1
+ * when the cgroup would not empty. */
+static int kill_run(const struct orders *o)
+{
+	if (o->has_cg)
+		return pdk_cgroup_kill(&o->cg, 10000) == 0 ? 0 : 1;
+	if (o->mlen)
+		kill_marked(o, 10000);
+	return 0;
+}
+
 /* The guardian; its exit status is what it returns. */
 static int guardian(struct orders *o)
 {
@@ -174,16 +186,25 @@ static int guardian(struct orders *o)
 		pdk_raw_close(6);
 	}
 	pdk_raw_close_from(7);
+	/* The run's own time, past its timeout and the grace: a paddock that
+	 * cannot act (stopped with SIGSTOP, starved) still has its run ended. */
+	while (o->kill_at) {
+		long left = o->kill_at - pdk_raw_ms_now();
+		int ready = left > 0 ? pdk_raw_wait_readable(3, left) : 0;
+
+		if (ready == -EINTR)
+			continue;
+		if (ready == 0)
+			kill_run(o);
+		break;
+	}
 	do
 		n = pdk_raw_read(3, &b, 1);
 	while (n == -EINTR);
 	if (n == 1 && b == 'd')
 		return 0;
 	/* paddock is gone and did not clean up: the run must not outlive it. */
-	if (o->has_cg)
-		rc = pdk_cgroup_kill(&o->cg, 10000) == 0 ? 0 : 1;
-	else if (o->mlen)
-		kill_marked(o, 10000);
+	rc = kill_run(o);
 	/* Then what the command made at protected names is undone, by paddock itself: the
 	 * journal's lock goes along, so no other run takes it meanwhile. */
 	if (f_hi >= 0) {
@@ -199,7 +220,7 @@ static int guardian(struct orders *o)
 /* The end of the guardian's code. */
 
 int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char *marker,
-		    int devnull, int finish)
+		    int devnull, int finish, long kill_after_ms)
 {
 	struct orders o = {.lock = -1, .devnull = devnull, .finish = -1, .exe = -1};
 	sigset_t all, old;
@@ -207,6 +228,8 @@ int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char
 	int sv[2];
 
 	g->fd = -1;
+	if (kill_after_ms > 0)
+		o.kill_at = pdk_raw_ms_now() + kill_after_ms;
 	o.mlen = marker ? strlen(marker) : 0;
 	if (o.mlen >= sizeof(o.marker))
 		return -ENAMETOOLONG;
@@ -268,9 +291,22 @@ void pdk_guard_stop(struct pdk_guard *g, bool done)
 		(void)!send(g->fd, "d", 1, MSG_NOSIGNAL);
 	close(g->fd);
 	g->fd = -1;
-	if (stale_guardian > 0)
-		waitpid(stale_guardian, NULL, WNOHANG);
-	stale_guardian = waitpid(g->pid, NULL, WNOHANG) == 0 ? g->pid : 0;
+	if (stale_guardian > 0 && waitpid(stale_guardian, NULL, WNOHANG) != 0)
+		stale_guardian = 0;
+	/* Told it is done, it exits at once: wait for that here, as a caller
+	 * that leaves by _exit (a forked call of the MCP server) runs no
+	 * exit handler. Its exit costs a context switch, against the run's
+	 * tens of milliseconds. */
+	if (done) {
+		while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return;
+	}
+	if (waitpid(g->pid, NULL, WNOHANG) == 0) {
+		if (stale_guardian > 0)
+			reap_stale();
+		stale_guardian = g->pid;
+	}
 }
 
 pid_t pdk_guard_stale(void)

@@ -26,13 +26,16 @@ struct pdk_guard {
  * (confine/vet.h) the guardian keeps open: when paddock dies, once the run is
  * killed, it executes paddock's own binary as `paddock __finish 5` with the
  * journal as fd 5. cg and marker are copied: the caller may free them once
- * this returns. 0 or -errno.
+ * this returns. kill_after_ms (0: never) bounds the run even while paddock
+ * cannot act (stopped, SIGSTOP, or starved): once that long has passed without
+ * a word from paddock, the guardian kills the run as above and waits on. 0 or -errno.
  */
 int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char *marker,
-		    int devnull, int finish);
+		    int devnull, int finish, long kill_after_ms);
 
-/* Dismiss it: with done, it exits quietly; without, it does its killing.
- * It is reaped later, not waited for. Accepts a guard never started. */
+/* Dismiss it: with done, it exits quietly, and is reaped here; without, it
+ * does its killing, and is reaped by the next run's pdk_guard_stop() or when
+ * paddock exits. Accepts a guard never started. */
 void pdk_guard_stop(struct pdk_guard *g, bool done);
 
 /* The guardian's pid, or 0: paddock's own reaping must leave it alone. */

@@ -581,8 +581,14 @@ static int run_limit_procs(struct run *x)
 		    (r = mark_env(spec->envp, x->marker, sizeof(x->marker), &x->marked_envp)) < 0)
 			return r;
 		x->plan.envp = x->marked_envp;
+		/* Past the timeout and both graces, paddock's own kill is late:
+		 * it is stopped or starved, and the guardian ends the run. */
+		long after = spec->timeout > 0
+				 ? (long)((spec->timeout + 2 * PDK_KILL_GRACE + 1) * 1000)
+				 : 0;
+
 		if ((r = pdk_guard_start(&x->guard, x->cg, x->cg ? NULL : x->marker, x->devnull,
-					 spec->finish_fd > 2 ? spec->finish_fd : -1)) < 0)
+					 spec->finish_fd > 2 ? spec->finish_fd : -1, after)) < 0)
 			return r;
 	}
 #endif
@@ -815,6 +821,10 @@ static int run_watch(struct run *x)
 			}
 			return r;
 		}
+		/* Past the deadline before what woke paddock is read: a paddock
+		 * stopped (SIGSTOP) past it finds its command killed by the
+		 * guardian, and that is a timeout, not an exit of the command's. */
+		run_timers(x, now());
 		if (x->opipe[0] >= 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			run_read(&x->opipe[0], x->out);
 		if (x->epipe[0] >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))

@@ -227,7 +227,7 @@ daemon_tag=31$$
 sandbox -- sh -c "setsid sh -c 'echo \$\$ > daemon.pid; exec sleep $daemon_tag' \
 	</dev/null >/dev/null 2>&1 & sleep 0.3"
 i=0
-while pgrep -f "sleep $daemon_tag\$" >/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+while pgrep -f "sleep $daemon_tag\$" >/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "the setsid daemon was started" test -s "$root/daemon.pid"
 check "the setsid daemon is gone after the run" sh -c "! pgrep -f 'sleep $daemon_tag\$' >/dev/null"
 
@@ -239,11 +239,11 @@ orphan_tag=32$$
 runner=$!
 pids="$pids $runner"
 i=0
-while [ ! -s "$root/orphan.mark" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -s "$root/orphan.mark" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 check "the command under the runner was started" sh -c "pgrep -f 'sleep $orphan_tag\$' >/dev/null"
 kill -9 "$runner"
 i=0
-while pgrep -f "sleep $orphan_tag\$" >/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+while pgrep -f "sleep $orphan_tag\$" >/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 check "nothing survives the runner's SIGKILL" sh -c "! pgrep -f 'sleep $orphan_tag\$' >/dev/null"
 
 # --- misc --------------------------------------------------------------------

@@ -25,6 +25,17 @@ check() { # check DESCRIPTION COMMAND...
 	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fails=$((fails + 1)); fi
 }
 absent() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
+# retry SECONDS COMMAND...: COMMAND until it succeeds, every 0.1 s for up to SECONDS (as lib.sh's).
+retry() {
+	_end=$(($1 * 10))
+	shift
+	_i=0
+	until "$@"; do
+		_i=$((_i + 1))
+		[ $_i -gt $_end ] && return 1
+		sleep 0.1
+	done
+}
 
 mkdir -p "$T/proj" "$T/outside" "$T/tmp" "$T/cache"
 # A TCP listener outside the sandbox that records what reaches it.
@@ -125,9 +136,8 @@ assert not any("refused a write" in n for n in r["notes"]), r' "$out" "$T/outsid
 		check "$b: with --network too the same ($kind) does not arrive" \
 			sh -c "! grep -q d$kind-net-$b '$T/dgot' 2>/dev/null"
 		python3 -c "$(dgram_$kind "d$kind-host-$b")"
-		sleep 0.2
 		check "$b: sent from outside the sandbox, the same ($kind) arrives" \
-			grep -q "d$kind-host-$b" "$T/dgot"
+			retry 10 grep -q "d$kind-host-$b" "$T/dgot"
 	done
 	out=$(run -- python3 -c 'import socket
 a, b = socket.socketpair()
@@ -170,9 +180,9 @@ a.send(b"pair"); print(b.recv(10).decode())' 2>&1)
 	# Durations no other process on the machine uses, so pgrep finds only these.
 	d1=$((3000000 + $$ % 100000 * 2)) d2=$((3000001 + $$ % 100000 * 2))
 	run -t 3 -- sh -c "setsid sh -c 'sleep $d1 & exec sleep $d2' & echo started" >/dev/null
-	sleep 0.3
+	# SIGKILLed by then, gone once the kernel has torn them down: a loaded machine gets 10 s.
 	check "$b: a setsid daemon does not outlive the run" \
-		sh -c "! pgrep -f '^sleep ($d1|$d2)\$' >/dev/null"
+		retry 10 sh -c "! pgrep -f '^sleep ($d1|$d2)\$' >/dev/null"
 	# paddock started with its stdin, stdout and stderr closed: the guardian's socket and
 	# lock must not land on them, or the run is killed as soon as it starts.
 	(cd "$T/proj" && "$P" run --backend "$b" -- sh -c "sleep 0.3; echo alive >stdio-$b") \

@@ -31,6 +31,17 @@ check() { # check DESCRIPTION CONDITION...
 	if "$@"; then ok "$d"; else no "$d"; fi
 }
 absent() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
+# retry SECONDS COMMAND...: COMMAND until it succeeds, every 0.1 s for up to SECONDS (as lib.sh's).
+retry() {
+	_end=$(($1 * 10))
+	shift
+	_i=0
+	until "$@"; do
+		_i=$((_i + 1))
+		[ $_i -gt $_end ] && return 1
+		sleep 0.1
+	done
+}
 # Sandboxed: the root is writable, nothing else.
 sbx() { "$BE" --backend "$BACKEND" --root "$R" "$@"; }
 # NET is empty or --network: left unquoted on purpose.
@@ -158,8 +169,7 @@ net_pair() {
 	sleep 0.2
 	check "$1 refused with network off" absent "$2"
 	NET=--network py "$4"
-	sleep 0.2
-	check "$1 works with --network" grep -q "$3" "$2"
+	check "$1 works with --network" retry 10 grep -q "$3" "$2"
 }
 
 listen tcp4 - "$T/tcp4"
@@ -184,8 +194,7 @@ listen unix "$O/sock" "$T/path"
 unix_closed "pathname unix socket outside" "$T/path" \
 	"import socket; s=socket.socket(socket.AF_UNIX); s.connect('$O/sock')"
 python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('$O/sock')"
-sleep 0.2
-check "the same pathname socket answers outside the sandbox" grep -q conn "$T/path"
+check "the same pathname socket answers outside the sandbox" retry 10 grep -q conn "$T/path"
 
 out=$(NET='' py "import socket; a,b=socket.socketpair(); a.send(b'pair'); print(b.recv(4).decode())")
 check "socketpair works with network off" [ "$out" = pair ]

@@ -64,3 +64,8 @@ if OS_LINUX
 SHELL_TESTS += tests/shell/zombies.sh
 endif
 EXTRA_DIST += tests/shell/zombies.sh tests/drivers/noreap-init.c
+# Faults of the host: one clear line, nothing lost.
+if OS_LINUX
+SHELL_TESTS += tests/shell/faults.sh
+endif
+EXTRA_DIST += tests/shell/faults.sh

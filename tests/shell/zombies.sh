@@ -35,7 +35,10 @@ count_procs() {
 i=0 ok=0
 while [ $i -lt "$count" ]; do
 	i=$((i + 1))
-	if [ "$mode" = kill ]; then
+	if [ "$mode" = mcp ]; then
+		python3 "${0%/*}/mcp.py" "$P" "$b" "$count" "$cmd" && ok=$count
+		break
+	elif [ "$mode" = kill ]; then
 		rm -f started
 		"$P" run --yes --backend="$b" -- sh -c "$cmd" >/dev/null 2>&1 </dev/null &
 		pid=$!
@@ -56,6 +59,31 @@ while [ $i -lt "$count" ]; do
 done
 count_procs
 echo "alive=$alive zombies=$zombies ok=$ok"
+EOF
+
+# mcp: N calls of CMD through one paddock mcp, which then sees EOF and exits.
+cat >"$T/mcp.py" <<'EOF'
+import json, subprocess, sys
+paddock, backend, n, cmd = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+p = subprocess.Popen([paddock, "mcp", "--backend", backend], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def call(id, method, params):
+    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": id, "method": method,
+                               "params": params}) + "\n").encode())
+    p.stdin.flush()
+    for line in p.stdout:
+        m = json.loads(line)
+        if m.get("id") == id:
+            return m
+    sys.exit(1)
+call(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "zombies", "version": "1"}})
+bad = 0
+for i in range(1, n + 1):
+    r = call(i, "tools/call", {"name": "run_command", "arguments": {"argv": ["sh", "-c", cmd]}})
+    bad += r["result"]["isError"]
+p.stdin.close()
+sys.exit(1 if p.wait() or bad else 0)
 EOF
 
 # calls BACKEND N MODE CMD [AS...]: the loop in a fresh pid namespace, in $proj; its counts in
@@ -88,6 +116,8 @@ for b in bwrap landlock; do
 	check "$b: 100 calls leave no zombie for pid 1 ($(cat "$T/out"))" none
 	calls "$b" 100 --json 'sleep 1000 & echo x'
 	check "$b: 100 calls that leave a background child leave no zombie ($(cat "$T/out"))" none
+	calls "$b" 100 mcp 'sleep 1000 & echo x'
+	check "$b: 100 calls through one paddock mcp leave no zombie ($(cat "$T/out"))" none
 	calls "$b" 3 "-t 1" 'sleep 1000 & sleep 1000'
 	check "$b: 3 calls ended by the timeout leave no zombie ($(cat "$T/out"))" none 0
 	if [ -n "$asnobody" ]; then
