@@ -25,8 +25,12 @@ tmp=$(mktemp -d /var/tmp/paddock-bench-net.XXXXXX) || exit 1
 server=
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-mkdir "$tmp/work" "$tmp/state" "$tmp/www" || exit 1
-export XDG_STATE_HOME="$tmp/state" HOME="$tmp"
+mkdir -p "$tmp/work" "$tmp/state" "$tmp/www" "$tmp/config/paddock" || exit 1
+export XDG_STATE_HOME="$tmp/state" HOME="$tmp" XDG_CONFIG_HOME="$tmp/config"
+# The server is on the host's loopback, which an allowed name or literal reaches only where
+# the configuration lists it.
+printf '{"commandPolicy": {"sandbox": {"allowLocalAddresses": ["127.0.0.1"]}}}\n' \
+	>"$tmp/config/paddock/config.json" || exit 1
 cd "$tmp/work" || exit 1
 if ! "$PADDOCK" run --backend bwrap -- /bin/true >/dev/null 2>&1; then
 	echo "bench net: the bwrap backend does not work here, skipped" >&2

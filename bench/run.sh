@@ -234,6 +234,35 @@ mcp_table() {
 mcp_table
 rc3=$?
 
+# --- The same through libpaddock, in the caller's process ---------------------------------
+# paddock_run() in a loop against the same floors, then the caller's and the engine's RSS
+# after 100 calls and after BENCH_MCP_CALLS. Built against the tree's libpaddock.so.
+api_table() {
+	lib=$(dirname "$PADDOCK")
+	[ -f "$lib/libpaddock.so" ] || return 0
+	if ! $CC -O2 -std=gnu11 -I"$bench/../include" -o "$tmp/api-loop" "$bench/api-loop.c" \
+		-L"$lib" -lpaddock -Wl,-rpath,"$lib"; then
+		echo "bench: cannot compile bench/api-loop.c with $CC" >&2
+		return 1
+	fi
+	echo
+	echo "**In-process: libpaddock, $rounds \`paddock_run()\` calls of \`true\`** (medians)"
+	echo
+	echo '| call | paddock_run | floor | ratio |'
+	echo '|---|---|---|---|'
+	rc4=0
+	if [ -x "$tmp/landlock-floor" ] && works "$PADDOCK" run --backend landlock -- true; then
+		PADDOCK_PROGRAM=$PADDOCK "$tmp/api-loop" $strict -n "$rounds" -b landlock -t 1.0 \
+			:: 'Landlock floor' -- "$tmp/landlock-floor" true || rc4=$?
+	fi
+	echo
+	echo '| memory | early | late | growth |'
+	echo '|---|---|---|---|'
+	PADDOCK_PROGRAM=$PADDOCK "$tmp/api-loop" -m "${BENCH_MCP_CALLS:-10000}" || rc4=$?
+	return $rc4
+}
+api_table || rc3=$?
+
 # --- Table 2: 1 GiB through paddock against a plain pipe, and paddock's memory ---------------
 echo
 works "$PADDOCK" run --yes --no-sandbox -- head -c 1 /dev/zero || exit 1

@@ -15,6 +15,8 @@ fail() { cat tests/*/*.log 2>/dev/null | tail -200; exit 1; }
 
 # The suites spend much of their time waiting on processes they start: the
 # analyzer runs beside them, on a copy of the tree (scripts/scan.sh).
+step "layers: every include across folders goes down the data flow"
+scripts/check-layers.sh
 step "make check (gcc, warnings are errors), clang's analyzer beside it"
 scripts/scan.sh >scan.log 2>&1 &
 scan=$!

@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "__finish") == 0)
 		return pdk_cli_finish_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "recall") == 0)
-		return pdk_cli_recall_main(argc - 1, argv + 1);
+		return pdk_cli_recall_main(argc - 1, argv + 1, NULL);
 	if (strcmp(argv[1], "check") == 0)
 		return pdk_cli_check_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "approvals") == 0)
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "mcp") == 0)
 		return pdk_cli_mcp_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "pkg") == 0)
-		return pdk_cli_pkg_main(argc - 1, argv + 1);
+		return pdk_cli_pkg_main(argc - 1, argv + 1, NULL);
 	if (strcmp(argv[1], "doctor") == 0)
 		return pdk_cli_doctor_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/self.h"
 #include "bwrap.h"
 #include "bwrap_check.h"
 #include "bwrap_int.h"
@@ -27,7 +28,7 @@
 #include "core/path.h"
 #include "backends/seccomp/seccomp.h"
 #include "net/supervise.h"
-#include "output/store.h"
+#include "core/state.h"
 #include "run/reap.h"
 #include "core/util.h"
 
@@ -463,11 +464,11 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	s->proxy_fd = -1;
 	if (!policy->network && policy->n_domains) {
 		char self[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		ssize_t n = pdk_self_path(self, sizeof(self));
 
-		if (n <= 0 || (self[n] = '\0', !(s->self = strdup(self)))) {
+		if (n < 0 || !(s->self = strdup(self))) {
 			bwrap_release(s);
-			return n <= 0 ? -errno : -ENOMEM;
+			return n < 0 ? (int)n : -ENOMEM;
 		}
 		s->proxy_fd = policy->proxy_fd;
 	}

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "net/proxy.h"
 #include "seatbelt.h"
 #include "confine/confine.h"
 #include "core/fmt.h"
@@ -703,7 +704,7 @@ static bool in_sandbox(void)
 #endif
 
 static const char nested_note[] =
-	PDK_NOTE_NESTED ", and Seatbelt cannot apply a second "
+	"sandbox: paddock runs inside another sandbox, and Seatbelt cannot apply a second "
 	"profile: the command ran under that one, without paddock's";
 
 /*
@@ -834,59 +835,26 @@ static void seatbelt_release(void *state)
  */
 static int proxy_listen(int ctl, unsigned *ret_port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t alen = sizeof(a);
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { "L", 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-	int fd, r = 0;
+	int fd, r;
 
 	if (ctl < 0)
 		return -EBADF;
-	fd = pdk_socket_cloexec(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
+	if ((fd = pdk_proxy_listen_host(ret_port)) < 0)
 		return fd;
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 128) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&a, &alen) < 0)
-		r = -errno;
-	if (r == 0) {
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-		if (sendmsg(ctl, &msg, 0) != 1)
-			r = -errno;
-	}
+	r = pdk_proxy_hand(ctl, fd);
 	close(fd);
-	if (r == 0)
-		*ret_port = ntohs(a.sin_port);
 	return r;
 }
 
 /* The variables curl, git, npm, pip, cargo and go read, pointing at port. */
 static int proxy_env(unsigned port, char ***ret)
 {
-	static const char *const http_vars[] = { "http_proxy", "HTTP_PROXY", "https_proxy",
-						 "HTTPS_PROXY" };
+	char vars[PDK_PROXY_ENV_N][PDK_PROXY_ENV_LEN];
 	struct pdk_strv env = { 0 };
-	char buf[64];
-	int r = 0;
+	int n = pdk_proxy_env(port, vars), r = 0;
 
-	for (size_t i = 0; r >= 0 && i < PDK_ARRAY_SIZE(http_vars); i++) {
-		snprintf(buf, sizeof(buf), "%s=http://127.0.0.1:%u", http_vars[i], port);
-		r = pdk_strv_take(&env, strdup(buf));
-	}
-	for (size_t i = 0; r >= 0 && i < 2; i++) {
-		snprintf(buf, sizeof(buf), "%s=socks5h://127.0.0.1:%u", i ? "ALL_PROXY" : "all_proxy",
-			 port);
-		r = pdk_strv_take(&env, strdup(buf));
-	}
-	if (r >= 0)
-		r = pdk_strv_take(&env, strdup("no_proxy=localhost,127.0.0.1,::1"));
-	if (r >= 0)
-		r = pdk_strv_take(&env, strdup("NO_PROXY=localhost,127.0.0.1,::1"));
+	for (int i = 0; r >= 0 && i < n; i++)
+		r = pdk_strv_take(&env, strdup(vars[i]));
 	if (r < 0) {
 		pdk_strv_release(&env);
 		return r;
@@ -1068,11 +1036,14 @@ static const char *seatbelt_prepare_why(void)
 	return prepare_error[0] ? prepare_error : NULL;
 }
 
-static const char *seatbelt_note(void *state)
+static const char *seatbelt_note(void *state, bool *ret_nested)
 {
 	struct seatbelt_state *s = state;
 
-	return s && s->nested ? nested_note : NULL;
+	if (!s || !s->nested)
+		return NULL;
+	*ret_nested = true;
+	return nested_note;
 }
 
 static char *const *seatbelt_env(void *state)

@@ -16,12 +16,17 @@ struct cJSON;
 	"allowGitHooks, sshAgent, docker, gpu"
 
 /*
- * The run_command arguments (one JSON object) as the options of `paddock
- * run`: appended to ret as "--json", per-call options, "--", the argv.
- * Unknown keys and wrong types are refused: -EINVAL with one line in why
- * saying what is wrong and what to give instead.
+ * The run_command arguments (one JSON object) into req, over what it holds
+ * already (the options of the command line or the MCP server): argv, json,
+ * network, domains and writes appended, timeout, cwd, outside_sandbox,
+ * allow_git_hooks. The strings stay args's: req borrows them, and its argv
+ * array is req's own (pdk_request_release). Unknown keys and wrong types are
+ * refused: -EINVAL with one line in why saying what is wrong and what to give
+ * instead; -ENOMEM.
  */
-int pdk_agent_run_args(const struct cJSON *args, struct pdk_strv *ret, char *why, size_t why_len);
+struct pdk_request;
+int pdk_agent_run_request(const struct cJSON *args, struct pdk_request *req, char *why,
+			  size_t why_len);
 
 /* The pkg_manage arguments as the words of `paddock pkg`: "--json", "--",
  * the action, the package. The name's shape is the verb's to check. */
@@ -34,8 +39,11 @@ int pdk_agent_recall_args(const struct cJSON *args, struct pdk_strv *ret, char *
 
 /* The options `paddock mcp` fixes for the server's life. */
 struct pdk_agent_opts {
-	struct pdk_strv run_opts; /* given to every run: --backend, --root, -w, --config, --bound */
-	const char *config;	  /* --config FILE, for the server's own reading */
+	/* run's options for every call (argv[0] "run"): --backend, --root, -w, --config,
+	 * --bound; its -w are the first writes of each call, not asked about */
+	struct pdk_strv run_opts;
+	const char *config_path;	  /* --config FILE, which recall and pkg read too */
+	const struct pdk_config *config; /* read once at the start: every call takes it */
 };
 
 /* Serve MCP on in/out until EOF on in. Returns 0, or -errno when it could not start. */

@@ -46,6 +46,7 @@ struct call {
 	cJSON *progress_token; /* NULL: no progress wanted */
 	bool recall;
 	bool pkg; /* pkg_manage: `paddock pkg` */
+	bool check; /* paddock/check: the decision alone (libpaddock's paddock_check) */
 	pid_t pid;
 	int out, err, ask; /* -1 once closed */
 	struct pdk_buf outb, errb, askb;
@@ -262,14 +263,21 @@ static void call_free(struct call *c)
 	free(c);
 }
 
+/* What a call is: run_command's request, or the words of recall or pkg. */
+struct call_what {
+	struct pdk_request req;
+	struct pdk_strv argv;
+};
+
 /* The call's own process: stdout and stderr to the server, the approver's
  * line on fd 3, nothing else of the server's; then the verb, as the CLI runs it. */
-static void call_child(struct server *s, int out, int err, int ask, char **argv,
+static void call_child(struct server *s, int out, int err, int ask, struct call_what *w,
 		       const struct call *c) __attribute__((noreturn));
-static void call_child(struct server *s, int out, int err, int ask, char **argv,
+static void call_child(struct server *s, int out, int err, int ask, struct call_what *w,
 		       const struct call *c)
 {
-	int argc = 0, devnull, code;
+	struct pdk_cli_face face = {.config = s->o->config, .remote_fd = -1, .text_too = true};
+	int devnull, code;
 	sigset_t none;
 
 #ifdef __linux__
@@ -292,7 +300,7 @@ static void call_child(struct server *s, int out, int err, int ask, char **argv,
 			_exit(PDK_EXIT_FAILURE);
 		/* Never the command's: it could answer its own approval. */
 		fcntl(3, F_SETFD, FD_CLOEXEC);
-		pdk_cli_remote_fd = 3;
+		face.remote_fd = 3;
 	}
 	int first = ask >= 0 ? 4 : 3;
 #if defined(__linux__) && defined(SYS_close_range)
@@ -300,34 +308,41 @@ static void call_child(struct server *s, int out, int err, int ask, char **argv,
 #endif
 		for (int fd = first; fd < 1024; fd++)
 			close(fd);
-	while (argv[argc])
-		argc++;
-	pdk_cli_run_text_too = true;
-	code = c->recall ? pdk_cli_recall_main(argc, argv)
-	       : c->pkg	 ? pdk_cli_pkg_main(argc, argv)
-			 : pdk_cli_run_main(argc, argv);
+	code = c->recall  ? pdk_cli_recall_main((int)w->argv.n, w->argv.v, &face)
+	       : c->pkg	  ? pdk_cli_pkg_main((int)w->argv.n, w->argv.v, &face)
+	       : c->check ? pdk_cli_check_request(&w->req, &face)
+			  : pdk_cli_run_request(&w->req, &face);
 	fflush(NULL);
 	_exit(code);
 }
 
-static int call_start(struct server *s, struct call *c, struct pdk_strv *argv)
+static int call_start(struct server *s, struct call *c, struct call_what *w)
 {
 	int o[2] = {-1, -1}, e[2] = {-1, -1}, a[2] = {-1, -1}, r;
 
 	if ((r = pdk_pipe_cloexec(o)) < 0 || (r = pdk_pipe_cloexec(e)) < 0)
 		goto fail;
 	/* The approver asks the client only when it can show a form. */
-	if (!c->recall && s->elicitation && pdk_socketpair_cloexec(a) < 0) {
+	if (!c->recall && !c->check && s->elicitation && pdk_socketpair_cloexec(a) < 0) {
 		r = -errno;
 		goto fail;
 	}
+	/* A cancel can come in the same read as the call: until the child has put its
+	 * signals back to their defaults, the server's handler would swallow it. Held
+	 * blocked over the fork, it stays pending until then, and then ends the call. */
+	sigset_t stops, old;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stops, &old);
 	c->pid = fork();
-	if (c->pid < 0) {
-		r = -errno;
-		goto fail;
-	}
 	if (c->pid == 0)
-		call_child(s, o[1], e[1], a[1], argv->v, c);
+		call_child(s, o[1], e[1], a[1], w, c);
+	r = -errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (c->pid < 0)
+		goto fail;
 	close(o[1]);
 	close(e[1]);
 	if (a[1] >= 0)
@@ -407,6 +422,18 @@ static cJSON *call_result(struct server *s, struct call *c, int code)
 			add_text(result, e ? e : "error", e ? strlen(e) : 5);
 		else
 			add_text(result, page, strlen(page));
+		cJSON_AddItemToObject(result, "structuredContent", json);
+		cJSON_AddBoolToObject(result, "isError", failed);
+		return result;
+	}
+	if (c->check && cJSON_IsObject(json)) {
+		/* check --json: the decision, or why there is none in "error". */
+		const cJSON *error = cJSON_GetObjectItemCaseSensitive(json, "error");
+		bool failed = cJSON_IsString(error);
+
+		result = cJSON_CreateObject();
+		add_text(result, failed ? error->valuestring : out,
+			 failed ? strlen(error->valuestring) : (size_t)(nl - out));
 		cJSON_AddItemToObject(result, "structuredContent", json);
 		cJSON_AddBoolToObject(result, "isError", failed);
 		return result;
@@ -586,59 +613,64 @@ static void do_set_level(struct server *s, const cJSON *id, const cJSON *params)
 				      "error, critical, alert, emergency");
 }
 
-static void do_call(struct server *s, const cJSON *id, const cJSON *params)
+static void do_call(struct server *s, const cJSON *id, const cJSON *params, bool check)
 {
-	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	const cJSON *name = check ? NULL : cJSON_GetObjectItemCaseSensitive(params, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(params, "_meta");
 	const cJSON *token = cJSON_GetObjectItemCaseSensitive(meta, "progressToken");
-	struct pdk_strv argv = {0};
+	struct call_what w = {0};
 	struct call *c;
 	char why[512];
 	int r;
 
-	if (!cJSON_IsString(name) || (args && !cJSON_IsObject(args))) {
-		send_error(s, id, ERR_PARAMS, "tools/call needs params.name (a string) and "
-					      "params.arguments (an object)");
+	if ((!check && !cJSON_IsString(name)) || (args && !cJSON_IsObject(args))) {
+		send_error(s, id, ERR_PARAMS, check ? "paddock/check needs params.arguments (an "
+						      "object: run_command's)"
+						    : "tools/call needs params.name (a string) and "
+						      "params.arguments (an object)");
 		return;
 	}
-	bool recall = strcmp(name->valuestring, "recall_output") == 0;
+	const char *tool = check ? "paddock/check" : name->valuestring;
+	bool recall = strcmp(tool, "recall_output") == 0;
 #ifdef __linux__
-	bool pkg = strcmp(name->valuestring, "pkg_manage") == 0;
+	bool pkg = strcmp(tool, "pkg_manage") == 0;
 #define TOOL_NAMES "run_command, recall_output and pkg_manage"
 #else
 	bool pkg = false;
 #define TOOL_NAMES "run_command and recall_output"
 #endif
-	if (!recall && !pkg && strcmp(name->valuestring, "run_command") != 0) {
+	if (!check && !recall && !pkg && strcmp(tool, "run_command") != 0) {
 		_cleanup_free_ char *m = pdk_asprintf("unknown tool '%.64s'; the tools are " TOOL_NAMES,
 						      name->valuestring);
 		send_error(s, id, ERR_PARAMS, m ? m : "unknown tool");
 		return;
 	}
-	if (pdk_strv_push(&argv, recall ? "recall" : pkg ? "pkg" : "run") < 0)
-		goto oom;
-	if (!recall && !pkg)
-		for (size_t i = 0; i < s->o->run_opts.n; i++)
-			if (pdk_strv_push(&argv, s->o->run_opts.v[i]) < 0)
-				goto oom;
-	/* recall_output's structuredContent is recall --json's object. */
-	if (recall && pdk_strv_push(&argv, "--json") < 0)
-		goto oom;
-	if ((recall || pkg) && s->o->config &&
-	    (pdk_strv_push(&argv, "--config") < 0 || pdk_strv_push(&argv, s->o->config) < 0))
-		goto oom;
 	cJSON *empty = args ? NULL : cJSON_CreateObject();
-	r = recall ? pdk_agent_recall_args(args ? args : empty, &argv, why, sizeof(why))
-	    : pkg  ? pdk_agent_pkg_args(args ? args : empty, &argv, why, sizeof(why))
-		   : pdk_agent_run_args(args ? args : empty, &argv, why, sizeof(why));
-	cJSON_Delete(empty);
+	if (recall || pkg) {
+		if (pdk_strv_push(&w.argv, recall ? "recall" : "pkg") < 0)
+			goto oom;
+		/* recall_output's structuredContent is recall --json's object. */
+		if (recall && pdk_strv_push(&w.argv, "--json") < 0)
+			goto oom;
+		if (s->o->config_path && (pdk_strv_push(&w.argv, "--config") < 0 ||
+					  pdk_strv_push(&w.argv, s->o->config_path) < 0))
+			goto oom;
+		r = recall ? pdk_agent_recall_args(args ? args : empty, &w.argv, why, sizeof(why))
+			   : pdk_agent_pkg_args(args ? args : empty, &w.argv, why, sizeof(why));
+	} else {
+		/* The server's own options, then the call's arguments over them: the
+		 * server's -w are the first writes, chosen by whoever configured it. */
+		r = pdk_cli_parse_run_opts((int)s->o->run_opts.n, s->o->run_opts.v, &w.req, why,
+					   sizeof(why));
+		w.req.n_server_writes = w.req.n_writes;
+		if (r == 0)
+			r = pdk_agent_run_request(args ? args : empty, &w.req, why, sizeof(why));
+	}
 	if (r == -EINVAL) {
-		_cleanup_free_ char *m = pdk_asprintf("%s: bad arguments: %s", name->valuestring,
-						      why);
+		_cleanup_free_ char *m = pdk_asprintf("%s: bad arguments: %s", tool, why);
 		send_result(s, id, tool_error(m ? m : why));
-		pdk_strv_release(&argv);
-		return;
+		goto done;
 	}
 	if (r < 0)
 		goto oom;
@@ -648,24 +680,28 @@ static void do_call(struct server *s, const cJSON *id, const cJSON *params)
 	c->out = c->err = c->ask = -1;
 	c->recall = recall;
 	c->pkg = pkg;
+	c->check = check;
 	c->id = cJSON_Duplicate(id, true);
 	if (cJSON_IsString(token) || cJSON_IsNumber(token))
 		c->progress_token = cJSON_Duplicate(token, true);
-	r = call_start(s, c, &argv);
-	pdk_strv_release(&argv);
+	/* The child takes its copy of w (and of the message it borrows from) at the fork. */
+	r = call_start(s, c, &w);
 	if (r < 0) {
 		_cleanup_free_ char *m = pdk_asprintf("paddock: cannot start the call: %s; try again",
 						      strerror(-r));
 		send_result(s, id, tool_error(m ? m : "cannot start the call"));
 		call_free(c);
-		return;
+		goto done;
 	}
 	c->next = s->calls;
 	s->calls = c;
-	return;
+	goto done;
 oom:
-	pdk_strv_release(&argv);
 	send_error(s, id, ERR_INTERNAL, "out of memory");
+done:
+	pdk_request_release(&w.req);
+	pdk_strv_release(&w.argv);
+	cJSON_Delete(empty);
 }
 
 static bool same_id(const cJSON *a, const cJSON *b)
@@ -746,7 +782,10 @@ static void handle(struct server *s, const char *text, size_t len)
 		cJSON_AddItemToObject(r, "tools", tools_list());
 		send_result(s, id, r);
 	} else if (strcmp(m, "tools/call") == 0) {
-		do_call(s, id, params);
+		do_call(s, id, params, false);
+	} else if (strcmp(m, "paddock/check") == 0) {
+		/* paddock's own: what run_command would decide, for libpaddock. */
+		do_call(s, id, params, true);
 	} else if (strcmp(m, "logging/setLevel") == 0) {
 		do_set_level(s, id, params);
 	} else {

@@ -1,14 +1,17 @@
-/* request.c - a run_command or recall_output arguments object, as the options
- * of `paddock run` or `paddock recall`: one check of every key and type. */
+/* request.c - a run_command arguments object into the request every face fills,
+ * recall_output's and pkg_manage's into their verbs' options: one check of every key. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
+#include "core/request.h"
 #include "core/textclean.h"
+#include "net/proxy.h"
 
 #define KEY_SHOWN 64 /* bytes of an unknown key a refusal quotes */
 
@@ -61,11 +64,72 @@ static int string_array(const cJSON *it, const char *key, bool need_one, char *w
 	return 0;
 }
 
-int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_t why_len)
+/* Append the strings of a checked array to list (grown; n counts). */
+static int add_strings(const cJSON *arr, const char ***list, size_t *n)
+{
+	const cJSON *e;
+	size_t k = (size_t)cJSON_GetArraySize(arr);
+	const char **grown;
+
+	if (!k)
+		return 0;
+	if (!(grown = realloc(*list, (*n + k) * sizeof(*grown))))
+		return -ENOMEM;
+	*list = grown;
+	cJSON_ArrayForEach(e, arr) grown[(*n)++] = e->valuestring;
+	return 0;
+}
+
+/* The checked arguments into the request, its strings borrowed from args. */
+static int fill_run(const cJSON *args, const cJSON *argv, struct pdk_request *req, char *why,
+		    size_t why_len)
+{
+	const cJSON *it, *e;
+	size_t n = 0;
+
+	it = cJSON_GetObjectItemCaseSensitive(args, "allowDomains");
+	cJSON_ArrayForEach(e, it) if (!pdk_domain_pattern_valid(e->valuestring)) return bad(
+	    why, why_len, "'allowDomains' holds '%.200s', which is not a domain: give a name "
+			  "such as registry.npmjs.org or *.pythonhosted.org",
+	    e->valuestring);
+	req->json = true;
+	it = cJSON_GetObjectItemCaseSensitive(args, "network");
+	if (it && strcmp(it->valuestring, "full") == 0)
+		req->network = true;
+	if ((it = cJSON_GetObjectItemCaseSensitive(args, "timeoutSeconds")))
+		req->timeout_asked = it->valuedouble;
+	if ((it = cJSON_GetObjectItemCaseSensitive(args, "workingDirectory")))
+		req->cwd = it->valuestring;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "outsideSandbox")))
+		req->outside_sandbox = true;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "allowGitHooks")))
+		req->allow_git_hooks = true;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "sshAgent")))
+		req->ssh_agent = true;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "docker")))
+		req->docker = true;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "gpu")))
+		req->gpu = true;
+	if (add_strings(cJSON_GetObjectItemCaseSensitive(args, "allowDomains"), &req->domains,
+			&req->n_domains) < 0 ||
+	    add_strings(cJSON_GetObjectItemCaseSensitive(args, "writePaths"), &req->writes,
+			&req->n_writes) < 0)
+		goto oom;
+	free(req->argv_alloc);
+	if (!(req->argv_alloc = calloc((size_t)cJSON_GetArraySize(argv) + 1, sizeof(char *))))
+		goto oom;
+	cJSON_ArrayForEach(e, argv) req->argv_alloc[n++] = e->valuestring;
+	req->argv = req->argv_alloc;
+	return 0;
+oom:
+	snprintf(why, why_len, "out of memory");
+	return -ENOMEM;
+}
+
+int pdk_agent_run_request(const cJSON *args, struct pdk_request *req, char *why, size_t why_len)
 {
 	const cJSON *argv = NULL, *it;
-	struct pdk_strv v = {0};
-	char num[32], key[PDK_CLEAN_ROOM(KEY_SHOWN) + 1];
+	char key[PDK_CLEAN_ROOM(KEY_SHOWN) + 1];
 	int r = 0;
 
 	*why = '\0';
@@ -130,55 +194,7 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 					 "\"%s\"; drop one of them",
 			   it->valuestring);
 
-	push(&v, "--json", &r);
-	it = cJSON_GetObjectItemCaseSensitive(args, "network");
-	if (it && strcmp(it->valuestring, "full") == 0)
-		push(&v, "--network", &r);
-	it = cJSON_GetObjectItemCaseSensitive(args, "timeoutSeconds");
-	if (it) {
-		snprintf(num, sizeof(num), "%.0f", it->valuedouble);
-		push(&v, "--timeout", &r);
-		push(&v, num, &r);
-	}
-	it = cJSON_GetObjectItemCaseSensitive(args, "workingDirectory");
-	if (it) {
-		push(&v, "--cwd", &r);
-		push(&v, it->valuestring, &r);
-	}
-	it = cJSON_GetObjectItemCaseSensitive(args, "outsideSandbox");
-	if (it && cJSON_IsTrue(it))
-		push(&v, "--outside-sandbox", &r);
-	it = cJSON_GetObjectItemCaseSensitive(args, "allowGitHooks");
-	if (it && cJSON_IsTrue(it))
-		push(&v, "--allow-git-hooks", &r);
-	it = cJSON_GetObjectItemCaseSensitive(args, "sshAgent");
-	if (it && cJSON_IsTrue(it))
-		push(&v, "--ssh-agent", &r);
-	it = cJSON_GetObjectItemCaseSensitive(args, "docker");
-	if (it && cJSON_IsTrue(it))
-		push(&v, "--docker", &r);
-	it = cJSON_GetObjectItemCaseSensitive(args, "gpu");
-	if (it && cJSON_IsTrue(it))
-		push(&v, "--gpu", &r);
-	const cJSON *e;
-	it = cJSON_GetObjectItemCaseSensitive(args, "allowDomains");
-	cJSON_ArrayForEach(e, it) {
-		push(&v, "--allow-domain", &r);
-		push(&v, e->valuestring, &r);
-	}
-	it = cJSON_GetObjectItemCaseSensitive(args, "writePaths");
-	cJSON_ArrayForEach(e, it) {
-		push(&v, "--write", &r);
-		push(&v, e->valuestring, &r);
-	}
-	push(&v, "--", &r);
-	cJSON_ArrayForEach(e, argv) push(&v, e->valuestring, &r);
-	for (size_t i = 0; r == 0 && i < v.n; i++)
-		r = pdk_strv_push(ret, v.v[i]);
-	pdk_strv_release(&v);
-	if (r < 0)
-		snprintf(why, why_len, "out of memory");
-	return r;
+	return fill_run(args, argv, req, why, why_len);
 }
 
 int pdk_agent_recall_args(const cJSON *args, struct pdk_strv *ret, char *why, size_t why_len)

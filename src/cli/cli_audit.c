@@ -12,7 +12,7 @@
 #include "cli_audit.h"
 #include "core/defaults.h"
 #include "core/util.h"
-#include "output/store.h"
+#include "core/state.h"
 
 /* A call line longer than this is cut in the log, saying so. */
 #define CLIP 4096

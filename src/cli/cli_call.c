@@ -20,34 +20,29 @@
 #include "net/proxy.h"
 #include <strings.h>
 
-int pdk_cli_remote_fd = -1;
-
 static void warn_line(void *ctx, const char *line)
 {
 	(void)ctx;
 	fprintf(stderr, "paddock: warning: %s\n", line);
 }
 
-const struct pdk_config *pdk_cli_config_preloaded;
-const struct pdk_strv *pdk_cli_server_writes;
-
-/* Is the call's i-th --write the MCP server's own -w (see pdk_cli_server_writes)? */
+/* Is the call's i-th --write the MCP server's own -w? Whoever configured the
+ * client chose them, as they would writablePaths: a call is not asked about
+ * them, and they need no password. */
 static bool server_write(const struct pdk_cli_call *c, size_t i)
 {
-	const struct pdk_strv *s = pdk_cli_server_writes;
-
-	return s && i < s->n && strcmp(c->o.writes[i], s->v[i]) == 0;
+	return i < c->o.n_server_writes;
 }
 
-int pdk_cli_config_load_why(const char *verb, const char *path, bool warn, struct pdk_config *cfg,
-			    char *why, size_t why_len)
+int pdk_cli_config_load_why(const struct pdk_cli_face *face, const char *verb, const char *path,
+			    bool warn, struct pdk_config *cfg, char *why, size_t why_len)
 {
 	char line[1024];
 
 	/* A call's process of the MCP server: what the server read at its start
 	 * (its own copy, so the call may release it). */
-	if (pdk_cli_config_preloaded) {
-		*cfg = *pdk_cli_config_preloaded;
+	if (face && face->config) {
+		*cfg = *face->config;
 		return 0;
 	}
 
@@ -63,7 +58,7 @@ int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pd
 {
 	char why[1200];
 
-	if (pdk_cli_config_load_why(verb, path, warn, cfg, why, sizeof(why)) < 0) {
+	if (pdk_cli_config_load_why(NULL, verb, path, warn, cfg, why, sizeof(why)) < 0) {
 		pdk_cli_error("%s", why);
 		return -EINVAL;
 	}
@@ -72,19 +67,13 @@ int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pd
 
 bool pdk_cli_wants_json(int argc, char **argv)
 {
-	static const char *const with_value[] = {"-t", "--timeout", "--bound", "-C", "--cwd", "-w",
-						 "--write", "--root", "--backend", "--config"};
-
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			return true;
 		if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-')
 			return false;
-		for (size_t k = 0; k < PDK_ARRAY_SIZE(with_value); k++)
-			if (strcmp(argv[i], with_value[k]) == 0) {
-				i++;
-				break;
-			}
+		if (pdk_cli_run_takes_value(argv[i]))
+			i++;
 	}
 	return false;
 }
@@ -150,19 +139,41 @@ static int grants_check(struct pdk_cli_call *c, const char *verb)
 	return 0;
 }
 
-int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char **argv)
+void pdk_cli_config_done(const struct pdk_cli_face *face, struct pdk_config *cfg)
 {
-	char why[1024];
-	int r;
+	if (!face || !face->config)
+		pdk_config_release(cfg);
+}
 
-	memset(c, 0, sizeof(*c));
-	pdk_config_init(&c->cfg);
-	if (pdk_cli_parse_run(argc, argv, &c->o, why, sizeof(why)) < 0) {
+int pdk_cli_call_init_argv(struct pdk_cli_call *c, const char *verb, int argc, char **argv,
+			   const struct pdk_cli_face *face)
+{
+	struct pdk_request req;
+	char why[1024];
+
+	if (pdk_cli_parse_run(argc, argv, &req, why, sizeof(why)) < 0) {
+		memset(c, 0, sizeof(*c));
+		pdk_config_init(&c->cfg);
+		c->face = face;
 		c->o.json = pdk_cli_wants_json(argc, argv);
 		snprintf(c->why, sizeof(c->why), "%s: %s", verb, why);
 		return -EINVAL;
 	}
-	if (pdk_cli_config_load_why(verb, c->o.config, true, &c->cfg, c->why, sizeof(c->why)) < 0)
+	return pdk_cli_call_init(c, verb, &req, face);
+}
+
+int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, struct pdk_request *req,
+		      const struct pdk_cli_face *face)
+{
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	pdk_config_init(&c->cfg);
+	c->o = *req;
+	memset(req, 0, sizeof(*req));
+	c->face = face;
+	if (pdk_cli_config_load_why(face, verb, c->o.config, true, &c->cfg, c->why,
+				    sizeof(c->why)) < 0)
 		return -EINVAL;
 	pdk_request_apply_config(&c->o, &c->cfg);
 	if (grants_check(c, verb) < 0)
@@ -309,6 +320,8 @@ static char *config_widenings(const struct pdk_config *cfg)
 		SAY("reaches %s", cfg->allowed_domains.v[i]);
 	for (size_t i = 0; i < cfg->allow_unix_sockets.n; i++)
 		SAY("reaches the unix socket %s", cfg->allow_unix_sockets.v[i]);
+	for (size_t i = 0; i < cfg->allow_local_addresses.n; i++)
+		SAY("reaches the local address %s", cfg->allow_local_addresses.v[i]);
 	if (cfg->allow_outside_sandbox)
 		SAY("allows runs outside the sandbox");
 	if (cfg->allow_ssh_agent)
@@ -539,8 +552,8 @@ static struct pdk_gate_request gate_request(const struct pdk_cli_call *c)
 	    .outside_sandbox = c->o.outside_sandbox,
 	    .password_paths = (const char *const *)c->password.v,
 	    .n_password_paths = c->password.n,
-	    .remote = pdk_cli_remote_fd >= 0,
-	    .remote_fd = pdk_cli_remote_fd,
+	    .remote = c->face && c->face->remote_fd >= 0,
+	    .remote_fd = c->face ? c->face->remote_fd : -1,
 	};
 }
 

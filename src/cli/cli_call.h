@@ -14,6 +14,7 @@
 
 struct pdk_cli_call {
 	struct pdk_request o;
+	const struct pdk_cli_face *face; /* NULL: the command line's */
 	struct pdk_config cfg;
 	const char *session;
 	char *launch;               /* absolute: where paddock was started */
@@ -35,10 +36,15 @@ struct pdk_cli_call {
 	char why[1200];             /* pdk_cli_call_init()'s failure: "VERB: what is wrong" */
 };
 
-/* Parse the options, read the configuration, find the working directory.
- * Returns -EINVAL on bad input with one line in c->why, printing nothing:
- * the verb says it as its output format wants. */
-int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, int argc, char **argv);
+/* Take the request (its allocations become c's), read the configuration, find
+ * the working directory. Returns -EINVAL on bad input with one line in c->why,
+ * printing nothing: the verb says it as its output format wants. */
+int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, struct pdk_request *req,
+		      const struct pdk_cli_face *face);
+/* The same, from run's options and command in argv: a bad option fails as
+ * above, with c->o.json saying whether --json was among them. */
+int pdk_cli_call_init_argv(struct pdk_cli_call *c, const char *verb, int argc, char **argv,
+			   const struct pdk_cli_face *face);
 /* The decision; a refusal lands in c->refusal. -errno only when out of memory. */
 int pdk_cli_call_decide(struct pdk_cli_call *c);
 /* A call paddock composed (paddock pkg): no policy, the decision says ask
@@ -57,16 +63,13 @@ void pdk_cli_call_release(struct pdk_cli_call *c);
  * initialised whatever happens; unknown keys warned about when warn. Prints
  * "VERB: configuration: ..." and returns -EINVAL on a bad file. */
 int pdk_cli_config_load(const char *verb, const char *path, bool warn, struct pdk_config *cfg);
-/* Set by the MCP server, which reads the configuration once: every call's
- * process (forked from it) then takes this instead of reading the files. */
-extern const struct pdk_config *pdk_cli_config_preloaded;
-/* Set by the MCP server too: its own -w paths, as given, which are the first --write options
- * of every call it runs. Whoever configured the client chose them, as they would
- * writablePaths: a call is not asked about them, and they need no password. */
-extern const struct pdk_strv *pdk_cli_server_writes;
-/* The same, the error line ("VERB: configuration: ...") into why instead. */
-int pdk_cli_config_load_why(const char *verb, const char *path, bool warn, struct pdk_config *cfg,
-			    char *why, size_t why_len);
+/* The same, the error line ("VERB: configuration: ...") into why instead; a
+ * face that read the configuration already (the MCP server's) lends its copy,
+ * which the call may release (pdk_cli_config_done). */
+int pdk_cli_config_load_why(const struct pdk_cli_face *face, const char *verb, const char *path,
+			    bool warn, struct pdk_config *cfg, char *why, size_t why_len);
+/* Release what pdk_cli_config_load_why() read, unless the face lent it. */
+void pdk_cli_config_done(const struct pdk_cli_face *face, struct pdk_config *cfg);
 /* Was --json among the options of argv (before the program)? For saying a
  * bad option in the form asked for, when parsing stopped before it. */
 bool pdk_cli_wants_json(int argc, char **argv);

@@ -76,42 +76,38 @@ static void error_out(const struct pdk_cli_call *c, const char *why)
 	free(text);
 }
 
-int pdk_cli_check_main(int argc, char **argv)
+/* The decision for the call c was initialised for (init: its result). */
+static int check(struct pdk_cli_call *c, int init)
 {
-	struct pdk_cli_call c;
 	int r, code = PDK_EXIT_FAILURE;
 
-	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		fputs(check_usage, stdout);
-		return 0;
-	}
-	if (pdk_cli_call_init(&c, "check", argc, argv) < 0) {
-		error_out(&c, c.why);
+	if (init < 0) {
+		error_out(c, c->why);
 		goto out;
 	}
-	if ((r = pdk_cli_call_decide(&c)) < 0) {
-		snprintf(c.why, sizeof(c.why), "check: %s", strerror(-r));
-		error_out(&c, c.why);
+	if ((r = pdk_cli_call_decide(c)) < 0) {
+		snprintf(c->why, sizeof(c->why), "check: %s", strerror(-r));
+		error_out(c, c->why);
 		goto out;
 	}
-	bool asks = !c.refusal && pdk_cli_call_needs_gate(&c);
+	bool asks = !c->refusal && pdk_cli_call_needs_gate(c);
 	/* What the session would decide: an "a" given earlier may cover it. */
-	bool covered = asks && pdk_cli_call_session_covers(&c) == 1;
+	bool covered = asks && pdk_cli_call_session_covers(c) == 1;
 
 	if (covered)
 		asks = false;
-	code = c.refusal ? CHECK_REFUSED : asks ? CHECK_ASKS : CHECK_RUNS;
-	if (c.o.json) {
-		cJSON *o = pdk_decision_json(&c.d);
+	code = c->refusal ? CHECK_REFUSED : asks ? CHECK_ASKS : CHECK_RUNS;
+	if (c->o.json) {
+		cJSON *o = pdk_decision_json(&c->d);
 		char *text = NULL;
 		if (o) {
 			cJSON_ReplaceItemInObject(o, "verdict",
-						  cJSON_CreateString(c.refusal ? "refuse"
+						  cJSON_CreateString(c->refusal ? "refuse"
 								     : asks    ? "ask"
 									       : "run"));
-			put_network(&c, o);
+			put_network(c, o);
 			cJSON_AddBoolToObject(o, "session_approved", covered);
-			if (cJSON_AddStringToObject(o, "cwd", c.cwd) &&
+			if (cJSON_AddStringToObject(o, "cwd", c->cwd) &&
 			    cJSON_AddNullToObject(o, "error"))
 				text = cJSON_PrintUnformatted(o);
 		}
@@ -127,30 +123,48 @@ int pdk_cli_check_main(int argc, char **argv)
 	}
 	/* The decision, then what the call adds to it. */
 	if (covered)
-		c.d.verdict = PDK_VERDICT_RUN;
-	pdk_decision_print(&c.d, stdout);
+		c->d.verdict = PDK_VERDICT_RUN;
+	pdk_decision_print(&c->d, stdout);
 	if (covered)
 		printf("session: an approval given earlier in this session (%s) covers it: it "
 		       "runs without asking\n",
-		       c.session ? c.session : "default");
-	for (size_t i = 0; i < c.password.n; i++)
+		       c->session ? c->session : "default");
+	for (size_t i = 0; i < c->password.n; i++)
 		printf("password: writes %s, outside $HOME: a yes must be backed by the "
-		       "person's password\n", c.password.v[i]);
-	if (c.o.outside_sandbox && !c.refusal)
+		       "person's password\n", c->password.v[i]);
+	if (c->o.outside_sandbox && !c->refusal)
 		printf("outside the sandbox: a person is asked every time, for this one run\n");
-	const char *mode = network_mode(&c);
+	const char *mode = network_mode(c);
 	if (mode) {
 		printf("network: %s", mode);
-		for (size_t i = 0; !c.o.network && i < c.cfg.allowed_domains.n; i++)
-			printf("%s%s", i ? ", " : ": ", c.cfg.allowed_domains.v[i]);
-		for (size_t i = 0; !c.o.network && i < c.o.n_domains; i++)
-			printf("%s%s", i || c.cfg.allowed_domains.n ? ", " : ": ", c.o.domains[i]);
+		for (size_t i = 0; !c->o.network && i < c->cfg.allowed_domains.n; i++)
+			printf("%s%s", i ? ", " : ": ", c->cfg.allowed_domains.v[i]);
+		for (size_t i = 0; !c->o.network && i < c->o.n_domains; i++)
+			printf("%s%s", i || c->cfg.allowed_domains.n ? ", " : ": ", c->o.domains[i]);
 		printf("\n");
-		for (size_t i = 0; i < c.cfg.allow_unix_sockets.n; i++)
+		for (size_t i = 0; i < c->cfg.allow_unix_sockets.n; i++)
 			printf("network: unix socket %s (allowUnixSockets)\n",
-			       c.cfg.allow_unix_sockets.v[i]);
+			       c->cfg.allow_unix_sockets.v[i]);
 	}
 out:
-	pdk_cli_call_release(&c);
+	pdk_cli_call_release(c);
 	return code;
+}
+
+int pdk_cli_check_main(int argc, char **argv)
+{
+	struct pdk_cli_call c;
+
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		fputs(check_usage, stdout);
+		return 0;
+	}
+	return check(&c, pdk_cli_call_init_argv(&c, "check", argc, argv, NULL));
+}
+
+int pdk_cli_check_request(struct pdk_request *req, const struct pdk_cli_face *face)
+{
+	struct pdk_cli_call c;
+
+	return check(&c, pdk_cli_call_init(&c, "check", req, face));
 }

@@ -35,7 +35,7 @@
 #include "run/runner.h"
 #include "core/path.h"
 #include "core/util.h"
-#include "output/store.h"
+#include "core/state.h"
 #ifdef __linux__
 #include "run/cgroup.h"
 #endif

@@ -13,7 +13,7 @@
 #include "core/defaults.h"
 #include "core/textclean.h"
 #include "core/util.h"
-#include "output/store.h"
+#include "core/state.h"
 
 static const char log_usage[] =
 	"usage: paddock log [OPTIONS]\n"

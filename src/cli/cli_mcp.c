@@ -55,13 +55,17 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct pdk_agent_opts o = {0};
-	static struct pdk_strv server_writes;
 	struct pdk_config cfg;
 	const char *session;
 	size_t bound;
 	bool own_session;
 	int c, r, code = PDK_EXIT_FAILURE;
 
+	/* The words every call's run options start from, as run's own argv. */
+	if (pdk_strv_push(&o.run_opts, "run") < 0) {
+		pdk_cli_error("mcp: out of memory");
+		goto out;
+	}
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:h", opts, NULL)) != -1) {
@@ -69,10 +73,6 @@ int pdk_cli_mcp_main(int argc, char **argv)
 		switch (c) {
 		case 'w':
 			flag = "--write";
-			if (pdk_strv_push(&server_writes, optarg) < 0) {
-				pdk_cli_error("mcp: out of memory");
-				goto out;
-			}
 			break;
 		case 'r':
 			flag = "--root";
@@ -92,7 +92,7 @@ int pdk_cli_mcp_main(int argc, char **argv)
 			break;
 		case 'c':
 			flag = "--config";
-			o.config = optarg;
+			o.config_path = optarg;
 			break;
 		case 'h':
 			fputs(mcp_usage, stdout);
@@ -118,11 +118,10 @@ int pdk_cli_mcp_main(int argc, char **argv)
 		goto out;
 	}
 	/* A bad configuration is said now, once, not on every call. */
-	if (pdk_cli_config_load("mcp", o.config, true, &cfg) < 0)
+	if (pdk_cli_config_load("mcp", o.config_path, true, &cfg) < 0)
 		goto out;
 	/* Read once: the calls use this, as they use the options, for the server's life. */
-	pdk_cli_config_preloaded = &cfg;
-	pdk_cli_server_writes = &server_writes;
+	o.config = &cfg;
 	/* Whether each backend works here does not change either: found out once,
 	 * every call's process inherits the verdicts. */
 	for (size_t i = 0; pdk_backends[i]; i++)
@@ -152,12 +151,8 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	}
 	code = 0;
 out:
-	if (pdk_cli_config_preloaded) {
-		pdk_cli_config_preloaded = NULL;
+	if (o.config)
 		pdk_config_release(&cfg);
-	}
-	pdk_cli_server_writes = NULL;
-	pdk_strv_release(&server_writes);
 	pdk_strv_release(&o.run_opts);
 	return code;
 }

@@ -109,7 +109,44 @@ static const struct option run_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why, size_t why_len)
+/* run's short options, as getopt_long reads them ('+': options end at the program). */
+static const char run_short[] = "+:t:C:w:n";
+
+bool pdk_cli_run_takes_value(const char *arg)
+{
+	size_t len;
+	const struct option *hit = NULL;
+
+	if (arg[0] != '-' || !arg[1] || strcmp(arg, "--") == 0)
+		return false;
+	if (arg[1] != '-') {
+		/* -t300 holds its value; -nt 300 does not (a value ends a cluster). */
+		for (const char *p = arg + 1; *p; p++) {
+			const char *o = strchr(run_short + 2, *p);
+			if (*p != ':' && o && o[1] == ':')
+				return !p[1];
+		}
+		return false;
+	}
+	arg += 2;
+	len = strcspn(arg, "=");
+	if (arg[len] == '=')
+		return false;
+	/* getopt_long takes an unambiguous prefix too: so does this. */
+	for (const struct option *o = run_options; o->name; o++) {
+		if (strncmp(o->name, arg, len) != 0)
+			continue;
+		if (strlen(o->name) == len)
+			return o->has_arg == required_argument;
+		if (hit)
+			return false;
+		hit = o;
+	}
+	return hit && hit->has_arg == required_argument;
+}
+
+static int parse_run(int argc, char **argv, bool program, struct pdk_request *ret, char *why,
+		     size_t why_len)
 {
 	struct pdk_request o = {0};
 	int c;
@@ -118,7 +155,7 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 	optind = 1;
 	opterr = 0;
 	/* '+': options end at the program, so its own options stay its own. */
-	while ((c = getopt_long(argc, argv, "+:t:C:w:n", run_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, run_short, run_options, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (pdk_cli_parse_seconds(optarg, &o.timeout_asked) < 0) {
@@ -221,6 +258,17 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 			goto fail;
 		}
 	}
+	if (!program) {
+		if (optind < argc) {
+			snprintf(why, why_len, "with --request, the program comes from the "
+					       "request's \"argv\"; give no program on the command "
+					       "line ('%s')",
+				 argv[optind]);
+			goto fail;
+		}
+		*ret = o;
+		return 0;
+	}
 	if (optind >= argc) {
 		snprintf(why, why_len, "no program to run: put it after '--', as in "
 				       "'paddock run -- ls -l'");
@@ -237,6 +285,17 @@ fail:
 	free(o.writes);
 	free(o.domains);
 	return -EINVAL;
+}
+
+int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why, size_t why_len)
+{
+	return parse_run(argc, argv, true, ret, why, why_len);
+}
+
+int pdk_cli_parse_run_opts(int argc, char **argv, struct pdk_request *ret, char *why,
+			   size_t why_len)
+{
+	return parse_run(argc, argv, false, ret, why, why_len);
 }
 
 void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cfg)
@@ -260,12 +319,4 @@ void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cf
 		o->outside_sandbox = false;
 		o->allow_git_hooks = false;
 	}
-}
-
-void pdk_request_release(struct pdk_request *o)
-{
-	free(o->writes);
-	o->writes = NULL;
-	free(o->domains);
-	o->domains = NULL;
 }

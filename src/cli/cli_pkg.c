@@ -103,14 +103,6 @@ static int quiet_status(char *const *argv, int err_fd)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* In a call of the MCP server the configuration is the server's, which the
- * run takes again and releases: released here only when read here. */
-static void cfg_done(struct pdk_config *cfg)
-{
-	if (!pdk_cli_config_preloaded)
-		pdk_config_release(cfg);
-}
-
 struct sudo_ctx {
 	const char *sudo;    /* resolved */
 	const char *program; /* the manager's, for the error */
@@ -154,7 +146,7 @@ static int sudo_ready(void *ctx, char *why, size_t why_len)
 }
 #endif
 
-int pdk_cli_pkg_main(int argc, char **argv)
+int pdk_cli_pkg_main(int argc, char **argv, const struct pdk_cli_face *face)
 {
 	static const struct option opts[] = {
 	    {"yes", no_argument, NULL, 'y'},	      {"json", no_argument, NULL, 'j'},
@@ -248,7 +240,7 @@ int pdk_cli_pkg_main(int argc, char **argv)
 		return say_error(json, PDK_FAIL_BAD_REQUEST,
 				 "pkg: give one package per call; '%.64s' is a second one",
 				 argv[optind + 2]);
-	if (pdk_cli_config_load_why("pkg", config, false, &cfg, why, sizeof(why)) < 0)
+	if (pdk_cli_config_load_why(face, "pkg", config, false, &cfg, why, sizeof(why)) < 0)
 		return say_error(json, PDK_FAIL_BAD_REQUEST, "%s", why);
 	if (cfg.pkg_manager) {
 		_cleanup_free_ char *prog = NULL;
@@ -260,11 +252,11 @@ int pdk_cli_pkg_main(int argc, char **argv)
 					     "pkg: pkg.manager is %s, but %s is not on PATH; install "
 					     "it, or set pkg.manager to this system's manager",
 					     cfg.pkg_manager, pdk_pkg_manager_program(m));
-			cfg_done(&cfg);
+			pdk_cli_config_done(face, &cfg);
 			return code;
 		}
 	} else if (pdk_pkg_detect("/etc/os-release", getenv("PATH"), &m) < 0) {
-		cfg_done(&cfg);
+		pdk_cli_config_done(face, &cfg);
 		return say_error(json, PDK_FAIL_NOT_FOUND,
 				 "pkg: no package manager here: none of apt-get, dnf, yum, pacman "
 				 "or apk is on PATH; set pkg.manager in the configuration if it "
@@ -274,11 +266,11 @@ int pdk_cli_pkg_main(int argc, char **argv)
 		cap = pdk_asprintf("%g", cfg.timeout_cap);
 		timeout = cap;
 		if (!cap) {
-			cfg_done(&cfg);
+			pdk_cli_config_done(face, &cfg);
 			return say_error(json, PDK_FAIL_INTERNAL, "pkg: out of memory");
 		}
 	}
-	cfg_done(&cfg);
+	pdk_cli_config_done(face, &cfg);
 	if (name && pdk_pkg_name_check(m, name, why, sizeof(why)) < 0)
 		return say_error(json, PDK_FAIL_BAD_REQUEST, "%s", why);
 	if (pdk_pkg_action_changes(a) && !root && !(sudo = find("sudo")))
@@ -328,6 +320,6 @@ int pdk_cli_pkg_main(int argc, char **argv)
 	for (size_t i = 0; cmd[i] && n < (int)PDK_ARRAY_SIZE(run_argv) - 1; i++)
 		run_argv[n++] = cmd[i];
 	run_argv[n] = NULL;
-	return pdk_cli_run_preset(n, (char **)run_argv, &preset);
+	return pdk_cli_run_preset(n, (char **)run_argv, face, &preset);
 #endif
 }

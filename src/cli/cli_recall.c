@@ -97,7 +97,7 @@ static int parse_count(const char *s, uint64_t *ret)
 	return 0;
 }
 
-int pdk_cli_recall_main(int argc, char **argv)
+int pdk_cli_recall_main(int argc, char **argv, const struct pdk_cli_face *face)
 {
 	static const struct option opts[] = {
 	    {"from", required_argument, NULL, 'f'},  {"lines", required_argument, NULL, 'l'},
@@ -184,9 +184,9 @@ int pdk_cli_recall_main(int argc, char **argv)
 		return say_error(&a, "bad_request",
 				 "recall: PADDOCK_SESSION must be 1 to 64 of A-Z a-z 0-9 . _ -");
 	/* The store is where runs put it: output.storeDir when configured. */
-	r = pdk_cli_config_load_why("recall", config, false, &cfg, why, sizeof(why));
+	r = pdk_cli_config_load_why(face, "recall", config, false, &cfg, why, sizeof(why));
 	dir = r < 0 ? NULL : pdk_cli_store_dir_why("recall", &cfg, why, sizeof(why));
-	pdk_config_release(&cfg);
+	pdk_cli_config_done(face, &cfg);
 	if (!dir)
 		return say_error(&a, r < 0 ? "bad_request" : "failed", "%s", why);
 	fd = pdk_store_open(dir, session, o.id);

@@ -17,20 +17,6 @@
 
 #define REQUEST_MAX (4u << 20)
 
-/* Options of run that take a value: their value is no program. */
-static bool takes_value(const char *a)
-{
-	static const char *const with[] = {"-t", "-C", "-w", "--timeout", "--bound", "--cwd",
-					   "--write", "--root", "--backend", "--config"};
-
-	if (strchr(a, '='))
-		return false;
-	for (size_t i = 0; i < PDK_ARRAY_SIZE(with); i++)
-		if (strcmp(a, with[i]) == 0)
-			return true;
-	return false;
-}
-
 int pdk_cli_request_find(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -39,7 +25,7 @@ int pdk_cli_request_find(int argc, char **argv)
 			return -1;
 		if (strcmp(a, "--request") == 0 || strncmp(a, "--request=", 10) == 0)
 			return i;
-		if (takes_value(a))
+		if (pdk_cli_run_takes_value(a))
 			i++;
 	}
 	return -1;
@@ -102,8 +88,9 @@ int pdk_cli_request_main(int argc, char **argv, int at)
 	const char *file = argv[at][9] == '=' ? argv[at] + 10 : at + 1 < argc ? argv[at + 1] : NULL;
 	int next = argv[at][9] == '=' ? at + 1 : at + 2;
 	struct pdk_strv v = {0};
+	struct pdk_request req;
 	struct pdk_buf b = {0};
-	cJSON *req;
+	cJSON *json;
 	char why[512];
 	int r;
 
@@ -114,7 +101,7 @@ int pdk_cli_request_main(int argc, char **argv, int at)
 			return fail("with --request, the program comes from the request's \"argv\"; "
 				    "give no program on the command line ('%s')",
 				    argv[i]);
-		if (takes_value(argv[i]))
+		if (pdk_cli_run_takes_value(argv[i]))
 			i++;
 	}
 	r = read_all(file, &b);
@@ -123,8 +110,8 @@ int pdk_cli_request_main(int argc, char **argv, int at)
 		return fail("--request %s: %s", file,
 			    r == -EFBIG ? "longer than 4 MiB" : strerror(-r));
 	}
-	req = cJSON_ParseWithLength(b.data ? b.data : "", b.len);
-	if (!req) {
+	json = cJSON_ParseWithLength(b.data ? b.data : "", b.len);
+	if (!json) {
 		size_t off = b.data ? (size_t)(cJSON_GetErrorPtr() - b.data) : 0;
 		pdk_buf_free(&b);
 		return fail("--request %s: not JSON (near byte %zu); give one object such as "
@@ -132,18 +119,29 @@ int pdk_cli_request_main(int argc, char **argv, int at)
 			    file, off);
 	}
 	pdk_buf_free(&b);
+	/* The command line's options first, then the request's over them. */
 	r = pdk_strv_push(&v, "run");
 	for (int i = 1; r == 0 && i < argc; i++)
 		if (i != at && !(i == at + 1 && next == at + 2))
 			r = pdk_strv_push(&v, argv[i]);
-	if (r == 0)
-		r = pdk_agent_run_args(req, &v, why, sizeof(why));
-	cJSON_Delete(req);
 	if (r < 0) {
+		cJSON_Delete(json);
 		pdk_strv_release(&v);
-		return fail("--request %s: %s", file, r == -ENOMEM ? "out of memory" : why);
+		return fail("--request %s: out of memory", file);
 	}
-	r = pdk_cli_run_main((int)v.n, v.v);
+	if (pdk_cli_parse_run_opts((int)v.n, v.v, &req, why, sizeof(why)) < 0) {
+		cJSON_Delete(json);
+		pdk_strv_release(&v);
+		return fail("run: %s", why);
+	}
+	if ((r = pdk_agent_run_request(json, &req, why, sizeof(why))) < 0) {
+		pdk_request_release(&req);
+		cJSON_Delete(json);
+		pdk_strv_release(&v);
+		return fail("--request %s: %s", file, why);
+	}
+	r = pdk_cli_run_request(&req, NULL);
+	cJSON_Delete(json);
 	pdk_strv_release(&v);
 	return r;
 }

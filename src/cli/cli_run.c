@@ -30,7 +30,6 @@
 
 extern char **environ;
 
-bool pdk_cli_run_text_too;
 
 static const char run_usage[] =
 	"usage: paddock run [OPTIONS] -- PROGRAM [ARG...]\n"
@@ -81,7 +80,7 @@ static void timeout_notes(const struct pdk_request *o, const struct pdk_run_stat
 }
 
 /* What the command printed that paddock still holds, scanned for writes
- * the sandbox refused. */
+ * (and sockets) the sandbox refused. */
 static size_t refusal_hints(const struct pdk_config *cfg, const struct pdk_sandbox *sb,
 			    const struct pdk_capture *out, const struct pdk_capture *err,
 			    char hints[][768])
@@ -97,6 +96,7 @@ static size_t refusal_hints(const struct pdk_config *cfg, const struct pdk_sandb
 	    .roots = sb->policy.roots,
 	    .n_roots = sb->policy.n_roots,
 	    .outside_ok = cfg->allow_outside_sandbox,
+	    .network = pdk_sandbox_network(sb),
 	};
 
 	if (!never || !getcwd(cwd, sizeof(cwd)))
@@ -312,9 +312,12 @@ static int exit_code_of(int status)
 	return status < 0 ? 128 - status : status;
 }
 
-static int run_parse(struct run *x, int argc, char **argv)
+/* The call from its request, or from argv when req is NULL. */
+static int run_parse(struct run *x, struct pdk_request *req, int argc, char **argv,
+		     const struct pdk_cli_face *face)
 {
-	if (pdk_cli_call_init(&x->c, "run", argc, argv) < 0)
+	if ((req ? pdk_cli_call_init(&x->c, "run", req, face)
+		 : pdk_cli_call_init_argv(&x->c, "run", argc, argv, face)) < 0)
 		return fail(x, PDK_FAIL_BAD_REQUEST, PDK_EXIT_FAILURE, "%s", x->c.why);
 	x->parsed = true;
 	x->cd = is_cd(x->c.o.argv);
@@ -532,9 +535,13 @@ static int run_execute(struct run *x)
 		    (r = pdk_sandbox_setenv(sb, (const char *const *)nobody)) < 0)
 			return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE,
 				    "run: the command's environment: %s", strerror(-r));
-		if (x->shim_dir)
-			r = sb->backend ? pdk_rmshim_prepare(sb, &x->shim)
-					: unconfined_rm(sb);
+		if (x->shim_dir && sb->backend) {
+			r = pdk_rmshim_prepare(sb, &x->shim);
+			if (r == 0)
+				r = pdk_sandbox_setenv(sb, (const char *const *)x->shim.env);
+		} else if (x->shim_dir) {
+			r = unconfined_rm(sb);
+		}
 		if (r < 0)
 			return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: setting up rm: %s",
 				    strerror(-r));
@@ -595,7 +602,6 @@ static void run_notes(struct run *x)
 static void run_audit(struct run *x)
 {
 	struct pdk_sandbox *sb = &x->sb;
-	const char *nested = NULL;
 	struct pdk_cli_outcome o = {
 	    .failure = x->failure,
 	    .error = x->error,
@@ -608,13 +614,10 @@ static void run_audit(struct run *x)
 	    .n_notes = x->outside ? 0 : sb->n_notes,
 	};
 
-	for (size_t i = 0; i < o.n_notes; i++)
-		if (strncmp(sb->notes[i], PDK_NOTE_NESTED, strlen(PDK_NOTE_NESTED)) == 0)
-			nested = sb->notes[i];
 	o.confinement = x->special	 ? "paddock"
 			: x->outside	 ? "outside"
 			: !sb->backend	 ? "none"
-			: nested	 ? "nested"
+			: sb->nested	 ? "nested"
 					 : "sandbox";
 	/* Nothing was confined when nothing ran. */
 	if (x->failure != PDK_FAIL_NONE)
@@ -688,7 +691,7 @@ static int run_report(struct run *x)
 		return PDK_EXIT_FAILURE;
 	}
 	/* The MCP server wants both renderings of one run, naming one kept copy. */
-	if (in.json && pdk_cli_run_text_too) {
+	if (in.json && x->c.face && x->c.face->text_too) {
 		struct pdk_render_out text = {0};
 
 		in.json = false;
@@ -741,21 +744,34 @@ int pdk_cli_run_main(int argc, char **argv)
 	}
 	if ((at = pdk_cli_request_find(argc, argv)) > 0)
 		return pdk_cli_request_main(argc, argv, at);
-	return pdk_cli_run_preset(argc, argv, NULL);
+	return pdk_cli_run_preset(argc, argv, NULL, NULL);
 }
 
-int pdk_cli_run_preset(int argc, char **argv, const struct pdk_cli_preset *preset)
+/* Every run, whichever face: from the request, or from argv when req is NULL. */
+static int run_one(struct pdk_request *req, int argc, char **argv,
+		   const struct pdk_cli_face *face, const struct pdk_cli_preset *preset)
 {
 	struct run x = {.preset = preset};
 	int code;
 
-	if (run_parse(&x, argc, argv) == 0 && run_decide(&x) == 0 && run_locate(&x) == 0 &&
-	    run_shim(&x) == 0 && run_confine(&x) == 0 && !x.done && run_open_store(&x) == 0 &&
-	    run_execute(&x) == 0)
+	if (run_parse(&x, req, argc, argv, face) == 0 && run_decide(&x) == 0 &&
+	    run_locate(&x) == 0 && run_shim(&x) == 0 && run_confine(&x) == 0 && !x.done &&
+	    run_open_store(&x) == 0 && run_execute(&x) == 0)
 		run_notes(&x);
 	if (!x.done)
 		run_audit(&x);
 	code = x.done ? 0 : run_report(&x);
 	run_release(&x);
 	return code;
+}
+
+int pdk_cli_run_request(struct pdk_request *req, const struct pdk_cli_face *face)
+{
+	return run_one(req, 0, NULL, face, NULL);
+}
+
+int pdk_cli_run_preset(int argc, char **argv, const struct pdk_cli_face *face,
+		       const struct pdk_cli_preset *preset)
+{
+	return run_one(NULL, argc, argv, face, preset);
 }

@@ -51,6 +51,8 @@ struct pdk_config {
 	struct pdk_strv writable_paths; /* .writablePaths, ~ expanded, not yet resolved */
 	struct pdk_strv allowed_domains; /* .allowedDomains: reached through the proxy, unasked */
 	struct pdk_strv allow_unix_sockets; /* .allowUnixSockets: host unix sockets a run may reach */
+	struct pdk_strv allow_local_addresses; /* .allowLocalAddresses: addresses and CIDR blocks
+						* of the host's own that allowed names may reach */
 	bool allow_outside_sandbox;    /* .allowOutsideSandbox (false) */
 	bool allow_ssh_agent;          /* .allowSshAgent (false): calls reach $SSH_AUTH_SOCK */
 	bool allow_docker;             /* .allowDocker (false): calls reach Docker's socket */

@@ -90,6 +90,7 @@ static const struct key sandbox_keys[] = {
     CFG("writablePaths", T_LIST, writable_paths, .item = PDK_CONFIG_ITEM_ABS_OR_HOME),
     CFG("allowedDomains", T_LIST, allowed_domains, .item = PDK_CONFIG_ITEM_DOMAIN),
     CFG("allowUnixSockets", T_LIST, allow_unix_sockets, .item = PDK_CONFIG_ITEM_ABS_OR_HOME),
+    CFG("allowLocalAddresses", T_LIST, allow_local_addresses, .item = PDK_CONFIG_ITEM_ADDRESS),
     CFG("allowOutsideSandbox", T_BOOL, allow_outside_sandbox),
     CFG("allowSshAgent", T_BOOL, allow_ssh_agent),
     CFG("allowDocker", T_BOOL, allow_docker),

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "net/addr.h"
 #include "net/proxy.h"
 #include "config_int.h"
 #include "core/util.h"
@@ -341,6 +342,21 @@ static int item_domain(struct pdk_config_loader *ld, const cJSON *v, const char 
 	return 0;
 }
 
+static int item_address(struct pdk_config_loader *ld, const cJSON *v, const char *path,
+			const char *s, char **ret)
+{
+	struct pdk_cidr c;
+	char buf[96];
+
+	if (pdk_cidr_parse(s, &c) < 0)
+		return pdk_config_fail(ld, v, path,
+				       "'%s' is not an IP address or CIDR block; write e.g. "
+				       "\"127.0.0.1\", \"10.0.0.0/8\" or \"fd00::/8\" (no bits set "
+				       "past the prefix)",
+				       pdk_config_clean(buf, sizeof(buf), s));
+	return 0;
+}
+
 struct list_target {
 	struct pdk_strv *sv;
 	item_fn check; /* NULL: any one line of text */
@@ -373,6 +389,7 @@ int pdk_config_get_list(struct pdk_config_loader *ld, const cJSON *v, const char
 	    [PDK_CONFIG_ITEM_PROTECTED] = item_protected,
 	    [PDK_CONFIG_ITEM_ENV] = item_env,
 	    [PDK_CONFIG_ITEM_DOMAIN] = item_domain,
+	    [PDK_CONFIG_ITEM_ADDRESS] = item_address,
 	};
 	struct list_target t = {.sv = sv, .check = checks[item]};
 

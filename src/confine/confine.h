@@ -39,8 +39,6 @@ struct pdk_confine {
 				       * enforces it; backends only describe it) */
 };
 
-/* How a backend's note begins when the command ran under another sandbox. */
-#define PDK_NOTE_NESTED "sandbox: paddock runs inside another sandbox"
 
 /*
  * A backend. Wrappers (bwrap, Seatbelt) rewrite argv to run inside a helper
@@ -112,11 +110,11 @@ struct pdk_backend {
 	 * state), set after prepare(): the proxy's, when the backend makes its
 	 * listener. NULL, or an op returning NULL: none. */
 	char *const *(*env)(void *state);
-	/* A sandbox: line for the run's result, owned by state, or NULL
-	 * (Seatbelt inside another sandbox: the command runs under that one).
-	 * NULL op: none. A note that starts with PDK_NOTE_NESTED says the command ran under
-	 * another sandbox, not paddock's (the audit log's confinement "nested"). */
-	const char *(*note)(void *state);
+	/* A sandbox: line for the run's result, owned by state, or NULL. NULL op:
+	 * none. *ret_nested is set true when the command runs under another
+	 * sandbox instead of paddock's (Seatbelt inside one: the audit log's
+	 * confinement "nested"); it is left alone otherwise. */
+	const char *(*note)(void *state, bool *ret_nested);
 	/* After prepare() failed: a one-line reason better than its -errno,
 	 * or NULL (Seatbelt: what sandbox-exec said of the profile). */
 	const char *(*prepare_why)(void);

@@ -1,4 +1,4 @@
-/* refusal.c - when a confined command fails on a write the sandbox refused,
+/* refusal.c - when a confined command fails on a write (or a socket) the sandbox refused,
  * one sandbox: line naming the path, the writable roots, and how to ask. */
 #include <limits.h>
 #include <stdbool.h>
@@ -160,6 +160,240 @@ static bool path_above(const char *const *starts, const size_t *lens, size_t n_a
 	return false;
 }
 
+/* --- sockets ------------------------------------------------------------------------------ */
+
+enum sock_refusal {
+	SOCK_NONE,
+	SOCK_UNIX,	 /* a unix socket refused: EPERM, EACCES */
+	SOCK_UNIX_MAYBE, /* nothing answered at a unix socket path: maybe the host's */
+	SOCK_NET,	 /* a name or address outside not reached */
+};
+
+/* Does the word look like a host:port or an address rather than a unix socket path? */
+static bool is_hostport(const char *w)
+{
+	const char *colon = strrchr(w, ':');
+
+	return !strchr(w, '/') && !strstr(w, ".sock") && colon && colon[1] &&
+	       strspn(colon + 1, "0123456789") == strlen(colon + 1);
+}
+
+/* Copy a name from the output only if it looks like one: a host name or an address. */
+static bool copy_name(const char *p, size_t len, char *out, size_t outlen)
+{
+	if (!len || len >= outlen || len > 253)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]_",
+			    p[i]))
+			return false;
+	return copy_out(p, len, out, outlen);
+}
+
+/* The host of "HOST:PORT" (or "[V6]:PORT") in place. */
+static void strip_port(char *w)
+{
+	char *colon = strrchr(w, ':');
+
+	if (w[0] == '[' && strchr(w, ']')) {
+		memmove(w, w + 1, strlen(w));
+		*strchr(w, ']') = '\0';
+	} else if (colon && strchr(w, ':') == colon) {
+		*colon = '\0';
+	}
+}
+
+/* The reason a line gives, as one of the socket refusals it can mean. */
+static enum sock_refusal reason_of(const char *s, size_t n)
+{
+	if (find_ci(s, n, "operation not permitted") || find_ci(s, n, "permission denied"))
+		return SOCK_UNIX;
+	if (find_ci(s, n, "connection refused"))
+		return SOCK_UNIX_MAYBE;
+	if (find_ci(s, n, "temporary failure in name resolution") ||
+	    find_ci(s, n, "name or service not known") || find_ci(s, n, "network is unreachable"))
+		return SOCK_NET;
+	return SOCK_NONE;
+}
+
+/* Python: a PermissionError or ConnectionRefusedError that names no path, below a socket
+ * call in its traceback (socket.socket(...), s.connect("/x.sock"), listener.bind(address)). */
+static enum sock_refusal python_socket(const char *s, size_t n, const char *const *starts,
+				       const size_t *lens, size_t n_above, char *what,
+				       size_t wl)
+{
+	enum sock_refusal k;
+	bool call = false;
+
+	if (!find_ci(s, n, "error: [errno ") || last_quoted(s, n, false, what, wl))
+		return SOCK_NONE;
+	if (find_ci(s, n, "[errno 1]") || find_ci(s, n, "[errno 13]"))
+		k = SOCK_UNIX;
+	else if (find_ci(s, n, "[errno 111]"))
+		k = SOCK_UNIX_MAYBE;
+	else
+		return SOCK_NONE;
+	what[0] = '\0';
+	for (size_t i = n_above; i-- > 0;) {
+		const char *l = starts[i];
+		size_t ln = lens[i];
+
+		if (find_ci(l, ln, "  file \""))
+			continue; /* where the call is, not what it is */
+		if (find_ci(l, ln, "socket") || find_ci(l, ln, ".connect(") ||
+		    find_ci(l, ln, ".bind(") || find_ci(l, ln, ".listen(") ||
+		    find_ci(l, ln, ".sendto(")) {
+			call = true;
+			if (!what[0] && !last_quoted(l, ln, true, what, wl))
+				what[0] = '\0';
+		}
+	}
+	/* A refused connection is a socket's only when a path says so. */
+	if (!call || (k == SOCK_UNIX_MAYBE && !what[0]))
+		return SOCK_NONE;
+	return k;
+}
+
+/*
+ * Is line s a socket the sandbox refused, or a name it kept the command from? Then what
+ * names it (a path, a name, or "" when the line names none). Each form below was printed by
+ * the program named, run under bwrap and landlock.
+ */
+static enum sock_refusal socket_refusal(const char *s, size_t n, const char *const *starts,
+					const size_t *lens, size_t n_above, char *what, size_t wl)
+{
+	static const char *const node_calls[] = {"connect E", "listen E", "bind E", "send E"};
+	const char *p, *q, *end = s + n;
+	enum sock_refusal k;
+
+	what[0] = '\0';
+	/* Node: "Error: connect EACCES /tmp/x.sock", "Error: listen EPERM: operation not
+	 * permitted n.sock", "Error: connect ECONNREFUSED /tmp/x.sock". */
+	for (size_t i = 0; i < sizeof(node_calls) / sizeof(node_calls[0]); i++) {
+		if (!(p = find_ci(s, n, node_calls[i])))
+			continue;
+		p += strlen(node_calls[i]) - 1;
+		size_t code = field_len(p, end);
+
+		if (code && p[code - 1] == ':')
+			code--;
+		if (!((code == 5 && (!strncmp(p, "EPERM", 5))) ||
+		      (code == 6 && !strncmp(p, "EACCES", 6)) ||
+		      (code == 12 && !strncmp(p, "ECONNREFUSED", 12)) ||
+		      (code == 11 && !strncmp(p, "ENETUNREACH", 11))))
+			continue;
+		k = code == 12 ? SOCK_UNIX_MAYBE : code == 11 ? SOCK_NET : SOCK_UNIX;
+		q = end;
+		while (q > p && (q[-1] == ' ' || q[-1] == '\r'))
+			q--;
+		if (!word_before(s, q, what, wl))
+			return SOCK_NONE;
+		if (is_hostport(what)) {
+			/* A server of the run's own that is not up; a port below 1024 bound
+			 * without the privilege: no grant helps. */
+			if (k == SOCK_UNIX_MAYBE || node_calls[i][0] != 'c')
+				return SOCK_NONE;
+			strip_port(what);
+			return SOCK_NET;
+		}
+		return k == SOCK_NET ? SOCK_NONE : k;
+	}
+	/* Node: "Error: getaddrinfo EAI_AGAIN example.com" */
+	if ((p = find_ci(s, n, "getaddrinfo EAI_AGAIN ")) ||
+	    (p = find_ci(s, n, "getaddrinfo ENOTFOUND "))) {
+		p = strchr(p + 12, ' ') + 1;
+		if (!copy_name(p, field_len(p, end), what, wl))
+			what[0] = '\0';
+		return SOCK_NET;
+	}
+	/* redis-cli: "Could not connect to Redis at /tmp/r.sock: Permission denied",
+	 * "Could not connect to Redis at example.com:6379: Temporary failure in name
+	 * resolution" */
+	if ((p = find_ci(s, n, " at ")) && find_ci(s, n, "could not connect to") &&
+	    (q = memmem(p + 4, (size_t)(end - p - 4), ": ", 2)) &&
+	    (k = reason_of(q, (size_t)(end - q))) != SOCK_NONE) {
+		if (!copy_out(p + 4, (size_t)(q - p - 4), what, wl))
+			return SOCK_NONE;
+		if (!is_hostport(what))
+			return k == SOCK_NET ? SOCK_NONE : k;
+		if (k != SOCK_NET)
+			return SOCK_NONE; /* a TCP server of the run's own that is not up */
+		strip_port(what);
+		return SOCK_NET;
+	}
+	/* redis-server: "# Failed opening Unix socket: bind: Operation not permitted" */
+	if (find_ci(s, n, "failed opening unix socket") && reason_of(s, n) == SOCK_UNIX)
+		return SOCK_UNIX;
+	/* curl: "curl: (6) Could not resolve host: example.com", "curl: (7) Failed to connect
+	 * to 93.184.216.34 port 80 after 0 ms: Couldn't connect to server" */
+	if ((p = find_ci(s, n, "could not resolve host: "))) {
+		p += 24;
+		if (!copy_name(p, field_len(p, end), what, wl))
+			what[0] = '\0';
+		return SOCK_NET;
+	}
+	if ((p = find_ci(s, n, "curl: (7) failed to connect to "))) {
+		p += 31;
+		if (!copy_name(p, field_len(p, end), what, wl))
+			what[0] = '\0';
+		return SOCK_NET;
+	}
+	if ((k = python_socket(s, n, starts, lens, n_above, what, wl)) != SOCK_NONE)
+		return k;
+	/* Python and others: "[Errno -3] Temporary failure in name resolution",
+	 * "[Errno 101] Network is unreachable": no name. */
+	if (reason_of(s, n) == SOCK_NET) {
+		what[0] = '\0';
+		return SOCK_NET;
+	}
+	return SOCK_NONE;
+}
+
+/* The line for a socket refusal (k), what it named (maybe ""), in out; false when there is
+ * nothing to say (the network was on). */
+static bool socket_line(enum sock_refusal k, const char *what, const char *network, char *out,
+			size_t outlen)
+{
+	static const char grants[] =
+	    "a host socket (an ssh-agent's, Docker's, a database's in /tmp or /run) is reached "
+	    "only when a person grants it: ask them to list its path in "
+	    "commandPolicy.sandbox.allowUnixSockets, or to run with --ssh-agent for the "
+	    "ssh-agent or --docker for Docker";
+	bool named = what[0] != '\0';
+
+	switch (k) {
+	case SOCK_UNIX:
+		snprintf(out, outlen,
+			 "sandbox: the sandbox refused a unix socket%s%.200s%s, not a file write, "
+			 "so --write does not help; %s",
+			 named ? " (" : "", what, named ? ")" : "", grants);
+		return true;
+	case SOCK_UNIX_MAYBE:
+		snprintf(out, outlen,
+			 "sandbox: nothing answered at the unix socket %.200s; if it is a socket "
+			 "of the host's rather than one this run made, the sandbox keeps it out "
+			 "of reach: %s",
+			 what, grants);
+		return true;
+	case SOCK_NET:
+		if (!network || !strcmp(network, "on"))
+			return false;
+		snprintf(out, outlen,
+			 "sandbox: %s, so %.200s could not be reached; if the command needs it, "
+			 "ask for that name with --allow-domain %.200s (through paddock's proxy, "
+			 "which HTTP_PROXY and ALL_PROXY point at) or for the whole network "
+			 "with -n",
+			 strcmp(network, "domains")
+			     ? "the network is off in this run"
+			     : "this run reaches only its allowed domains",
+			 named ? what : "a host", named ? what : "NAME");
+		return true;
+	case SOCK_NONE:
+		break;
+	}
+	return false;
+}
+
 /* Names that are never offered to --write, wherever they are: a repository's
  * git directory (hooks and config run code), editor and agent settings that
  * run tasks, shell start-up files, and where keys and credentials live. */
@@ -278,6 +512,22 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const struct pdk_ref
 		bool got = false;
 		size_t lead = strspn(s, " \t");
 
+		char sock_what[512], key[528];
+		enum sock_refusal sk =
+		    socket_refusal(s, n, starts, lens, n_above, sock_what, sizeof(sock_what));
+
+		if (sk != SOCK_NONE) {
+			bool dup = false;
+
+			/* Once for each thing named; a socket's key cannot be a resolved path. */
+			snprintf(key, sizeof(key), "%d:%s", (int)sk, sock_what);
+			for (size_t i = 0; i < count; i++)
+				dup |= strcmp(seen[i], key) == 0;
+			if (!dup && socket_line(sk, sock_what, scope->network, lines[count], 768))
+				snprintf(seen[count++], sizeof(seen[0]), "%s", key);
+			s += n + 1;
+			continue;
+		}
 		if (find_ci(s, n, nested_seatbelt)) {
 			if (!told_nested)
 				snprintf(lines[count++], 768,

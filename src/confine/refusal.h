@@ -1,4 +1,4 @@
-/* refusal.h - when a confined command fails on a write the sandbox refused,
+/* refusal.h - when a confined command fails on a write (or a socket) the sandbox refused,
  * one sandbox: line naming the path, the writable roots, and how to ask. */
 #ifndef PDK_REFUSAL_H
 #define PDK_REFUSAL_H
@@ -24,6 +24,9 @@ struct pdk_refusal_scope {
 	 * instead of a guess. */
 	const char *const *held;
 	size_t n_held;
+	/* The run's network: "off", "domains" or "on" (pdk_sandbox_network); a name that could
+	 * not be reached gets the --allow-domain and -n that would reach it unless "on". */
+	const char *network;
 };
 
 /*
@@ -36,6 +39,13 @@ struct pdk_refusal_scope {
  * why; of mv's two names the held one is taken. A path outside the roots gets
  * the --write that would allow it, unless it is one never offered: then the
  * line says so and that a person must make the change.
+ *
+ * A socket refused is told apart from a write: a unix socket's connect, bind or listen
+ * refused (Node's "connect EACCES PATH", redis-cli's "Could not connect to Redis at PATH:
+ * Permission denied", Python's PermissionError below a socket call in its traceback,
+ * redis-server's "Failed opening Unix socket") gets the grants that open a host socket
+ * instead of --write; a name not reached with the network off or limited to the domains
+ * mode gets the --allow-domain that would reach it, and -n.
  */
 size_t pdk_refusal_hints(const char *text, size_t text_len, const struct pdk_refusal_scope *scope,
 			 char lines[][768], size_t max);

@@ -27,7 +27,7 @@
 #include <sys/socket.h>
 #include "sandbox_int.h"
 #include "vettrack.h"
-#include "output/store.h"
+#include "core/state.h"
 #include "trash/trash.h"
 #include "core/util.h"
 #ifdef HAVE_BWRAP
@@ -842,6 +842,10 @@ static int setup_domains(struct pdk_sandbox *sb, const struct pdk_request *req,
 	sb->n_domains = n;
 	if (!n)
 		return 0;
+	for (size_t i = 0; cfg && i < cfg->allow_local_addresses.n; i++)
+		if ((r = pdk_strv_append(&sb->local_addrs, &sb->n_local_addrs,
+					 strdup(cfg->allow_local_addresses.v[i]))) < 0)
+			return r;
 	if ((r = pdk_socketpair_cloexec(sv)) < 0)
 		return r;
 	/* Above 2: the runner's dup2 onto stdio must not clobber the
@@ -998,7 +1002,7 @@ static int arm(struct pdk_sandbox *sb, char *why, size_t why_len)
 			 bwhy ? bwhy : strerror(-r));
 		return r;
 	}
-	if (sb->backend->note && (note = sb->backend->note(sb->state))) {
+	if (sb->backend->note && (note = sb->backend->note(sb->state, &sb->nested))) {
 		add_note(sb, "%s", note);
 		collect_notes(sb);
 	}
@@ -1049,7 +1053,9 @@ static int run_proxied(struct pdk_sandbox *sb, struct pdk_capture *out, struct p
 	ctl = fcntl(sb->proxy_ctl, F_DUPFD_CLOEXEC, 3);
 	if (ctl < 0)
 		return -errno;
-	r = pdk_proxy_start((const char *const *)sb->domains, sb->n_domains, ctl, &sb->proxy);
+	r = pdk_proxy_start((const char *const *)sb->domains, sb->n_domains,
+			    (const char *const *)sb->local_addrs, sb->n_local_addrs, ctl,
+			    &sb->proxy);
 	if (r < 0)
 		return r;
 	r = pdk_run(&sb->spec, out, err, st);
@@ -1066,6 +1072,19 @@ static int run_proxied(struct pdk_sandbox *sb, struct pdk_capture *out, struct p
 				 i ? ", " : "", refused[i]);
 		add_note(sb, "sandbox: the proxy refused %s: not an allowed domain; allow one with "
 			     "--allow-domain NAME, or list it in commandPolicy.sandbox.allowedDomains",
+			 list);
+		collect_notes(sb);
+	}
+	n = pdk_proxy_refused_local(sb->proxy, &refused);
+	if (n) {
+		char list[300] = "";
+
+		for (size_t i = 0; i < n; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", refused[i]);
+		add_note(sb, "sandbox: the proxy refused %s: an allowed name never leads to the "
+			     "host's own, private or link-local addresses; if the command must "
+			     "reach one, list it in commandPolicy.sandbox.allowLocalAddresses",
 			 list);
 		collect_notes(sb);
 	}
@@ -1295,14 +1314,20 @@ int pdk_sandbox_setenv(struct pdk_sandbox *sb, const char *const *extra_env)
 
 		for (size_t j = 0; j < n_add && !replaced; j++)
 			replaced = strncmp(extra_env[j], old, len) == 0 &&
-				   extra_env[j][len] == '=';
+				   (extra_env[j][len] == '=' || extra_env[j][len] == '\0');
 		if (!replaced)
 			envp[k++] = (char *)old;
 	}
 	for (size_t j = 0; j < n_add; j++) {
-		if (!strchr(extra_env[j], '=') || !(added[n] = strdup(extra_env[j]))) {
+		if (!extra_env[j][0] || extra_env[j][0] == '=') {
 			free(envp);
-			return strchr(extra_env[j], '=') ? -ENOMEM : -EINVAL;
+			return -EINVAL;
+		}
+		if (!strchr(extra_env[j], '='))
+			continue; /* a name alone: taken out above */
+		if (!(added[n] = strdup(extra_env[j]))) {
+			free(envp);
+			return -ENOMEM;
 		}
 		envp[k++] = added[n++];
 		added[n] = NULL;
@@ -1538,6 +1563,9 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 			    : "");
 	for (size_t i = 0; sb->domains_mode && i < sb->n_domains; i++)
 		fprintf(out, "network: allowed domain %s\n", sb->domains[i]);
+	for (size_t i = 0; sb->domains_mode && i < sb->n_local_addrs; i++)
+		fprintf(out, "network: local address %s, reached by an allowed name "
+			     "(allowLocalAddresses)\n", sb->local_addrs[i]);
 	for (size_t i = 0; i < sb->n_unix; i++)
 		fprintf(out, "network: unix socket %s (%s)\n", sb->unix_paths[i], sb->unix_from[i]);
 	for (size_t i = 0; i < sb->n_devices; i++)
@@ -1601,6 +1629,7 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 	free(sb->sweep_note);
 	pdk_strv_freep(&sb->env_added);
 	pdk_strv_freep(&sb->domains);
+	pdk_strv_freep(&sb->local_addrs);
 	pdk_strv_freep(&sb->refused);
 	pdk_proxy_free(sb->proxy);
 	if (sb->domains_mode) {

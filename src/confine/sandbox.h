@@ -30,6 +30,7 @@ struct pdk_sandbox {
 	const char *path;              /* the command's resolved path (borrowed) */
 	char **argv;                   /* the command (borrowed) */
 	bool named;                    /* a person chose the backend: never another */
+	bool nested;                   /* the command runs under another sandbox, not ours */
 	const char *notes[PDK_SANDBOX_NOTES]; /* result lines (sandbox: ...) */
 	size_t n_notes;
 	char fallback_note[600];       /* why an earlier backend was passed over */
@@ -43,6 +44,8 @@ struct pdk_sandbox {
 	 * socket (policy.proxy_fd is the sandbox's). */
 	char **domains;
 	size_t n_domains;
+	char **local_addrs;	       /* owned: allowLocalAddresses, the proxy's exceptions */
+	size_t n_local_addrs;
 	bool domains_mode;
 	int proxy_ctl;
 	struct pdk_proxy *proxy;
@@ -104,8 +107,9 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
  * *ret_sweep_note likewise for what earlier runs, killed, had left. 0 or -ENOMEM. */
 int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note, char **ret_sweep_note);
 /* Add "NAME=VALUE" entries (NULL-terminated) to the command's environment,
- * replacing variables of the same name; entries are copied. Secret patterns
- * do not apply to them. Call between setup and run. */
+ * replacing variables of the same name; entries are copied; an entry "NAME"
+ * with no '=' takes NAME out. Secret patterns do not apply to them. Call
+ * between setup and run. */
 int pdk_sandbox_setenv(struct pdk_sandbox *sb, const char *const *extra_env);
 /*
  * Run the command (pdk_run) confined. When the backend's helper could not set

@@ -16,7 +16,7 @@
 #include "core/path.h"
 #include "gitconfig.h"
 #include "core/util.h"
-#include "output/store.h"
+#include "core/state.h"
 #include "trash/trash.h"
 #include "vet.h"
 #include "vetgit.h"

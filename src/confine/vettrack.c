@@ -18,7 +18,7 @@
 #include "core/path.h"
 #include "core/strv.h"
 #include "core/util.h"
-#include "output/store.h"
+#include "core/state.h"
 #include "vettrack.h"
 
 #define MAX_TIPS 1000

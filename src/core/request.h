@@ -16,8 +16,12 @@
 	"runs with no sandbox at all: it may write anywhere you can and reach any host "         \
 	"(--no-sandbox)"
 
+/* One call, filled once by the face it came through: the CLI's options
+ * (pdk_cli_parse_run), a JSON request or MCP arguments (pdk_agent_run_request),
+ * whose strings it borrows. */
 struct pdk_request {
 	char **argv;            /* the program and its arguments (borrowed) */
+	char **argv_alloc;      /* argv's array when the request made it (JSON); owned */
 	double timeout;         /* seconds, after clamping to timeout_cap */
 	double timeout_asked;   /* what was asked, 0: the default */
 	double timeout_cap;     /* the most allowed */
@@ -40,6 +44,7 @@ struct pdk_request {
 	const char *config;     /* --config FILE; NULL: the system and user files */
 	const char **writes;    /* extra writable paths, n_writes entries */
 	size_t n_writes;
+	size_t n_server_writes; /* writes[0..n): the MCP server's own -w, not asked about */
 	const char **domains;   /* --allow-domain patterns, n_domains entries */
 	size_t n_domains;
 };

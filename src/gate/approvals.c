@@ -18,7 +18,7 @@
 #include "core/path.h"
 #include "core/sha256.h"
 #include "core/util.h"
-#include "output/store.h"
+#include "core/state.h"
 
 #define FILE_MAX (64u << 10)
 

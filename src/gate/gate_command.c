@@ -17,7 +17,7 @@
 #include "core/path.h"
 #include "run/runner.h"
 #include "session.h"
-#include "output/store.h"
+#include "core/state.h"
 #include "core/util.h"
 
 extern char **environ;

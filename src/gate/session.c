@@ -14,7 +14,7 @@
 
 #include "core/path.h"
 #include "session.h"
-#include "output/store.h"
+#include "core/state.h"
 #include "core/util.h"
 
 /* A state file bigger than this is not paddock's: refuse rather than read it. */

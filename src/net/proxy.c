@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "core/path.h"
 #include "core/util.h"
 
@@ -39,6 +40,8 @@
 struct pdk_proxy {
 	char **domains;
 	size_t n_domains;
+	struct pdk_cidr *local; /* the host's own addresses a name may lead to all the same */
+	size_t n_local;
 	int ctl;          /* where the listening socket arrives */
 	int listen_fd;
 	int stop[2];      /* a pipe: readable once the proxy stops */
@@ -49,6 +52,8 @@ struct pdk_proxy {
 	unsigned active;  /* connection threads alive */
 	char *refused[MAX_REFUSED];
 	size_t n_refused;
+	char *refused_local[MAX_REFUSED]; /* "NAME (ADDRESS, KIND)" */
+	size_t n_refused_local;
 };
 
 struct conn {
@@ -122,23 +127,67 @@ static bool allowed(const struct pdk_proxy *p, const char *host)
 	return false;
 }
 
-static void remember_refused(struct pdk_proxy *p, const char *host)
+/* Add what (printable from now on) to list, once, while it has room. */
+static void remember(struct pdk_proxy *p, char **list, size_t *n, const char *what)
 {
 	pthread_mutex_lock(&p->lock);
-	for (size_t i = 0; i < p->n_refused; i++)
-		if (!strcasecmp(p->refused[i], host))
+	for (size_t i = 0; i < *n; i++)
+		if (!strcasecmp(list[i], what))
 			goto out;
-	if (p->n_refused < MAX_REFUSED) {
-		char *c = strdup(host);
+	if (*n < MAX_REFUSED) {
+		char *c = strdup(what);
 
 		for (char *q = c; q && *q; q++)
 			if (!isprint((unsigned char)*q))
 				*q = '?';
 		if (c)
-			p->refused[p->n_refused++] = c;
+			list[(*n)++] = c;
 	}
 out:
 	pthread_mutex_unlock(&p->lock);
+}
+
+static void remember_refused(struct pdk_proxy *p, const char *host)
+{
+	remember(p, p->refused, &p->n_refused, host);
+}
+
+/* Why dial refused a name: the first address it led to that the proxy does not reach. */
+struct local_refusal {
+	char addr[INET6_ADDRSTRLEN];
+	const char *kind; /* NULL: nothing refused */
+};
+
+static void remember_local(struct pdk_proxy *p, const char *host, const struct local_refusal *lr)
+{
+	char what[320];
+
+	snprintf(what, sizeof(what), "%.255s (%s, %s)", host, lr->addr, lr->kind);
+	remember(p, p->refused_local, &p->n_refused_local, what);
+}
+
+/* An address the proxy may connect to: public, or one the configuration lists. Otherwise
+ * the first refused one goes into *lr. */
+static bool address_ok(const struct pdk_proxy *p, const struct sockaddr *sa,
+		       struct local_refusal *lr)
+{
+	const char *kind = pdk_addr_local_kind(sa);
+	const void *bytes;
+
+	if (!kind)
+		return true;
+	for (size_t i = 0; i < p->n_local; i++)
+		if (pdk_cidr_contains(&p->local[i], sa))
+			return true;
+	if (lr->kind)
+		return false;
+	lr->kind = kind;
+	bytes = sa->sa_family == AF_INET
+			? (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr
+			: (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+	if (!inet_ntop(sa->sa_family, bytes, lr->addr, sizeof(lr->addr)))
+		snprintf(lr->addr, sizeof(lr->addr), "?");
+	return false;
 }
 
 /* --- plumbing ------------------------------------------------------------- */
@@ -185,18 +234,29 @@ static int send_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* Connect outside to host:port, trying each address the name has; a connect
- * that hangs gives way when the proxy stops. */
-static int dial(const struct pdk_proxy *p, const char *host, const char *port)
+/*
+ * Connect outside to host:port, trying each address the name has that the proxy may reach
+ * (address_ok), in the resolver's order; a connect that hangs gives way when the proxy stops.
+ * The address checked is the one connected to: the name is resolved once, so a name that
+ * answers a public address first and the host's own next (DNS rebinding) gains nothing.
+ * -EACCES when every address was one the proxy does not reach (*lr says the first).
+ */
+static int dial(const struct pdk_proxy *p, const char *host, const char *port,
+		struct local_refusal *lr)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *ai;
 	int fd = -1, e = EHOSTUNREACH;
+	bool tried = false;
 
+	lr->kind = NULL;
 	if (getaddrinfo(host, port, &hints, &res) != 0)
 		return -EHOSTUNREACH;
 	for (ai = res; ai; ai = ai->ai_next) {
 		socklen_t len = sizeof(e);
 
+		if (!address_ok(p, ai->ai_addr, lr))
+			continue;
+		tried = true;
 		fd = pdk_socket_cloexec(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
 		if (fd < 0 || fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
 			e = fd < 0 ? -fd : errno;
@@ -221,7 +281,7 @@ static int dial(const struct pdk_proxy *p, const char *host, const char *port)
 	}
 	freeaddrinfo(res);
 	if (fd < 0)
-		return -e;
+		return !tried && lr->kind ? -EACCES : -e;
 	/* Blocking from here: the relay polls before it reads. */
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
 		e = errno;
@@ -402,6 +462,7 @@ static void socks5(struct pdk_proxy *p, int fd, const char *first, size_t n_firs
 	static const unsigned char ok[] = {5, 0, 0, 1, 0, 0, 0, 0, 0, 0};
 	unsigned char h[262], rep[10] = {5, 1, 0, 1, 0, 0, 0, 0, 0, 0};
 	char host[256], port[8];
+	struct local_refusal lr;
 	int up;
 
 	/* Greeting: 5, NMETHODS, METHODS; "no authentication" must be one. */
@@ -443,9 +504,12 @@ static void socks5(struct pdk_proxy *p, int fd, const char *first, size_t n_firs
 		(void)send_all(fd, rep, sizeof(rep));
 		return;
 	}
-	up = dial(p, host, port);
+	up = dial(p, host, port, &lr);
+	if (up == -EACCES)
+		remember_local(p, host, &lr);
 	if (up < 0) {
-		rep[1] = up == -ECONNREFUSED ? 5 : 4;
+		/* 2: not allowed by ruleset; 5: refused; 4: unreachable */
+		rep[1] = up == -EACCES ? 2 : up == -ECONNREFUSED ? 5 : 4;
 		(void)send_all(fd, rep, sizeof(rep));
 		return;
 	}
@@ -510,6 +574,34 @@ static int split_hostport(const char *s, size_t len, const char *def, char *host
 		if ((unsigned char)*c <= ' ' || *c == '/' || *c == '@')
 			return -EINVAL;
 	return 0;
+}
+
+/* The name led only to addresses the proxy does not reach: 403, one line saying why. */
+static void refuse_local_http(struct pdk_proxy *p, int fd, const char *host,
+			      const struct local_refusal *lr)
+{
+	char body[1024];
+
+	remember_local(p, host, lr);
+	snprintf(body, sizeof(body),
+		 "paddock: %.255s leads to %s, %s %s address: the proxy does not reach the "
+		 "host's own, private or link-local addresses through a name; if the command "
+		 "must reach it, list the address in commandPolicy.sandbox.allowLocalAddresses\n",
+		 host, lr->addr, strchr("aeiou", lr->kind[0]) ? "an" : "a", lr->kind);
+	http_error(fd, "403 Forbidden", body);
+}
+
+/* Connect for an allowed name, or answer the client why not: the socket, or -1. */
+static int dial_http(struct pdk_proxy *p, int fd, const char *host, const char *port)
+{
+	struct local_refusal lr;
+	int up = dial(p, host, port, &lr);
+
+	if (up == -EACCES)
+		refuse_local_http(p, fd, host, &lr);
+	else if (up < 0)
+		http_error(fd, "502 Bad Gateway", "paddock: could not connect\n");
+	return up < 0 ? -1 : up;
 }
 
 static void refuse_http(struct pdk_proxy *p, int fd, const char *host)
@@ -583,10 +675,8 @@ static void http(struct pdk_proxy *p, int fd, char *buf, size_t have)
 			refuse_http(p, fd, host);
 			return;
 		}
-		if ((up = dial(p, host, port)) < 0) {
-			http_error(fd, "502 Bad Gateway", "paddock: could not connect\n");
+		if ((up = dial_http(p, fd, host, port)) < 0)
 			return;
-		}
 		/* Bytes the client sent after the head belong to the tunnel. */
 		if (send_all(fd, est, sizeof(est) - 1) == 0 &&
 		    (have == head_len || send_all(up, buf + head_len, have - head_len) == 0))
@@ -617,10 +707,8 @@ static void http(struct pdk_proxy *p, int fd, char *buf, size_t have)
 		refuse_http(p, fd, host);
 		return;
 	}
-	if ((up = dial(p, host, port)) < 0) {
-		http_error(fd, "502 Bad Gateway", "paddock: could not connect\n");
+	if ((up = dial_http(p, fd, host, port)) < 0)
 		return;
-	}
 	/* The request line in origin form, the head without hop-by-hop
 	 * headers, one request per connection (a later one on the same
 	 * connection could name another host). */
@@ -759,8 +847,8 @@ static void *start_thread(void *arg)
 	return accept_loop(p);
 }
 
-int pdk_proxy_start(const char *const *domains, size_t n_domains, int ctl,
-		    struct pdk_proxy **ret)
+int pdk_proxy_start(const char *const *domains, size_t n_domains, const char *const *local,
+		    size_t n_local, int ctl, struct pdk_proxy **ret)
 {
 	struct pdk_proxy *p = calloc(1, sizeof(*p));
 	int r;
@@ -780,6 +868,11 @@ int pdk_proxy_start(const char *const *domains, size_t n_domains, int ctl,
 	for (size_t i = 0; i < n_domains; i++, p->n_domains++)
 		if (!(p->domains[i] = strdup(domains[i])))
 			goto nomem;
+	if (n_local && !(p->local = calloc(n_local, sizeof(*p->local))))
+		goto nomem;
+	for (size_t i = 0; i < n_local; i++, p->n_local++)
+		if ((r = pdk_cidr_parse(local[i], &p->local[i])) < 0)
+			goto fail;
 	if ((r = pdk_pipe_cloexec(p->stop)) < 0)
 		goto fail;
 	/* Signals are the runner's: no proxy thread takes one (they inherit
@@ -822,6 +915,12 @@ size_t pdk_proxy_refused(const struct pdk_proxy *p, const char *const **ret)
 	return p->n_refused;
 }
 
+size_t pdk_proxy_refused_local(const struct pdk_proxy *p, const char *const **ret)
+{
+	*ret = (const char *const *)p->refused_local;
+	return p->n_refused_local;
+}
+
 void pdk_proxy_free(struct pdk_proxy *p)
 {
 	if (!p)
@@ -832,6 +931,9 @@ void pdk_proxy_free(struct pdk_proxy *p)
 	free(p->domains);
 	for (size_t i = 0; i < p->n_refused; i++)
 		free(p->refused[i]);
+	for (size_t i = 0; i < p->n_refused_local; i++)
+		free(p->refused_local[i]);
+	free(p->local);
 	if (p->ctl >= 0)
 		close(p->ctl);
 	if (p->listen_fd >= 0)

@@ -21,14 +21,21 @@ bool pdk_domain_pattern_valid(const char *pattern);
  * unix socket, taken), the listening socket its client side made (inside the
  * sandbox's network namespace), then serves each connection accepted there:
  * reaching host:port outside for the domains patterns (copied) allow, and
- * refusing the others, which it remembers. Returns 0 or -errno.
+ * refusing the others, which it remembers. An allowed name (or address literal)
+ * is reached only at a public address (addr.h: pdk_addr_local_kind) or one the
+ * local blocks hold ("127.0.0.1", "10.0.0.0/8"; parsed now: -EINVAL for a bad
+ * one); a name that leads nowhere else is refused and remembered apart.
+ * Returns 0 or -errno.
  */
-int pdk_proxy_start(const char *const *domains, size_t n_domains, int ctl,
-		    struct pdk_proxy **ret);
+int pdk_proxy_start(const char *const *domains, size_t n_domains, const char *const *local,
+		    size_t n_local, int ctl, struct pdk_proxy **ret);
 /* Stop serving, close every connection, wait for the threads. */
 void pdk_proxy_stop(struct pdk_proxy *p);
 /* The refused names, in the order first seen (at most 8); valid until free. */
 size_t pdk_proxy_refused(const struct pdk_proxy *p, const char *const **ret);
+/* The allowed names refused for where they led, "NAME (ADDRESS, KIND)", in the order first
+ * seen (at most 8); valid until free. */
+size_t pdk_proxy_refused_local(const struct pdk_proxy *p, const char *const **ret);
 void pdk_proxy_free(struct pdk_proxy *p);
 
 /*

@@ -14,6 +14,7 @@
 #endif
 
 #include "core/path.h"
+#include "core/state.h"
 #include "store.h"
 #include "core/util.h"
 
@@ -27,22 +28,6 @@ struct pdk_store_entry {
 	char error[256];
 };
 
-char *pdk_state_dir(void)
-{
-	const char *state = getenv("XDG_STATE_HOME");
-	const char *home = getenv("HOME");
-	char *ret = NULL;
-
-	if (state && state[0] == '/') {
-		if (asprintf(&ret, "%s/paddock", state) < 0)
-			return NULL;
-	} else if (home && home[0] == '/') {
-		if (asprintf(&ret, "%s/.local/state/paddock", home) < 0)
-			return NULL;
-	}
-	return ret;
-}
-
 char *pdk_store_default_dir(void)
 {
 	_cleanup_free_ char *state = pdk_state_dir();
@@ -51,28 +36,6 @@ char *pdk_store_default_dir(void)
 	if (!state || asprintf(&ret, "%s/output", state) < 0)
 		return NULL;
 	return ret;
-}
-
-int pdk_session_name(const char **ret)
-{
-	const char *s = getenv("PADDOCK_SESSION");
-
-	if (!s || !*s) {
-		*ret = "default";
-		return 0;
-	}
-	if (!pdk_session_name_valid(s))
-		return -EINVAL;
-	*ret = s;
-	return 0;
-}
-
-bool pdk_session_name_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n > 0 && n <= 64 && strcmp(s, ".") != 0 && strcmp(s, "..") != 0 &&
-	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
 }
 
 bool pdk_store_id_valid(const char *id)

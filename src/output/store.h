@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "core/defaults.h"
+#include "core/state.h"
 
 #define PDK_ID_LEN 8
 
@@ -19,17 +20,9 @@ struct pdk_store_config {
 	uint64_t prune;      /* total size kept across outputs */
 };
 
-/* paddock's state: $XDG_STATE_HOME/paddock, else ~/.local/state/paddock.
- * Returns a new string or NULL (no home). */
-char *pdk_state_dir(void);
 /* Where the store lives: $XDG_STATE_HOME/paddock/output, else
  * ~/.local/state/paddock/output. Returns a new string or NULL (no home). */
 char *pdk_store_default_dir(void);
-/* The session name from PADDOCK_SESSION: default "default"; -EINVAL when it
- * is not 1-64 of [A-Za-z0-9._-] (and not "." or ".."). */
-int pdk_session_name(const char **ret);
-/* 1 to 64 of A-Z a-z 0-9 . _ -, and neither "." nor "..". */
-bool pdk_session_name_valid(const char *s);
 bool pdk_store_id_valid(const char *id);
 
 /*

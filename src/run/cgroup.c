@@ -531,6 +531,11 @@ static int kill_listed_at(int dfd, const char *path, pid_t spare)
 	return count;
 }
 
+bool pdk_cgroup_settled(const struct pdk_cgroup *cg)
+{
+	return none_charged(cg);
+}
+
 int pdk_kill_listed(const char *path, pid_t spare)
 {
 	return kill_listed_at(AT_FDCWD, path, spare);

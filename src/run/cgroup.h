@@ -59,6 +59,11 @@ int pdk_kill_listed(const char *path, pid_t spare);
  * guardian calls it. */
 int pdk_cgroup_kill(const struct pdk_cgroup *cg, int timeout_ms);
 
+/* Is nothing charged to cg any more: every task that was in it exited and
+ * was reaped? A task leaves cgroup.procs when it exits, before the children
+ * it leaves are handed to a subreaper; this counts until its parent reaps it. */
+bool pdk_cgroup_settled(const struct pdk_cgroup *cg);
+
 /* Free the slot for the next run, which the caller has emptied with
  * pdk_cgroup_kill(). Accepts NULL. */
 void pdk_cgroup_free(struct pdk_cgroup *cg);

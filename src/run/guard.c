@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/self.h"
 #include "cgroup.h"
 #include "guard.h"
 #include "core/rawsys.h"
@@ -20,8 +22,19 @@ static const int ignored[] = {SIGHUP,  SIGINT,	SIGQUIT, SIGTERM, SIGPIPE, SIGUSR
 			      SIGUSR2, SIGALRM, SIGTSTP, SIGTTIN, SIGTTOU};
 
 /* A dismissed guardian not yet reaped: waiting for its exit would cost each
- * run a context switch, so it is reaped one run later (or by init). */
+ * run a context switch, so it is reaped one run later, or when paddock exits:
+ * never left to an init that may not reap (pid 1 of a container is often the
+ * agent itself, which waits for its own children only). */
 static pid_t stale_guardian;
+
+static bool exit_hook; /* reap_stale runs at exit */
+
+static void reap_stale(void)
+{
+	while (stale_guardian > 0 && waitpid(stale_guardian, NULL, 0) < 0 && errno == EINTR)
+		;
+	stale_guardian = 0;
+}
 
 /* What a guardian needs: paddock's cgroup and descriptors as the guardian
  * holds them once it has renumbered its fds. */
@@ -209,7 +222,7 @@ int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char
 		o.cg.procs_fd = o.cg.current_fd = o.cg.events_fd = -1;
 	}
 	/* Without its own executable the guardian still kills; the next run then finishes. */
-	if (finish >= 0 && (o.exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) >= 0) {
+	if (finish >= 0 && (o.exe = pdk_self_open()) >= 0) {
 		o.finish = finish;
 		o.envp = environ;
 	}
@@ -242,6 +255,8 @@ int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char
 	}
 	g->fd = sv[0];
 	g->pid = pid;
+	if (!exit_hook)
+		exit_hook = atexit(reap_stale) == 0;
 	return 0;
 }
 
@@ -256,4 +271,9 @@ void pdk_guard_stop(struct pdk_guard *g, bool done)
 	if (stale_guardian > 0)
 		waitpid(stale_guardian, NULL, WNOHANG);
 	stale_guardian = waitpid(g->pid, NULL, WNOHANG) == 0 ? g->pid : 0;
+}
+
+pid_t pdk_guard_stale(void)
+{
+	return stale_guardian;
 }

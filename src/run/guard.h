@@ -41,4 +41,8 @@ static inline pid_t pdk_guard_pid(const struct pdk_guard *g)
 	return g->fd >= 0 ? g->pid : 0;
 }
 
+/* The guardian of the last run, dismissed but not reaped yet, or 0: paddock's
+ * own reaping leaves it alone too. */
+pid_t pdk_guard_stale(void);
+
 #endif

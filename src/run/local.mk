@@ -9,7 +9,7 @@ endif
 # program, else in pkglibexecdir.
 if BACKEND_BWRAP
 pkglibexec_PROGRAMS = paddock-reap
-paddock_reap_SOURCES = src/run/reap_main.c src/run/reap.c src/run/reap.h
+paddock_reap_SOURCES = src/run/reap_main.c src/run/reap.c src/run/reap.h src/core/self.c src/core/self.h
 # Never under the sanitizers: it runs inside the sandbox, whose seccomp filter and
 # pid namespace LeakSanitizer cannot work in (it aborts the command's exit).
 paddock_reap_CFLAGS = $(WARN_CFLAGS) $(HARDEN_CFLAGS)

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/self.h"
 #include "reap.h"
 
 int pdk_reap_main(int argc, char **argv)
@@ -78,10 +79,9 @@ int pdk_reap_status(const char *report, int status)
 char *pdk_reap_find(void)
 {
 	char self[PATH_MAX], *slash, *p = NULL;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ssize_t n = pdk_self_path(self, sizeof(self));
 
 	if (n > 0) {
-		self[n] = '\0';
 		if ((slash = strrchr(self, '/')) &&
 		    asprintf(&p, "%.*s/%s", (int)(slash - self), self, PDK_REAP_NAME) >= 0) {
 			if (access(p, X_OK) == 0)

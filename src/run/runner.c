@@ -23,6 +23,7 @@
 #include <sys/random.h>
 #include <sys/syscall.h>
 
+#include "confine/confine.h"
 #include "cgroup.h"
 #endif
 
@@ -415,6 +416,55 @@ static bool kill_children(pid_t spare)
 }
 #endif
 
+#ifdef __linux__
+/* Wait for every child /proc lists but the guardians (g's and the last
+ * run's): each was killed, so each wait ends soon. How many were reaped. */
+static int reap_listed(const struct pdk_guard *g)
+{
+	pid_t spare = pdk_guard_pid(g), stale = pdk_guard_stale();
+	char path[64];
+	long pid;
+	int reaped = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%ld", &pid) == 1) {
+		if (pid <= 0 || pid == spare || pid == stale)
+			continue;
+		while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		reaped++;
+	}
+	fclose(f);
+	return reaped;
+}
+
+/* Reap what the emptied cgroup leaves: a process leaves cgroup.procs when it
+ * exits, but the children it leaves come to paddock (the subreaper) a moment
+ * later, and each of its own must be reaped, or they outlive paddock as
+ * zombies that an init which never reaps keeps for good. Done once nothing is
+ * charged to the cgroup, zombies included; false if that takes past until. */
+static bool reap_settled(const struct pdk_cgroup *cg, const struct pdk_guard *g, double until)
+{
+	long nap_ns = 20 * 1000;
+
+	while (!pdk_cgroup_settled(cg)) {
+		if (reap_listed(g) > 0)
+			continue;
+		if (now() >= until)
+			return false;
+		struct timespec ts = {0, nap_ns};
+		nanosleep(&ts, NULL);
+		if (nap_ns < 1000 * 1000)
+			nap_ns *= 2;
+	}
+	return true;
+}
+#endif
+
 /* SIGKILL the group, and every process the run left behind, until none is
  * left, for up to PDK_KILL_GRACE seconds; false if some are left then. spare
  * (the guardian) is no part of the run. */
@@ -731,10 +781,11 @@ static void run_reap(struct run *x)
 #endif
 	/* An emptied cgroup held every process the run started, none of
 	 * which can leave it: only the dead are left to reap. */
+#ifdef __linux__
 	if (x->emptied && x->cleared)
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
+		x->cleared = reap_settled(x->cg, &x->guard, now() + PDK_KILL_GRACE);
 	else
+#endif
 		x->cleared = kill_group(x->pid, pdk_guard_pid(&x->guard)) && x->cleared;
 	x->exited = true;
 	x->drain_until = now() + PDK_DRAIN_LIMIT;
@@ -791,7 +842,7 @@ static void run_close(struct run *x)
 	/* Not emptied yet when the run ended before its main process did. */
 	if (x->cg && !x->emptied) {
 		x->st.procs_limited = pdk_cgroup_limit_hits(x->cg) > 0;
-		x->cleared = pdk_cgroup_kill(x->cg, 1000) == 0;
+		x->cleared = pdk_cgroup_kill(x->cg, 1000) == 0 && reap_settled(x->cg, &x->guard, now() + 1);
 	}
 	/* "done" only once nothing is left; otherwise the guardian sees EOF
 	 * and keeps at it for longer. */

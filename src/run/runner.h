@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "confine/confine.h"
 #include "core/defaults.h"
 #include "output/capture.h"
 
@@ -20,6 +19,9 @@ enum pdk_procs_how {
 	PDK_PROCS_RLIMIT,  /* RLIMIT_NPROC: counts every process of the user, cannot tell */
 	PDK_PROCS_NONE,	   /* asked for, but nothing here could set one */
 };
+
+/* The backend whose child-side ops run between fork and exec (confine/confine.h). */
+struct pdk_backend;
 
 struct pdk_run_spec {
 	const char *path;  /* absolute path to execute */

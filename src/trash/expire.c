@@ -21,7 +21,7 @@
 
 #include "core/path.h"
 #include "core/util.h"
-#include "output/store.h"
+#include "core/state.h"
 
 #define RECORD_DIR   "trash"
 #define RECORD_FILE  "made"

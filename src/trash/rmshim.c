@@ -19,54 +19,35 @@
 #ifdef __linux__
 #include <sys/random.h>
 #endif
-#ifdef __APPLE__
-#include <mach-o/dyld.h>
-#endif
 
 #include "config/config.h"
 #include "core/path.h"
 #include "rmshim_int.h"
 #include "run/runner.h"
 #include "confine/sandbox.h"
-#include "output/store.h"
+#include "core/self.h"
+#include "core/state.h"
 #include "core/util.h"
 
-/* The binary's real path, resolved component by component: what the shim's link must name. */
+/* The program's real path, resolved component by component: what the shim's link must name. */
 static char *self_exe(void)
 {
-#if defined(__APPLE__)
 	char buf[PATH_MAX];
-	uint32_t len = sizeof(buf);
+	ssize_t n = pdk_self_path(buf, sizeof(buf));
 
-	if (_NSGetExecutablePath(buf, &len) != 0)
+	if (n < 0) {
+		errno = (int)-n;
 		return NULL;
+	}
 	return realpath(buf, NULL);
-#else
-	return realpath("/proc/self/exe", NULL);
-#endif
 }
 
-/* The kernel's name for the binary in one readlink (realpath walks every component): enough
- * to see that the shim's link, which names what self_exe() resolved, is still right. False
- * where it cannot be had that way, or the binary was replaced or removed since it started. */
+/* The program's name in one look (realpath walks every component): enough to see that the
+ * shim's link, which names what self_exe() resolved, is still right. False where it cannot
+ * be had, or the binary was replaced or removed since it started. */
 static bool self_exe_fast(char *buf, size_t len)
 {
-#ifdef __linux__
-	static const char deleted[] = " (deleted)";
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-
-	if (n <= 0 || (size_t)n >= len - 1)
-		return false;
-	buf[n] = '\0';
-	if ((size_t)n >= sizeof(deleted) - 1 &&
-	    strcmp(buf + n - (sizeof(deleted) - 1), deleted) == 0)
-		return false;
-	return buf[0] == '/';
-#else
-	(void)buf;
-	(void)len;
-	return false;
-#endif
+	return pdk_self_path(buf, len) > 0 && buf[0] == '/';
 }
 
 static int random_hex(char *buf, size_t n_bytes)
@@ -243,7 +224,9 @@ static int prepare(const char *const *roots, size_t n_roots, struct pdk_rmshim *
 	if ((r = pdk_write_all(ret->lock_fd, joined, strlen(joined))) < 0)
 		return r;
 
-	ret->env = calloc(3, sizeof(char *));
+	/* The third entry takes out a PADDOCK_RM_DIRECT the caller's environment had: a confined
+	 * rm stages. */
+	ret->env = calloc(4, sizeof(char *));
 	if (!ret->env)
 		return -ENOMEM;
 	if (asprintf(&ret->env[0], PDK_RMSHIM_ENV_STAGE "=%s/%s", ret->stage_name, id) < 0) {
@@ -255,6 +238,8 @@ static int prepare(const char *const *roots, size_t n_roots, struct pdk_rmshim *
 		ret->env[1] = NULL;
 		return -ENOMEM;
 	}
+	if (!(ret->env[2] = strdup(PDK_RMSHIM_ENV_DIRECT)))
+		return -ENOMEM;
 	ret->prepared = 1;
 	return 0;
 }
@@ -272,13 +257,6 @@ int pdk_rmshim_prepare_roots(const char *const *roots, size_t n_roots, struct pd
 	return r;
 }
 
-static bool env_is(const char *entry, const char *name)
-{
-	size_t n = strlen(name);
-
-	return strncmp(entry, name, n) == 0 && entry[n] == '=';
-}
-
 char *pdk_rmshim_path_env(const char *dir, const char *path)
 {
 	char *s;
@@ -289,34 +267,8 @@ char *pdk_rmshim_path_env(const char *dir, const char *path)
 	return s;
 }
 
-int pdk_rmshim_env(struct pdk_rmshim *shim, char *const *envp, char ***ret_envp)
+int pdk_rmshim_prepare(const struct pdk_sandbox *sb, struct pdk_rmshim *ret)
 {
-	size_t n = 0, k = 0;
-	char **v;
-
-	if (!shim->prepared)
-		return -EINVAL;
-	/* PATH is left alone: only the rm the call names runs the shim, by its path. */
-	for (; envp && envp[n]; n++)
-		;
-	v = calloc(n + 4, sizeof(char *));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (!env_is(envp[i], PDK_RMSHIM_ENV_STAGE) && !env_is(envp[i], PDK_RMSHIM_ENV_ROOTS) &&
-		    !env_is(envp[i], PDK_RMSHIM_ENV_DIRECT))
-			v[k++] = envp[i];
-	v[k++] = shim->env[0];
-	v[k++] = shim->env[1];
-	free(shim->envp);
-	shim->envp = v;
-	*ret_envp = v;
-	return 0;
-}
-
-int pdk_rmshim_prepare(struct pdk_sandbox *sb, struct pdk_rmshim *ret)
-{
-	char **envp;
 	int r;
 
 	r = pdk_rmshim_prepare_roots(sb->policy.roots, sb->policy.n_roots, ret);
@@ -328,10 +280,6 @@ int pdk_rmshim_prepare(struct pdk_sandbox *sb, struct pdk_rmshim *ret)
 	for (size_t i = 0; ret->made_state && i < sb->policy.n_roots; i++)
 		if (pdk_path_under(ret->dir, sb->policy.roots[i]))
 			return -EAGAIN;
-	r = pdk_rmshim_env(ret, sb->spec.envp, &envp);
-	if (r < 0)
-		return r;
-	sb->spec.envp = envp;
 	return 0;
 }
 
@@ -345,8 +293,6 @@ void pdk_rmshim_release(struct pdk_rmshim *shim)
 	free(shim->run_id);
 	free(shim->stage_name);
 	pdk_strv_freep(&shim->env);
-	free(shim->path_env);
-	free(shim->envp);
 	pdk_strv_freep(&shim->roots);
 	free(shim->registry);
 	memset(shim, 0, sizeof(*shim));

@@ -9,7 +9,7 @@
  * Lifecycle, in the parent (outside the sandbox):
  *
  *   pdk_rmshim_prepare()   before the run: shim directory, run id, the run's registry entry
- *   ... the command runs with the shim's environment (pdk_rmshim_env) ...
+ *   ... the command runs with the shim's environment (its env, through pdk_sandbox_setenv) ...
  *   pdk_rmshim_sweep()     after the run, however it ended (exit, timeout, stop)
  *   pdk_rmshim_release()   always, also after a failed prepare
  *
@@ -32,9 +32,9 @@ struct pdk_rmshim {
 	char *dir;	  /* the shim directory (holds rm), first on the command's PATH */
 	char *run_id;	  /* 16 hex digits */
 	char *stage_name; /* ".paddock-rm-UID": the staging directory's name in each root */
-	char **env;	  /* "PADDOCK_RM_STAGE=...", "PADDOCK_RM_ROOTS=...", NULL */
-	char *path_env;	  /* "PATH=DIR:..." once pdk_rmshim_env() made it */
-	char **envp;	  /* what pdk_rmshim_env()/pdk_rmshim_prepare() built */
+	/* The command's environment entries, for pdk_sandbox_setenv(): "PADDOCK_RM_STAGE=...",
+	 * "PADDOCK_RM_ROOTS=...", "PADDOCK_RM_DIRECT" (taken out), NULL */
+	char **env;
 	char **roots;	  /* copy of the roots, NULL-terminated */
 	size_t n_roots;
 	char *registry; /* $STATE/shim/runs/RUNID: this run's roots, locked while it lives */
@@ -66,14 +66,6 @@ int pdk_rmshim_prepare_roots(const char *const *roots, size_t n_roots, struct pd
 char *pdk_rmshim_path_env(const char *dir, const char *path);
 
 /*
- * A new environment for the confined command: ENVP with PATH=SHIMDIR:<ENVP's PATH, or
- * /usr/local/bin:/usr/bin:/bin> and the PADDOCK_RM_* variables (any previous ones replaced).
- * The array belongs to SHIM (freed by pdk_rmshim_release), its strings are borrowed from ENVP
- * and SHIM.
- */
-int pdk_rmshim_env(struct pdk_rmshim *shim, char *const *envp, char ***ret_envp);
-
-/*
  * Move every staged file found under ROOTS (and, for runs whose paddock died, under the roots
  * their registry recorded) to the trash with its original path, then remove the emptied staging
  * directories. Runs of other paddock processes still alive are left alone. SHIM may be NULL
@@ -90,12 +82,12 @@ int pdk_rmshim_env(struct pdk_rmshim *shim, char *const *envp, char ***ret_envp)
 int pdk_rmshim_sweep_roots(const char *const *roots, size_t n_roots, struct pdk_rmshim *shim,
 			   char **ret_note);
 
-/* The same for a run set up by pdk_sandbox_setup(): prepare() also points SB's spec.envp at
- * pdk_rmshim_env()'s result; both take the roots from SB's policy, real paths already, which
- * the sweep does not resolve again. prepare() fails with -EAGAIN when it had to make the state
+/* The same for a run set up by pdk_sandbox_setup(): both take the roots from SB's policy, real
+ * paths already, which the sweep does not resolve again; the caller gives the command RET->env
+ * with pdk_sandbox_setenv(). prepare() fails with -EAGAIN when it had to make the state
  * directory and that lies in a root (pdk_rmshim_install() was not called before
  * pdk_sandbox_setup()): the sandbox would hide the shim. */
-int pdk_rmshim_prepare(struct pdk_sandbox *sb, struct pdk_rmshim *ret);
+int pdk_rmshim_prepare(const struct pdk_sandbox *sb, struct pdk_rmshim *ret);
 int pdk_rmshim_sweep(const struct pdk_sandbox *sb, struct pdk_rmshim *shim, char **ret_note);
 
 /* Close the registry lock; the registry entry itself goes only when the sweep emptied the run's

@@ -21,7 +21,7 @@
 #include "core/path.h"
 #include "rmshim_int.h"
 #include "confine/sandbox.h"
-#include "output/store.h"
+#include "core/state.h"
 #include "trash.h"
 #include "core/util.h"
 

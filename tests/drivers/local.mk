@@ -4,6 +4,8 @@ check_PROGRAMS += tests/drivers/gate-drive tests/drivers/trash-driver
 if OS_LINUX
 # netprobe: what a command tries on the network (loopback only), for net.sh.
 check_PROGRAMS += tests/drivers/netprobe
+# noreap-init: a pid 1 that reaps only its own child, for zombies.sh.
+check_PROGRAMS += tests/drivers/noreap-init
 tests_drivers_netprobe_LDADD = -lpthread
 endif
 tests_drivers_gate_drive_LDADD = $(LIBS_ALL)

@@ -8,7 +8,7 @@ SH_LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-dri
 EXTRA_DIST += tests/shell/caches.sh tests/shell/writable-new.sh tests/shell/bash-data.sh
 SHELL_TESTS = tests/shell/bash-data.sh tests/shell/json.sh tests/shell/editors.sh tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
 	tests/shell/policy-cli.sh tests/shell/run-pty.sh tests/shell/gate-pty.sh \
-	tests/shell/trash-interop.sh tests/shell/rmshim.sh tests/shell/mcp.sh tests/shell/request.sh \
+	tests/shell/trash-interop.sh tests/shell/rmshim.sh tests/shell/mcp.sh tests/shell/mcp-cancel.sh tests/shell/libpaddock.sh tests/shell/request.sh \
 	tests/shell/mcp-sdk.sh
 if OS_LINUX
 SHELL_TESTS += tests/shell/confine.sh tests/shell/limits.sh tests/shell/protect.sh \
@@ -30,7 +30,7 @@ EXTRA_DIST += tests/shell/lib.sh tests/shell/json.sh tests/shell/signals.sh test
 	tests/shell/policy-cli.sh tests/shell/run-pty.sh tests/shell/gate-pty.sh \
 	tests/shell/trash-interop.sh tests/shell/rmshim.sh tests/shell/confine.sh \
 	tests/shell/limits.sh tests/shell/landlock-attack.sh tests/shell/bwrap-attack.sh \
-	tests/shell/mcp.sh tests/drivers/mcp-raw.py tests/shell/request.sh \
+	tests/shell/mcp.sh tests/drivers/mcp-raw.py tests/shell/mcp-cancel.sh tests/shell/libpaddock.sh tests/drivers/mcp-cancel.py tests/shell/request.sh \
 	tests/shell/mcp-sdk.sh tests/drivers/mcp-sdk.mjs tests/shell/protect.sh \
 	tests/shell/git-workflow.sh tests/drivers/mcp-pkg.py tests/shell/protect-git.sh \
 	tests/shell/git-hooks.sh tests/shell/protect-ro.sh tests/shell/git-hookspath.sh
@@ -59,3 +59,8 @@ EXTRA_DIST += tests/shell/rm-named.sh
 SHELL_TESTS += tests/shell/trash-expire.sh
 EXTRA_DIST += tests/shell/trash-expire.sh
 EXTRA_DIST += tests/shell/pkg.sh tests/shell/audit.sh
+# No process of paddock's is left for a pid 1 that never reaps.
+if OS_LINUX
+SHELL_TESTS += tests/shell/zombies.sh
+endif
+EXTRA_DIST += tests/shell/zombies.sh tests/drivers/noreap-init.c

@@ -27,6 +27,16 @@ printf '{"argv": ["pwd"], "workingDirectory": "%s", "timeoutSeconds": 30, "netwo
 rc=$?
 check "a request from a file, with its options" sh -c "[ $rc -eq 0 ] && grep -q '$T/d' '$T/out'"
 
+# Every option of run that takes a value is known as one (a single table says so), so the
+# value is never taken for the program and --request after it is still found.
+req '{"argv": ["echo", "domains"]}' --allow-domain example.org
+check "--request after --allow-domain VALUE is found" jq_ 'o["stdout"] == "domains\n"'
+req '{"argv": ["echo", "prefix"]}' --allow-d example.org
+check "... and after the prefix getopt takes for it" jq_ 'o["stdout"] == "prefix\n"'
+"$PADDOCK" run --allow-domain example.org --json --colour -- true >"$T/out" 2>"$T/err"
+check "a bad option after --allow-domain VALUE --json is said as JSON" \
+	jq_ 'o["ran"] is False and "unknown option" in o["error"]'
+
 req '{"argv": ["seq", "1", "100000"]}' --bound 2K
 check "options before --request still apply" jq_ 'len(open("'"$T"'/out").read()) <= 2048 and o["held_back"]'
 

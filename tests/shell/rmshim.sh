@@ -53,6 +53,13 @@ check "trash-list shows $W/data.bin" in_trash "$W/data.bin"
 check "no staging directory is left in the root" no_stage
 check "the run's registry entry is gone" \
 	sh -c "[ -z \"\$(ls -A '$XDG_STATE_HOME/paddock/shim/runs')\" ]"
+# The caller's own PADDOCK_RM_DIRECT (an unconfined rm's) never reaches a confined command,
+# whose rm must stage: the shim's environment takes it out.
+printf x >direct.txt
+PADDOCK_RM_DIRECT=1 run -- sh -c 'echo "direct=${PADDOCK_RM_DIRECT-unset}"; rm direct.txt'
+check "a caller's PADDOCK_RM_DIRECT is not in the confined command's environment" \
+	said "direct=unset"
+check "... and its rm went through the staging to the trash" in_trash "$W/direct.txt"
 # A name with a newline in it goes too (the .trashinfo escapes it), and leaves no staging
 # or registry behind that later runs would carry along.
 run -- sh -c 'printf x > "new

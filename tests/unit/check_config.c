@@ -196,6 +196,13 @@ static const struct err_case errors[] = {
      "commandPolicy.sandbox.writablePaths[0]: '~bob/x': only ~ and ~/ are expanded, not ~user"},
     {"{\"commandPolicy\": {\"sandbox\": {\"writablePaths\": [\"build\"]}}}", "1:50",
      "commandPolicy.sandbox.writablePaths[0]: 'build' is not an absolute path"},
+    {"{\"commandPolicy\": {\"sandbox\": {\"allowLocalAddresses\": [\"::1\",\n \"10.0.0.1/8\"]}}}",
+     "2:2",
+     "commandPolicy.sandbox.allowLocalAddresses[1]: '10.0.0.1/8' is not an IP address or CIDR "
+     "block; write e.g. \"127.0.0.1\", \"10.0.0.0/8\" or \"fd00::/8\""},
+    {"{\"commandPolicy\": {\"sandbox\": {\"allowLocalAddresses\": [\"localhost\"]}}}", "1:56",
+     "commandPolicy.sandbox.allowLocalAddresses[0]: 'localhost' is not an IP address or CIDR "
+     "block"},
 };
 
 START_TEST(test_error_shapes)
@@ -273,8 +280,8 @@ static const struct warn_case warns[] = {
     {"{\"commandPolicy\": {\"sandbox\": {\n\t\"writeablePaths\": [\"/x\"]}}}",
      "2:2: unknown key 'commandPolicy.sandbox.writeablePaths' ignored (did you mean "
      "'writablePaths'?); the keys here are: enabled, allowNetwork, writablePaths, allowedDomains, allowUnixSockets, "
-     "allowOutsideSandbox, allowSshAgent, allowDocker, allowGpu, backend, bwrap, maxProcesses, "
-     "toolCaches"},
+     "allowLocalAddresses, allowOutsideSandbox, allowSshAgent, allowDocker, allowGpu, backend, "
+     "bwrap, maxProcesses, toolCaches"},
     {"{\"timeouts\": {\"Default\": 5}}",
      "1:15: unknown key 'timeouts.Default' ignored (did you mean 'default'?); the keys here "
      "are: default, cap"},
@@ -367,7 +374,7 @@ START_TEST(test_every_key)
 	    "[\"/srv\"],\n"
 	    "  \"allowOutsideSandbox\": true, \"backend\": \"landlock\", \"bwrap\": "
 	    "\"/opt/bwrap\",\n"
-	    "  \"maxProcesses\": 64}},\n"
+	    "  \"maxProcesses\": 64, \"allowLocalAddresses\": [\"127.0.0.1\", \"fd00::/8\"]}},\n"
 	    " \"read_only_command\": [\"git status\", \"ls\"], \"denied_command\": [\"dd\"],\n"
 	    " \"sensitive_paths\": [\"/srv/secret\"], \"protected_paths\": [\".vscode/\"],\n"
 	    " \"env\": [\"*_PAT\"], \"timeouts\": {\"default\": 2.5, \"cap\": 60},\n"
@@ -391,6 +398,8 @@ START_TEST(test_every_key)
 	ck_assert_str_eq(cfg.bwrap, "/opt/bwrap");
 	ck_assert_str_eq(cfg.pkg_manager, "pacman");
 	ck_assert_uint_eq(cfg.max_procs, 64);
+	ck_assert_uint_eq(cfg.allow_local_addresses.n, 2);
+	ck_assert_str_eq(cfg.allow_local_addresses.v[1], "fd00::/8");
 	ck_assert_str_eq(cfg.read_only_command.v[1], "ls");
 	ck_assert_ptr_null(cfg.read_only_command.v[2]); /* NULL-terminated */
 	ck_assert_str_eq(cfg.denied_command.v[0], "dd");

@@ -1,10 +1,13 @@
-/* check_net.c - unit tests of the domains mode's proxy: the domain patterns,
- * and the proxy itself on this machine's loopback (HTTP, CONNECT, SOCKS5, refusals). */
+/* check_net.c - unit tests of the domains mode's proxy: the domain patterns, the local
+ * addresses and CIDR blocks, and the proxy itself on this machine's loopback (HTTP, CONNECT,
+ * SOCKS5, refusals by name and by where a name leads). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <string.h>
@@ -12,6 +15,8 @@
 #include <unistd.h>
 
 #include "ck_util.h"
+#include "core/util.h"
+#include "net/addr.h"
 #include "net/proxy.h"
 
 START_TEST(test_patterns)
@@ -38,6 +43,141 @@ START_TEST(test_patterns)
 	ck_assert(!pdk_domain_pattern_valid("bad domain"));
 	ck_assert(!pdk_domain_pattern_valid("a/b"));
 	ck_assert(!pdk_domain_pattern_valid("*.*.org"));
+}
+END_TEST
+
+/* An address literal as a socket address. */
+static struct sockaddr_storage sa_of(const char *s)
+{
+	struct sockaddr_storage ss = {0};
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+
+	if (inet_pton(AF_INET, s, &a4->sin_addr) == 1)
+		a4->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, s, &a6->sin6_addr) == 1)
+		a6->sin6_family = AF_INET6;
+	else
+		ck_abort_msg("not an address: %s", s);
+	return ss;
+}
+
+static const char *kind_of(const char *s)
+{
+	struct sockaddr_storage ss = sa_of(s);
+
+	return pdk_addr_local_kind((struct sockaddr *)&ss);
+}
+
+START_TEST(test_local_kinds)
+{
+	static const char *const cases[][2] = {
+	    {"127.0.0.1", "loopback"},
+	    {"127.255.255.254", "loopback"},
+	    {"::1", "loopback"},
+	    {"10.0.0.1", "private"},
+	    {"172.16.0.1", "private"},
+	    {"172.31.255.255", "private"},
+	    {"192.168.1.1", "private"},
+	    {"fc00::1", "private"},
+	    {"fd12:3456::1", "private"},
+	    {"fec0::1", "private"},
+	    {"169.254.169.254", "link-local"},
+	    {"169.254.0.1", "link-local"},
+	    {"fe80::1", "link-local"},
+	    {"febf::1", "link-local"},
+	    {"100.64.0.1", "shared (CGNAT)"},
+	    {"100.127.255.255", "shared (CGNAT)"},
+	    {"224.0.0.1", "multicast"},
+	    {"239.255.255.250", "multicast"},
+	    {"ff02::1", "multicast"},
+	    {"0.0.0.0", "unspecified"},
+	    {"0.1.2.3", "unspecified"},
+	    {"::", "unspecified"},
+	    {"255.255.255.255", "reserved or broadcast"},
+	    {"240.0.0.1", "reserved or broadcast"},
+	    /* IPv6 forms of an IPv4 address: judged by the address they carry */
+	    {"::ffff:127.0.0.1", "loopback"},
+	    {"::ffff:169.254.169.254", "link-local"},
+	    {"::ffff:10.0.0.1", "private"},
+	    {"::ffff:0.0.0.0", "unspecified"},
+	    {"::127.0.0.1", "loopback"},
+	    {"64:ff9b::a9fe:a9fe", "link-local"},
+	    {"64:ff9b::192.168.0.1", "private"},
+	};
+	/* Public, and the neighbours of each block's edges. */
+	static const char *const public[] = {
+	    "93.184.216.34",   "1.1.1.1",	"8.8.8.8",	    "11.0.0.1",
+	    "9.255.255.255",   "100.63.255.255", "100.128.0.0",	    "126.255.255.255",
+	    "128.0.0.1",       "169.253.255.255", "169.255.0.0",    "172.15.255.255",
+	    "172.32.0.0",      "192.167.255.255", "192.169.0.0",    "223.255.255.255",
+	    "2606:4700:4700::1111", "2001:db8::1", "fbff::1",	    "fe00::1",
+	    "::ffff:8.8.8.8",  "64:ff9b::808:808",
+	};
+
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(cases); i++) {
+		const char *k = kind_of(cases[i][0]);
+
+		ck_assert_msg(k && !strcmp(k, cases[i][1]), "%s: %s, not %s", cases[i][0],
+			      k ? k : "public", cases[i][1]);
+	}
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(public); i++)
+		ck_assert_msg(!kind_of(public[i]), "%s: %s", public[i], kind_of(public[i]));
+	struct sockaddr_storage un = {.ss_family = AF_UNIX};
+
+	ck_assert_str_eq(pdk_addr_local_kind((struct sockaddr *)&un), "not an IP address");
+}
+END_TEST
+
+static bool holds(const char *cidr, const char *addr)
+{
+	struct pdk_cidr c;
+	struct sockaddr_storage ss = sa_of(addr);
+
+	ck_assert_msg(pdk_cidr_parse(cidr, &c) == 0, "%s", cidr);
+	return pdk_cidr_contains(&c, (struct sockaddr *)&ss);
+}
+
+START_TEST(test_cidr)
+{
+	static const char *const bad[] = {
+	    "", "/8", "127.0.0.1/", "127.0.0.1/33", "::1/129", "10.0.0.1/8", "10.0.0.0/08",
+	    "10.0.0.0/+8", "10.0.0.0/ 8", "10.0.0.0/8 ", " 10.0.0.0/8", "localhost", "10.0.0",
+	    "10.0.0.0/8/8", "fe80::1%eth0", "::1/-1", "1.2.3.4.5", "127.0.0.1/1000",
+	    "fd00::1/8",
+	};
+	struct pdk_cidr c;
+
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(bad); i++)
+		ck_assert_msg(pdk_cidr_parse(bad[i], &c) == -EINVAL, "took '%s'", bad[i]);
+	ck_assert_int_eq(pdk_cidr_parse("10.0.0.0/8", &c), 0);
+	ck_assert_int_eq(c.family, AF_INET);
+	ck_assert_uint_eq(c.prefix, 8);
+	ck_assert_int_eq(pdk_cidr_parse("127.0.0.1", &c), 0);
+	ck_assert_uint_eq(c.prefix, 32);
+	ck_assert_int_eq(pdk_cidr_parse("::1", &c), 0);
+	ck_assert_uint_eq(c.prefix, 128);
+	ck_assert_int_eq(pdk_cidr_parse("0.0.0.0/0", &c), 0);
+	ck_assert_int_eq(pdk_cidr_parse("172.16.0.0/12", &c), 0);
+
+	ck_assert(holds("127.0.0.1", "127.0.0.1"));
+	ck_assert(!holds("127.0.0.1", "127.0.0.2"));
+	ck_assert(holds("127.0.0.0/8", "127.1.2.3"));
+	ck_assert(holds("172.16.0.0/12", "172.31.255.255"));
+	ck_assert(!holds("172.16.0.0/12", "172.32.0.0"));
+	ck_assert(holds("10.1.2.0/23", "10.1.3.255"));
+	ck_assert(!holds("10.1.2.0/23", "10.1.4.0"));
+	ck_assert(holds("0.0.0.0/0", "8.8.8.8"));
+	ck_assert(holds("fd00::/8", "fd12::1"));
+	ck_assert(!holds("fd00::/8", "fc00::1"));
+	ck_assert(holds("fe80::/10", "febf::1"));
+	ck_assert(holds("::1", "::1"));
+	ck_assert(!holds("::1", "127.0.0.1"));
+	/* an IPv4-mapped address is held by the IPv4 block, and the other way round */
+	ck_assert(holds("127.0.0.1", "::ffff:127.0.0.1"));
+	ck_assert(holds("::ffff:127.0.0.0/104", "127.0.0.9"));
+	ck_assert(!holds("127.0.0.1", "::1"));
+	ck_assert(!holds("10.0.0.0/8", "11.0.0.0"));
 }
 END_TEST
 
@@ -123,6 +263,7 @@ static char *exchange(unsigned short port, const void *req, size_t len)
 START_TEST(test_proxy)
 {
 	const char *const domains[] = {"localhost", "127.0.0.1"};
+	const char *const local[] = {"127.0.0.1", "::1"};
 	struct pdk_proxy *p;
 	pthread_t t;
 	unsigned short port;
@@ -134,7 +275,7 @@ START_TEST(test_proxy)
 	upstream_fd = listen_loopback(&upstream_port);
 	ck_assert_int_eq(pthread_create(&t, NULL, upstream, NULL), 0);
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	ck_assert_int_eq(pdk_proxy_start(domains, 2, sv[0], &p), 0);
+	ck_assert_int_eq(pdk_proxy_start(domains, 2, local, 2, sv[0], &p), 0);
 	lfd = listen_loopback(&port);
 	hand_over(sv[1], lfd);
 	close(lfd);
@@ -191,13 +332,145 @@ START_TEST(test_proxy)
 }
 END_TEST
 
+/* A proxy for domains with the local blocks given, on a loopback port of its own. */
+static struct pdk_proxy *proxy_on(const char *const *domains, size_t n, const char *const *local,
+				  size_t n_local, unsigned short *port)
+{
+	struct pdk_proxy *p;
+	int sv[2], lfd;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	ck_assert_int_eq(pdk_proxy_start(domains, n, local, n_local, sv[0], &p), 0);
+	lfd = listen_loopback(port);
+	hand_over(sv[1], lfd);
+	close(lfd);
+	close(sv[1]);
+	return p;
+}
+
+/* Did anything connect to the listening socket fd (never accepted by anyone else)? */
+static bool connected(int fd)
+{
+	int c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (c >= 0)
+		close(c);
+	else
+		ck_assert_int_eq(errno, EAGAIN);
+	return c >= 0;
+}
+
+/*
+ * An allowed name or literal that leads to the host's own, private or link-local addresses is
+ * refused before any connect (a server on loopback sees nothing), with the reason, and kept
+ * apart from the names refused for not being allowed; a block the configuration lists is the
+ * exception, and of a name's addresses only those it holds are tried.
+ */
+START_TEST(test_proxy_local)
+{
+	const char *const domains[] = {"localhost", "127.0.0.1", "::ffff:127.0.0.1",
+				       "169.254.169.254", "10.0.0.1", "::1", "0.0.0.0"};
+	const char *const bad_local[] = {"127.0.0.1/8"};
+	const char *const *refused;
+	struct pdk_proxy *p;
+	unsigned short port, silent_port;
+	int silent = listen_loopback(&silent_port), sv[2];
+	char req[512], *got;
+
+	ck_assert_int_eq(fcntl(silent, F_SETFL, O_NONBLOCK), 0);
+	p = proxy_on(domains, PDK_ARRAY_SIZE(domains), NULL, 0, &port);
+	snprintf(req, sizeof(req), "GET http://localhost:%u/ HTTP/1.1\r\n\r\n", silent_port);
+	got = exchange(port, req, strlen(req));
+	ck_assert_msg(strstr(got, "HTTP/1.1 403 Forbidden") &&
+			  strstr(got, "paddock: localhost leads to ") &&
+			  strstr(got, ", a loopback address: the proxy does not reach the host's "
+				      "own, private or link-local addresses through a name; if the "
+				      "command must reach it, list the address in "
+				      "commandPolicy.sandbox.allowLocalAddresses\n"),
+		      "got: %s", got);
+	ck_assert(!connected(silent));
+	static const char *const targets[] = {"127.0.0.1", "[::ffff:127.0.0.1]", "[::1]"};
+
+	for (size_t i = 0; i < PDK_ARRAY_SIZE(targets); i++) {
+		snprintf(req, sizeof(req), "CONNECT %s:%u HTTP/1.1\r\n\r\n", targets[i],
+			 silent_port);
+		got = exchange(port, req, strlen(req));
+		ck_assert_msg(strstr(got, "403 Forbidden") && strstr(got, "a loopback address"),
+			      "%s: %s", targets[i], got);
+		ck_assert(!connected(silent));
+	}
+	/* Cloud metadata and a private address: refused before a packet leaves. */
+	got = exchange(port, "CONNECT 169.254.169.254:80 HTTP/1.1\r\n\r\n", 39);
+	ck_assert_msg(strstr(got, "403 Forbidden") &&
+			  strstr(got, "169.254.169.254 leads to 169.254.169.254, a link-local "
+				      "address"), "got: %s", got);
+	got = exchange(port, "GET http://10.0.0.1/ HTTP/1.1\r\n\r\n", 33);
+	ck_assert_msg(strstr(got, "403 Forbidden") && strstr(got, "a private address"), "got: %s",
+		      got);
+	got = exchange(port, "CONNECT 0.0.0.0:80 HTTP/1.1\r\n\r\n", 31);
+	ck_assert_msg(strstr(got, "403 Forbidden") && strstr(got, "an unspecified address"),
+		      "got: %s", got);
+	/* SOCKS5, by address and by name: "connection not allowed by ruleset". */
+	unsigned char s5[] = {5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, 0, 0};
+	s5[11] = (unsigned char)(silent_port >> 8);
+	s5[12] = (unsigned char)silent_port;
+	got = exchange(port, s5, sizeof(s5));
+	ck_assert_int_eq(memcmp(got, "\x05\x00\x05\x02", 4), 0);
+	unsigned char s5n[] = {5, 1, 0, 5, 1, 0, 3, 9, 'l', 'o', 'c', 'a', 'l', 'h', 'o', 's', 't',
+			       0, 0};
+	s5n[17] = (unsigned char)(silent_port >> 8);
+	s5n[18] = (unsigned char)silent_port;
+	got = exchange(port, s5n, sizeof(s5n));
+	ck_assert_int_eq(memcmp(got, "\x05\x00\x05\x02", 4), 0);
+	ck_assert(!connected(silent));
+	pdk_proxy_stop(p);
+	ck_assert_uint_eq(pdk_proxy_refused(p, &refused), 0);
+	ck_assert_uint_eq(pdk_proxy_refused_local(p, &refused), 7);
+	ck_assert_msg(!strncmp(refused[0], "localhost (", 11) && strstr(refused[0], ", loopback)"),
+		      "%s", refused[0]);
+	ck_assert_str_eq(refused[1], "127.0.0.1 (127.0.0.1, loopback)");
+	ck_assert_str_eq(refused[2], "::ffff:127.0.0.1 (::ffff:127.0.0.1, loopback)");
+	ck_assert_str_eq(refused[3], "::1 (::1, loopback)");
+	ck_assert_str_eq(refused[4], "169.254.169.254 (169.254.169.254, link-local)");
+	ck_assert_str_eq(refused[5], "10.0.0.1 (10.0.0.1, private)");
+	pdk_proxy_free(p);
+
+	/* The twin: a block the configuration lists; localhost's ::1 is not in it, its
+	 * 127.0.0.1 is, and that is where the tunnel goes. */
+	const char *const local[] = {"127.0.0.0/8"};
+
+	p = proxy_on(domains, 1, local, 1, &port);
+	snprintf(req, sizeof(req), "CONNECT localhost:%u HTTP/1.1\r\n\r\n", silent_port);
+	int fd = connect_port(port);
+	ssize_t n;
+
+	ck_assert_int_eq(send(fd, req, strlen(req), 0), (ssize_t)strlen(req));
+	/* The tunnel is up once the proxy says so; the server then closes its end. */
+	n = recv(fd, req, sizeof(req) - 1, 0);
+	req[n > 0 ? n : 0] = '\0';
+	ck_assert_msg(!strncmp(req, "HTTP/1.1 200 Connection established", 35), "got: %s", req);
+	ck_assert(connected(silent));
+	close(fd);
+	pdk_proxy_free(p);
+
+	/* A bad block is refused when the proxy starts. */
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	ck_assert_int_eq(pdk_proxy_start(domains, 1, bad_local, 1, sv[0], &p), -EINVAL);
+	close(sv[1]);
+	close(silent);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("net");
 	TCase *tc = tcase_create("proxy");
 
 	tcase_add_test(tc, test_patterns);
+	tcase_add_test(tc, test_local_kinds);
+	tcase_add_test(tc, test_cidr);
 	tcase_add_test(tc, test_proxy);
+	tcase_add_test(tc, test_proxy_local);
 	suite_add_tcase(s, tc);
 	return pdk_ck_run(s);
 }

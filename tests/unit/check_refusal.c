@@ -1,6 +1,7 @@
 /* check_refusal.c - the sandbox: hints, from the messages real tools print when the
  * sandbox refuses a write (each captured from a run under bwrap, EROFS, and landlock,
- * EACCES), to the path named and the --write that would allow it. */
+ * EACCES), to the path named and the --write that would allow it; and a socket refused,
+ * told apart from a write, to the grant that would open it. */
 #include <check.h>
 #include <string.h>
 
@@ -235,6 +236,161 @@ START_TEST(never_onto_protected_or_sensitive)
 }
 END_TEST
 
+/* The one hint text gives with the network as given, asserted to hold each of want (NULL
+ * ends the list); NULL when there is none. */
+static const char *socket_hint(const char *network, const char *text)
+{
+	static char lines[PDK_REFUSAL_MAX][768];
+	struct pdk_refusal_scope sc = scope;
+	size_t n;
+
+	sc.network = network;
+	n = pdk_refusal_hints(text, strlen(text), &sc, lines, PDK_REFUSAL_MAX);
+	ck_assert_msg(n <= 1, "%zu hints for: %s", n, text);
+	if (n)
+		ck_assert_msg(!strstr(lines[0], "write to") && !strstr(lines[0], "--write /"),
+			      "a write hint for a socket: %s", lines[0]);
+	return n ? lines[0] : NULL;
+}
+
+static void unix_hint(const char *text, const char *named)
+{
+	const char *l = socket_hint("off", text);
+	char want[600];
+
+	ck_assert_msg(l, "no hint for: %s", text);
+	if (named)
+		snprintf(want, sizeof(want),
+			 "sandbox: the sandbox refused a unix socket (%s), not a file write, so "
+			 "--write does not help; ",
+			 named);
+	else
+		snprintf(want, sizeof(want),
+			 "sandbox: the sandbox refused a unix socket, not a file write, so --write "
+			 "does not help; ");
+	ck_assert_msg(!strncmp(l, want, strlen(want)), "for %s\n got: %s\nwant: %s", text, l,
+		      want);
+	ck_assert_msg(strstr(l, "commandPolicy.sandbox.allowUnixSockets") &&
+			  strstr(l, "--ssh-agent") && strstr(l, "--docker"),
+		      "%s", l);
+}
+
+/*
+ * A unix socket refused (connect, bind, listen, or the socket itself) is not a write: each
+ * line here was printed by the program under paddock (bwrap and landlock alike), the socket
+ * in the writable root /tmp or the project; before, redis-cli's got "a write to ... failed
+ * though it lies inside a writable root".
+ */
+START_TEST(unix_sockets)
+{
+	/* redis-cli -s PATH ping: EPERM making the socket, EACCES connecting to another's */
+	unix_hint("Could not connect to Redis at /tmp/pdk-host.sock: Operation not permitted\n",
+		  "/tmp/pdk-host.sock");
+	unix_hint("Could not connect to Redis at ./r.sock: Operation not permitted\n", "./r.sock");
+	unix_hint("Could not connect to Redis at /tmp/pdk-other.sock: Permission denied\n",
+		  "/tmp/pdk-other.sock");
+	/* redis-server --port 0 --unixsocket ./r.sock */
+	unix_hint("4:M 05 Dec 2026 02:35:24.720 # Failed opening Unix socket: creating socket: "
+		  "Operation not permitted\n", NULL);
+	unix_hint("26114:M 05 Dec 2026 02:35:32.282 # Failed opening Unix socket: bind: "
+		  "Operation not permitted\n", NULL);
+	/* node -e 'require("net").createServer().listen("n.sock")', and connect("PATH") */
+	unix_hint("node:events:502\n      throw er; // Unhandled 'error' event\n      ^\n\n"
+		  "Error: listen EPERM: operation not permitted n.sock\n"
+		  "    at Server.setupListenHandle [as _listen2] (node:net:1886:21)\n"
+		  "  code: 'EPERM',\n  errno: -1,\n  syscall: 'listen',\n  address: 'n.sock',\n",
+		  "n.sock");
+	unix_hint("Error: connect EPERM /tmp/pdk-host.sock\n"
+		  "    at PipeConnectWrap.afterConnect [as oncomplete] (node:net:1611:16)\n"
+		  "  errno: -1,\n  code: 'EPERM',\n  syscall: 'connect',\n"
+		  "  address: '/tmp/pdk-host.sock'\n",
+		  "/tmp/pdk-host.sock");
+	unix_hint("Error: connect EACCES /tmp/pdk-other.sock\n", "/tmp/pdk-other.sock");
+	/* python3: socket.socket(socket.AF_UNIX) refused, connect("PATH") refused, and
+	 * multiprocessing's forkserver binding its own */
+	unix_hint("Traceback (most recent call last):\n"
+		  "  File \"/var/tmp/pdkr/proj/sockb.py\", line 2, in <module>\n"
+		  "    s = socket.socket(socket.AF_UNIX)\n"
+		  "        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+		  "  File \"/root/.pyenv/versions/3.11.7/lib/python3.11/socket.py\", line 232, in "
+		  "__init__\n"
+		  "    _socket.socket.__init__(self, family, type, proto, fileno)\n"
+		  "PermissionError: [Errno 1] Operation not permitted\n",
+		  NULL);
+	unix_hint("Traceback (most recent call last):\n"
+		  "  File \"/var/tmp/pdkr/proj/sockc.py\", line 3, in <module>\n"
+		  "    s.connect(\"/tmp/pdk-other.sock\")\n"
+		  "PermissionError: [Errno 13] Permission denied\n",
+		  "/tmp/pdk-other.sock");
+	unix_hint("  File \"/root/.pyenv/versions/3.11.7/lib/python3.11/multiprocessing/"
+		  "forkserver.py\", line 138, in ensure_running\n"
+		  "    listener.bind(address)\n"
+		  "PermissionError: [Errno 1] Operation not permitted\n",
+		  NULL);
+	/* With the network on, the host's unix sockets stay closed all the same. */
+	ck_assert_ptr_nonnull(socket_hint("on", "Error: connect EACCES /tmp/pdk-other.sock\n"));
+	/* Nothing answered at a path: maybe the host's. */
+	const char *l = socket_hint("off", "Error: connect ECONNREFUSED /tmp/pdk-host.sock\n");
+
+	ck_assert_msg(l && strstr(l, "nothing answered at the unix socket /tmp/pdk-host.sock; if "
+				     "it is a socket of the host's") &&
+			  strstr(l, "allowUnixSockets"),
+		      "%s", l ? l : "none");
+	/* The twins: a file refused is still a write; a TCP server of the run's own that is
+	 * not up, or a Python error about a file, names no socket. */
+	hint_names("PermissionError: [Errno 13] Permission denied: '/usr/pdk-d'\n", "/usr/pdk-d");
+	hint_names("Error: EACCES: permission denied, open '/usr/pdk-x'\n", "/usr/pdk-x");
+	ck_assert_ptr_null(socket_hint("off", "Error: connect ECONNREFUSED 127.0.0.1:8080\n"));
+	ck_assert_ptr_null(socket_hint("off", "Error: listen EACCES: permission denied "
+					      "0.0.0.0:80\n"));
+	ck_assert_ptr_null(socket_hint("off", "Could not connect to Redis at 127.0.0.1:6379: "
+					      "Connection refused\n"));
+	ck_assert_ptr_null(socket_hint("off", "Traceback (most recent call last):\n"
+					      "  File \"x.py\", line 1, in <module>\n"
+					      "    os.setuid(0)\n"
+					      "PermissionError: [Errno 1] Operation not "
+					      "permitted\n"));
+}
+END_TEST
+
+/* A name not reached with the network off or limited to the domains mode: the --allow-domain
+ * that would reach it, and -n; with the network on, nothing (the name is wrong, or down).
+ * Each line was printed by the program under paddock with the network off. */
+START_TEST(network)
+{
+	static const char *const cases[][2] = {
+	    {"curl: (6) Could not resolve host: example.com\n", "example.com"},
+	    {"curl: (7) Failed to connect to 93.184.216.34 port 80 after 0 ms: Couldn't connect to "
+	     "server\n", "93.184.216.34"},
+	    {"Could not connect to Redis at example.com:6379: Temporary failure in name "
+	     "resolution\n", "example.com"},
+	    {"Error: getaddrinfo EAI_AGAIN example.com\n    at emitErrorEvent "
+	     "(node:_http_client:101:11)\n", "example.com"},
+	    {"urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name "
+	     "resolution>\n", NULL},
+	    {"    sock.connect(sa)\nOSError: [Errno 101] Network is unreachable\n", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *l = socket_hint("off", cases[i][0]);
+		char want[400];
+
+		ck_assert_msg(l, "no hint for %s", cases[i][0]);
+		snprintf(want, sizeof(want), "sandbox: the network is off in this run, so %s could "
+			 "not be reached; if the command needs it, ask for that name with "
+			 "--allow-domain %s (through paddock's proxy", cases[i][1] ? cases[i][1] :
+			 "a host", cases[i][1] ? cases[i][1] : "NAME");
+		ck_assert_msg(!strncmp(l, want, strlen(want)), "got: %s\nwant: %s", l, want);
+		ck_assert_msg(strstr(l, "or for the whole network with -n"), "%s", l);
+		l = socket_hint("domains", cases[i][0]);
+		ck_assert_msg(l && strstr(l, "this run reaches only its allowed domains"), "%s",
+			      l ? l : "none");
+		ck_assert_ptr_null(socket_hint("on", cases[i][0]));
+		ck_assert_ptr_null(socket_hint(NULL, cases[i][0]));
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("refusal");
@@ -250,6 +406,8 @@ int main(void)
 	tcase_add_test(tc, homebrew);
 	tcase_add_test(tc, swiftpm);
 	tcase_add_test(tc, never_onto_protected_or_sensitive);
+	tcase_add_test(tc, unix_sockets);
+	tcase_add_test(tc, network);
 	suite_add_tcase(s, tc);
 	return pdk_ck_run(s);
 }

@@ -1189,6 +1189,7 @@ START_TEST(prepare_validates_profile)
 	size_t wlen = 0;
 	void *state = (void *)"untouched";
 	const char *why;
+	bool nested = false;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	ck_assert_int_ge(asprintf(&args, "%s/args", dir), 0);
@@ -1211,7 +1212,8 @@ START_TEST(prepare_validates_profile)
 
 	ck_assert_int_eq(pdk_seatbelt_prepare_exe(&c, ok, false, &state), 0);
 	ck_assert_ptr_null(pdk_backend_seatbelt.prepare_why());
-	ck_assert_ptr_null(pdk_backend_seatbelt.note(state));
+	ck_assert_ptr_null(pdk_backend_seatbelt.note(state, &nested));
+	ck_assert(!nested);
 	got = read_file(args);
 	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
 	FILE *f = open_memstream(&want, &wlen);
@@ -1253,13 +1255,15 @@ START_TEST(nested_runs_plainly)
 	size_t len = 0;
 	void *state = NULL;
 	const char *note;
+	bool nested = false;
 	FILE *f;
 
 	/* no helper at all: inside another sandbox it is not run */
 	ck_assert_int_eq(pdk_seatbelt_prepare_exe(&c, "/nonexistent/sandbox-exec", true, &state),
 			 0);
-	note = pdk_backend_seatbelt.note(state);
+	note = pdk_backend_seatbelt.note(state, &nested);
 	ck_assert_ptr_nonnull(note);
+	ck_assert(nested);
 	ck_assert_msg(strncmp(note, "sandbox: ", 9) == 0 && strstr(note, "inside another sandbox"),
 		      "note: %s", note);
 	ck_assert_int_eq(pdk_backend_seatbelt.wrap_argv(state, cmd, &argv), 0);
