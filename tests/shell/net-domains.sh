@@ -173,7 +173,10 @@ assert n == {"mode": "domains", "allowed_domains": [sys.argv[2]], "refused_domai
 	dom --yes --allow-domain "$OK_NAME" -- curl -sS --noproxy '*' http://pdk-nowhere.invalid/
 	check "$B: a name not reached gets the --allow-domain that would reach it" \
 		has_text "sandbox: this run reaches only its allowed domains, so pdk-nowhere.invalid could not be reached; if the command needs it, ask for that name with --allow-domain pdk-nowhere.invalid"
-	dom --yes --allow-domain "$OK_NAME" -- "$PY" -c "$hostsock" "$S/host.sock"
+	# From a file: the command's own unix sockets work, so the refusal comes at
+	# connect(), and only a script's traceback shows that line.
+	printf '%s\n' "$hostsock" > "$S/hostsock.py"
+	dom --yes --allow-domain "$OK_NAME" -- "$PY" "$S/hostsock.py" "$S/host.sock"
 	check "$B: the host's unix socket is refused, and the hint names its grants, not --write" \
 		sh -c "! grep -qx 'reached host' '$T/out' &&
 		grep -q '^sandbox: the sandbox refused a unix socket.*, not a file write, so --write does not help; .*commandPolicy.sandbox.allowUnixSockets, or to run with --ssh-agent' '$T/out' &&
