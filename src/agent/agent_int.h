@@ -46,7 +46,10 @@
 	"one call run unconfined; only when confinement is what stops it\"},"                     \
 	"\"allowGitHooks\":{\"type\":\"boolean\",\"description\":\"Ask the person to let this "   \
 	"call install git hooks (.git/hooks, core.hooksPath), as a hook manager's install step "  \
-	"does; they run later outside the sandbox\"}},"                                          \
+	"does; they run later outside the sandbox\"},"                                           \
+	"\"allowAgentConfig\":{\"type\":\"boolean\",\"description\":\"Ask the person to let "   \
+	"this call write agent and editor configuration (.claude, .codex, .cursor, .gemini, "   \
+	".mcp.json, .vscode, .idea, ...), which those tools run later outside the sandbox\"}},"  \
 	"\"required\":[\"argv\"],\"additionalProperties\":false}},"                              \
 	"{\"name\":\"recall_output\",\"title\":\"Read held-back output\","                         \
 	"\"description\":\"Read more of a command's output that a run_command result held back, "\

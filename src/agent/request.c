@@ -104,7 +104,8 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 				return bad(why, why_len, "'%s' must be a non-empty string (a "
 							 "directory)",
 					   k);
-		} else if (strcmp(k, "outsideSandbox") == 0 || strcmp(k, "allowGitHooks") == 0) {
+		} else if (strcmp(k, "outsideSandbox") == 0 || strcmp(k, "allowGitHooks") == 0 ||
+			   strcmp(k, "allowAgentConfig") == 0) {
 			if (!cJSON_IsBool(it))
 				return bad(why, why_len, "'%s' must be true or false", k);
 		} else {
@@ -149,6 +150,9 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 	it = cJSON_GetObjectItemCaseSensitive(args, "allowGitHooks");
 	if (it && cJSON_IsTrue(it))
 		push(&v, "--allow-git-hooks", &r);
+	it = cJSON_GetObjectItemCaseSensitive(args, "allowAgentConfig");
+	if (it && cJSON_IsTrue(it))
+		push(&v, "--allow-agent-config", &r);
 	const cJSON *e;
 	it = cJSON_GetObjectItemCaseSensitive(args, "allowDomains");
 	cJSON_ArrayForEach(e, it) {

@@ -82,6 +82,7 @@ enum {
 	OPT_OUTSIDE_SANDBOX,
 	OPT_ALLOW_DOMAIN,
 	OPT_ALLOW_GIT_HOOKS,
+	OPT_ALLOW_AGENT_CONFIG,
 };
 
 static const struct option run_options[] = {
@@ -100,6 +101,7 @@ static const struct option run_options[] = {
 	{"outside-sandbox", no_argument, NULL, OPT_OUTSIDE_SANDBOX},
 	{"allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN},
 	{"allow-git-hooks", no_argument, NULL, OPT_ALLOW_GIT_HOOKS},
+	{"allow-agent-config", no_argument, NULL, OPT_ALLOW_AGENT_CONFIG},
 	{NULL, 0, NULL, 0},
 };
 
@@ -175,6 +177,9 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 		case OPT_ALLOW_GIT_HOOKS:
 			o.allow_git_hooks = true;
 			break;
+		case OPT_ALLOW_AGENT_CONFIG:
+			o.allow_agent_config = true;
+			break;
 		case OPT_ALLOW_DOMAIN: {
 			const char **d;
 
@@ -215,6 +220,13 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 		snprintf(why, why_len, "the program name is empty");
 		goto fail;
 	}
+	/* A grant lifts a protection; unconfined, nothing is protected to lift. */
+	if ((o.allow_git_hooks || o.allow_agent_config) && o.no_sandbox_asked) {
+		snprintf(why, why_len, "%s goes with the sandbox, and --no-sandbox has none: drop "
+				       "--no-sandbox to let the confined command write them",
+			 o.allow_git_hooks ? "--allow-git-hooks" : "--allow-agent-config");
+		goto fail;
+	}
 	o.argv = argv + optind;
 	*ret = o;
 	return 0;
@@ -244,6 +256,7 @@ void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cf
 	if (o->no_sandbox) {
 		o->outside_sandbox = false;
 		o->allow_git_hooks = false;
+		o->allow_agent_config = false;
 	}
 }
 

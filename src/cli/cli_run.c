@@ -44,6 +44,8 @@ static const char run_usage[] =
 	"  -n, --network          let the command reach the network\n"
 	"      --allow-domain D   let it reach domain D only, through paddock's proxy (repeatable)\n"
 	"      --allow-git-hooks  let it install git hooks (a hook manager's install step; asked)\n"
+	"      --allow-agent-config  let it write agent and editor configuration (.claude,\n"
+	"                         .vscode, .mcp.json, ...; asked)\n"
 	"      --root DIR         the writable project directory (default: the current one)\n"
 	"      --backend NAME     confine with this backend (see 'paddock doctor')\n"
 	"      --print-profile    print the confinement that would apply, run nothing\n"

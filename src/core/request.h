@@ -11,6 +11,11 @@
 #define PDK_WIDEN_GIT_HOOKS                                                                        \
 	"installs git hooks: writes .git/hooks and core.hooksPath, which your own git runs "     \
 	"later, outside the sandbox (--allow-git-hooks)"
+/* --allow-agent-config as the question names it. */
+#define PDK_WIDEN_AGENT_CONFIG                                                                     \
+	"writes agent and editor configuration (.claude, .codex, .cursor, .gemini, .mcp.json, "  \
+	".vscode, .idea, ...), which those tools run later, outside the sandbox "                \
+	"(--allow-agent-config)"
 /* --no-sandbox given by the call itself, as the question names it. */
 #define PDK_WIDEN_NO_SANDBOX                                                                       \
 	"runs with no sandbox at all: it may write anywhere you can and reach any host "         \
@@ -28,6 +33,7 @@ struct pdk_request {
 	bool no_sandbox_asked;  /* --no-sandbox: the call asked for it (a widening) */
 	bool outside_sandbox;   /* ask a person to run this one call unconfined */
 	bool allow_git_hooks;   /* let it write git hooks and core.hooksPath (asked) */
+	bool allow_agent_config; /* let it write agent and editor configuration (asked) */
 	bool yes;               /* --yes: approve what the confirm gate would ask */
 	bool network;
 	bool print_profile;
