@@ -32,6 +32,13 @@
 #define __NR_landlock_add_rule 445
 #define __NR_landlock_restrict_self 446
 #endif
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#define __NR_move_mount 429
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
 #ifndef LANDLOCK_ACCESS_FS_REFER
 #define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
 #endif
@@ -114,6 +121,10 @@ struct ll_state {
 	struct pdk_bpf connect_bpf;
 	/* A private /dev/shm: the maps a user namespace needs, written in the child. */
 	char uid_map[32], gid_map[32];
+	/* The protected paths that exist (not symlinks) at prepare: held read-only in that
+	 * mount namespace, where one can be made (hold_protected). */
+	char **holds;
+	size_t n_holds;
 };
 
 static int ll_abi(void)
@@ -227,6 +238,7 @@ static void landlock_release(void *p)
 	pdk_bpf_release(&st->connect_bpf);
 	pdk_netsup_free(st->sup);
 	pdk_strv_freep(&st->env);
+	pdk_strv_freep(&st->holds);
 	free(st);
 }
 
@@ -275,6 +287,26 @@ static int host_proxy(struct ll_state *st, const struct pdk_confine *policy)
 	return 0;
 }
 
+/* The protected paths to hold: those there now and not symlinks (a symlink is vetted after
+ * the run; its target, inside a root, is protected by its own name). */
+static int find_holds(struct ll_state *st, const struct pdk_confine *policy)
+{
+	size_t n = 0;
+	int r;
+
+	for (size_t i = 0; i < policy->n_protect && n < MAX_RULES; i++) {
+		struct stat sb;
+
+		if (lstat(policy->protect[i], &sb) < 0 || S_ISLNK(sb.st_mode) ||
+		    pdk_strv_contains(st->holds, n, policy->protect[i]))
+			continue;
+		if ((r = pdk_strv_append(&st->holds, &n, strdup(policy->protect[i]))) < 0)
+			return r;
+	}
+	st->n_holds = n;
+	return 0;
+}
+
 static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 {
 	__attribute__((cleanup(statep_release))) struct ll_state *st = NULL;
@@ -313,10 +345,12 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 		if (r < 0 && r != -ENOENT)
 			return r;
 	}
-	/* Landlock only adds rights going down a tree: keeping .git/config
+	/* Landlock only adds rights going down a tree: keeping .git/hooks
 	 * read-only under a writable root would mean no rule on .git, and then
-	 * git could not create its index.lock. Ordinary git use wins; say so. */
+	 * git could not create its index.lock. The mount namespace holds them. */
 	st->protect_unenforced = policy->n_protect > 0;
+	if ((r = find_holds(st, policy)) < 0)
+		return r;
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(devices); i++) {
 		r = add_rule(st, devices[i], FS_FILE_RIGHTS, false);
 		if (r < 0)
@@ -438,6 +472,47 @@ static int private_shm(const struct ll_state *st)
 	return r;
 }
 
+/*
+ * In the run's own mount namespace (private_shm made it): each protected path that exists is
+ * covered by a read-only bind of itself, through the mount API on a descriptor opened without
+ * following a last symlink, so that a path swapped since prepare holds nothing else. The user's
+ * tree outside is untouched, and the command, without CAP_SYS_ADMIN and with seccomp's mount
+ * rules, cannot take the binds away. 0, or -errno (the run must not go on); a kernel without
+ * the mount API (before 5.12) leaves them to the vetting after the run.
+ */
+static int hold_protected(const struct ll_state *st)
+{
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+
+	for (size_t i = 0; i < st->n_holds; i++) {
+		struct stat sb;
+		int fd = open(st->holds[i], O_PATH | O_NOFOLLOW | O_CLOEXEC), mfd, r = 0;
+
+		if (fd < 0)
+			continue; /* gone since: nothing there to hold */
+		if (fstat(fd, &sb) < 0 || S_ISLNK(sb.st_mode)) {
+			close(fd);
+			continue;
+		}
+		mfd = (int)syscall(__NR_open_tree, fd, "",
+				   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		if (mfd < 0)
+			r = -errno;
+		else if (syscall(__NR_mount_setattr, mfd, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0 ||
+			 syscall(__NR_move_mount, mfd, "", fd, "",
+				 MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			r = -errno;
+		if (mfd >= 0)
+			close(mfd);
+		close(fd);
+		if (r == -ENOSYS)
+			return 0;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int landlock_enter(void *p)
 {
 	const struct ll_state *st = p;
@@ -445,6 +520,8 @@ static int landlock_enter(void *p)
 
 	r = private_shm(st);
 	if (r < 0)
+		return r;
+	if (r == 1 && (r = hold_protected(st)) < 0)
 		return r;
 	r = drop_capabilities(st);
 	if (r < 0)
@@ -535,11 +612,15 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 		fprintf(out, " %s %s\n", st->rules[i].beneath ? "beneath" : "on",
 			st->rules[i].path);
 	}
+	for (size_t i = 0; i < st->n_holds; i++)
+		fprintf(out, "landlock: held read-only for the whole run, by a bind in the run's "
+			     "mount namespace: %s\n", st->holds[i]);
 	if (st->protect_unenforced)
-		fprintf(out, "landlock: protected paths that exist are not enforced: Landlock cannot "
-			     "take rights back below a writable root without breaking git (bwrap "
-			     "and Seatbelt do enforce them); missing ones and git's configuration "
-			     "are vetted after the run\n");
+		fprintf(out, "landlock: protected paths: Landlock cannot take rights back below a "
+			     "writable root, so those that exist are held by read-only binds in the "
+			     "run's mount namespace where one can be made (as /dev/shm below), and are "
+			     "vetted after the run where none can; missing ones and git's "
+			     "configuration are vetted after the run\n");
 	if (st->attr.handled_access_net)
 		fprintf(out, "landlock: TCP bind and connect denied (no rule)%s\n",
 			st->supervised ? " to the command itself: the supervisor makes them" : "");
