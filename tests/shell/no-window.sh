@@ -193,6 +193,36 @@ for b in $backends; do
 	wait "$pid"
 done
 
+# .git moved aside with its held hooks, and a copy of the command's own put in its place: the
+# directories between a root and a held path are pinned, so the move fails.
+swap_attack='mv .git .git2 && cp -a .git2 .git &&
+printf "#!/bin/sh\ntouch \"\$MARKFILE\"\n" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit
+: > "$READY"; read x < "$GO"; exit 3'
+swap_held() { ! host_commit "$1" "$2" && [ ! -e "$2/.git2" ]; }
+for u in $users; do
+	for b in $backends; do
+		R=$T/$u/home/swap-$b
+		mkproj "$u" "$R"
+		READY=$T/$u/tmp/ready-swap GO=$T/$u/tmp/go-swap
+		rm -f "$READY" "$GO"
+		mkfifo "$GO"
+		[ "$u" = root ] || chown 65534:65534 "$GO"
+		export READY GO
+		(cd "$R" && EXEC=exec as "$u" "$P" run --backend "$b" -- sh -c "$swap_attack") \
+			>"$T/out" 2>"$T/err" </dev/null &
+		pid=$!
+		bgpids="$bgpids $pid"
+		if wait_for_file "$READY" 60; then
+			check "$u, $b, mid-run: .git cannot be moved aside for a copy with a hook" \
+				swap_held "$u" "$R"
+		else
+			check "$u, $b, .git moved aside: the command got to its wait" false
+		fi
+		release swap
+		wait "$pid"
+	done
+done
+
 # What git itself does keeps working beside the held paths (.claude, .git/hooks): a checkout of
 # a branch that tracks .vscode and back, a stash and its pop, a worktree added in the project.
 # (A .vscode of the user's own that git does not track is held, as under bwrap before: a
