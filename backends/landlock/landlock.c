@@ -324,8 +324,10 @@ static int add_pins(const struct pdk_confine *policy, const char *path, char ***
 				*p = '/';
 				break;
 			}
-			if (!pdk_strv_contains((char *const *)policy->roots, policy->n_roots, a) &&
-			    !pdk_strv_contains(*pins, *n, a) && (r = pdk_strv_append(pins, n, strdup(a))) < 0)
+			if (pdk_strv_contains((char *const *)policy->roots, policy->n_roots, a) ||
+			    pdk_strv_contains(*pins, *n, a))
+				continue;
+			if ((r = pdk_strv_append(pins, n, strdup(a))) < 0)
 				return r;
 		}
 	}
@@ -563,9 +565,10 @@ static int hold_protected(const struct ll_state *st)
 				   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
 		if (mfd < 0)
 			r = -errno;
-		else if ((st->ro[i] &&
-			  syscall(__NR_mount_setattr, mfd, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0) ||
-			 syscall(__NR_move_mount, mfd, "", fd, "",
+		else if (st->ro[i] &&
+			 syscall(__NR_mount_setattr, mfd, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+			r = -errno;
+		else if (syscall(__NR_move_mount, mfd, "", fd, "",
 				 MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 			r = -errno;
 		if (mfd >= 0)
@@ -679,16 +682,15 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 			st->rules[i].path);
 	}
 	for (size_t i = 0; i < st->n_holds; i++)
-		fprintf(out, st->ro[i] ? "landlock: held read-only for the whole run, by a bind in "
-					 "the run's mount namespace: %s\n"
-				       : "landlock: pinned (cannot be renamed or removed), by a bind "
-					 "of itself in the run's mount namespace: %s\n",
+		fprintf(out, "landlock: %s, by a bind in the run's mount namespace: %s\n",
+			st->ro[i] ? "held read-only for the whole run"
+				  : "pinned (cannot be renamed or removed)",
 			st->holds[i]);
 	if (st->protect_unenforced)
-		fprintf(out, "landlock: protected paths: Landlock cannot take rights back below a "
-			     "writable root, so those that exist are held by read-only binds in the "
-			     "run's mount namespace where one can be made (as /dev/shm below), and are "
-			     "vetted after the run where none can; missing ones and git's "
+		fprintf(out, "landlock: protected paths: Landlock cannot take rights back below "
+			     "a writable root, so those that exist are held by read-only binds in "
+			     "the run's mount namespace where one can be made (as /dev/shm below), "
+			     "and are vetted after the run where none can; missing ones and git's "
 			     "configuration are vetted after the run\n");
 	if (st->attr.handled_access_net)
 		fprintf(out, "landlock: TCP bind and connect denied (no rule)%s\n",

@@ -303,7 +303,8 @@ static bool in_strv(const struct pdk_strv *sv, const char *p)
 }
 
 /* Every widening is named in the question: each -w path (but the MCP server's own), a --root other
- * than the launch directory (or one inside it), --allow-git-hooks, --allow-agent-config, --no-sandbox, and a
+ * than the launch directory (or one inside it), --allow-git-hooks, --allow-agent-config,
+ * --no-sandbox, and a
  * configuration that widens when it came from --config or lies inside a
  * writable root. */
 static int widenings(struct pdk_cli_call *c)

@@ -58,7 +58,8 @@ bool pdk_agentconf_is(const char *path)
 			size_t n = strlen(pdk_agentconf_home[i]);
 
 			if (strchr(pdk_agentconf_home[i], '/') &&
-			    !strncmp(p + 1, pdk_agentconf_home[i], n) && (!p[1 + n] || p[1 + n] == '/'))
+			    !strncmp(p + 1, pdk_agentconf_home[i], n) &&
+			    (!p[1 + n] || p[1 + n] == '/'))
 				return true;
 		}
 	}

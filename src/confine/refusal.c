@@ -327,7 +327,7 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const struct pdk_ref
 
 				snprintf(seen[count], sizeof(seen[count]), "%s", real);
 				const char *h = inside ? held_by(real, held, n_held) : NULL;
-				/* The grant that lets a confined call write it, when there is one. */
+				/* The grant that lets a confined call write it, if any. */
 				const char *grant =
 				    pdk_agentconf_is(real) ? ", or ask the person for "
 							     "--allow-agent-config"
@@ -339,9 +339,10 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const struct pdk_ref
 					snprintf(lines[count], 768, "sandbox: %.200s is protected%s%.200s: "
 						 "paddock holds it read-only while the run lasts, since "
 						 "what is there runs or is trusted later outside the "
-						 "sandbox (git's hooks, a shell's, an agent's or an "
-						 "editor's start-up files, paddock's own state); change it "
-						 "yourself outside paddock if it must change%s",
+						 "sandbox (git's hooks, a shell's, an agent's or "
+						 "an editor's start-up files, paddock's own "
+						 "state); change it yourself outside paddock if "
+						 "it must change%s",
 						 real, strcmp(h, real) ? ", as it lies in " : "",
 						 strcmp(h, real) ? h : "", grant);
 				} else if (never_offered(scope, real, &what)) {

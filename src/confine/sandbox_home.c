@@ -131,7 +131,8 @@ int pdk_sandbox_add_home(struct pdk_sandbox *sb, size_t *np, size_t n, const cha
 		r = p ? protect_or_watch(sb, np, root, p, true) : -ENOMEM;
 	}
 	/* The agents' and editors' own configuration, unless this call may write it. */
-	for (size_t i = 0; root && r == 0 && !sb->allow_agent_config && pdk_agentconf_home[i]; i++) {
+	for (size_t i = 0; root && !sb->allow_agent_config && r == 0 && pdk_agentconf_home[i];
+	     i++) {
 		_cleanup_free_ char *p = pdk_path_join(real, pdk_agentconf_home[i]);
 
 		r = p ? protect_or_watch(sb, np, root, p, false) : -ENOMEM;
