@@ -21,6 +21,7 @@
 
 #include "confine/confine.h"
 #include "backends/seccomp/seccomp.h"
+#include "core/path.h"
 #include "core/strv.h"
 #include "core/util.h"
 #include "net/proxy.h"
@@ -31,6 +32,13 @@
 #define __NR_landlock_create_ruleset 444
 #define __NR_landlock_add_rule 445
 #define __NR_landlock_restrict_self 446
+#endif
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#define __NR_move_mount 429
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
 #endif
 #ifndef LANDLOCK_ACCESS_FS_REFER
 #define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
@@ -116,6 +124,12 @@ struct ll_state {
 	struct pdk_bpf connect_bpf;
 	/* A private /dev/shm: the maps a user namespace needs, written in the child. */
 	char uid_map[32], gid_map[32];
+	/* The protected paths that exist (not symlinks) at prepare: held read-only in that
+	 * mount namespace, where one can be made (hold_protected); with them the directories
+	 * between a root and each (ro[i] false), pinned by a bind of their own. Parents first. */
+	char **holds;
+	bool *ro;
+	size_t n_holds;
 };
 
 static int ll_abi(void)
@@ -229,6 +243,8 @@ static void landlock_release(void *p)
 	pdk_bpf_release(&st->connect_bpf);
 	pdk_netsup_free(st->sup);
 	pdk_strv_freep(&st->env);
+	pdk_strv_freep(&st->holds);
+	free(st->ro);
 	free(st);
 }
 
@@ -278,6 +294,88 @@ static int host_proxy(struct ll_state *st, const struct pdk_confine *policy)
 	return 0;
 }
 
+/* Shorter first: a directory is bound before what lies in it, which its bind would hide. */
+static int cmp_len(const void *a, const void *b)
+{
+	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+
+	return la < lb ? -1 : la > lb;
+}
+
+/*
+ * The directories between a root and path (neither included) onto *pins (*n): a mount point
+ * cannot be renamed or removed, so the command cannot move .git aside, with its held hooks, and
+ * put a copy of its own in its place, as bwrap's pins keep it from doing.
+ */
+static int add_pins(const struct pdk_confine *policy, const char *path, char ***pins, size_t *n)
+{
+	char a[PATH_MAX];
+	struct stat sb;
+	int r;
+
+	if (snprintf(a, sizeof(a), "%s", path) >= (int)sizeof(a))
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < policy->n_roots; i++) {
+		const char *root = policy->roots[i];
+		char *p = a + strlen(root);
+
+		if (!pdk_path_under(path, root) || !strcmp(path, root))
+			continue;
+		for (p += *p == '/'; (p = strchr(p, '/')); *p++ = '/') {
+			*p = '\0';
+			if (lstat(a, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+				*p = '/';
+				break;
+			}
+			if (pdk_strv_contains((char *const *)policy->roots, policy->n_roots, a) ||
+			    pdk_strv_contains(*pins, *n, a))
+				continue;
+			if ((r = pdk_strv_append(pins, n, strdup(a))) < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* The protected paths to hold: those there now and not symlinks (a symlink is vetted after
+ * the run; its target, inside a root, is protected by its own name), and their pins. */
+static int find_holds(struct ll_state *st, const struct pdk_confine *policy)
+{
+	_cleanup_strv_ char **held = NULL, **pins = NULL;
+	size_t n = 0, n_pins = 0;
+	int r;
+
+	for (size_t i = 0; i < policy->n_protect && n < MAX_RULES; i++) {
+		struct stat sb;
+
+		if (lstat(policy->protect[i], &sb) < 0 || S_ISLNK(sb.st_mode) ||
+		    pdk_strv_contains(held, n, policy->protect[i]))
+			continue;
+		if ((r = pdk_strv_append(&held, &n, strdup(policy->protect[i]))) < 0 ||
+		    (r = add_pins(policy, policy->protect[i], &pins, &n_pins)) < 0)
+			return r;
+	}
+	if (!n)
+		return 0;
+	if (!(st->holds = calloc(n + n_pins + 1, sizeof(*st->holds))) ||
+	    !(st->ro = calloc(n + n_pins, sizeof(*st->ro))))
+		return -ENOMEM;
+	/* Held paths and pins in one list, parents first; a path both held and a pin is held. */
+	for (size_t i = 0; i < n; i++)
+		st->holds[st->n_holds++] = steal_pointer(&held[i]);
+	for (size_t i = 0; i < n_pins; i++) {
+		if (!pdk_strv_contains(st->holds, st->n_holds, pins[i]))
+			st->holds[st->n_holds++] = steal_pointer(&pins[i]);
+		free(pins[i]);
+		pins[i] = NULL;
+	}
+	qsort(st->holds, st->n_holds, sizeof(*st->holds), cmp_len);
+	for (size_t i = 0; i < st->n_holds; i++)
+		st->ro[i] = pdk_strv_contains((char *const *)policy->protect, policy->n_protect,
+					      st->holds[i]);
+	return 0;
+}
+
 static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 {
 	__attribute__((cleanup(statep_release))) struct ll_state *st = NULL;
@@ -316,10 +414,12 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 		if (r < 0 && r != -ENOENT)
 			return r;
 	}
-	/* Landlock only adds rights going down a tree: keeping .git/config
+	/* Landlock only adds rights going down a tree: keeping .git/hooks
 	 * read-only under a writable root would mean no rule on .git, and then
-	 * git could not create its index.lock. Ordinary git use wins; say so. */
+	 * git could not create its index.lock. The mount namespace holds them. */
 	st->protect_unenforced = policy->n_protect > 0;
+	if ((r = find_holds(st, policy)) < 0)
+		return r;
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(devices); i++) {
 		r = add_rule(st, devices[i], FS_FILE_RIGHTS, false);
 		if (r < 0)
@@ -447,6 +547,50 @@ static int private_shm(const struct ll_state *st)
 	return r;
 }
 
+/*
+ * In the run's own mount namespace (private_shm made it): each protected path that exists is
+ * covered by a read-only bind of itself, and each directory between it and its root by a bind
+ * of itself (a pin: it cannot be renamed), through the mount API on a descriptor opened without
+ * following a last symlink, so that a path swapped since prepare holds nothing else. The user's
+ * tree outside is untouched, and the command, without CAP_SYS_ADMIN and with seccomp's mount
+ * rules, cannot take the binds away. 0, or -errno (the run must not go on); a kernel without
+ * the mount API (before 5.12) leaves them to the vetting after the run.
+ */
+static int hold_protected(const struct ll_state *st)
+{
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+
+	for (size_t i = 0; i < st->n_holds; i++) {
+		struct stat sb;
+		int fd = open(st->holds[i], O_PATH | O_NOFOLLOW | O_CLOEXEC), mfd, r = 0;
+
+		if (fd < 0)
+			continue; /* gone since: nothing there to hold */
+		if (fstat(fd, &sb) < 0 || S_ISLNK(sb.st_mode)) {
+			close(fd);
+			continue;
+		}
+		mfd = (int)syscall(__NR_open_tree, fd, "",
+				   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		if (mfd < 0)
+			r = -errno;
+		else if (st->ro[i] &&
+			 syscall(__NR_mount_setattr, mfd, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+			r = -errno;
+		else if (syscall(__NR_move_mount, mfd, "", fd, "",
+				 MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			r = -errno;
+		if (mfd >= 0)
+			close(mfd);
+		close(fd);
+		if (r == -ENOSYS)
+			return 0;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int landlock_enter(void *p)
 {
 	const struct ll_state *st = p;
@@ -454,6 +598,8 @@ static int landlock_enter(void *p)
 
 	r = private_shm(st);
 	if (r < 0)
+		return r;
+	if (r == 1 && (r = hold_protected(st)) < 0)
 		return r;
 	r = drop_capabilities(st);
 	if (r < 0)
@@ -549,11 +695,17 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 		fprintf(out, " %s %s\n", st->rules[i].beneath ? "beneath" : "on",
 			st->rules[i].path);
 	}
+	for (size_t i = 0; i < st->n_holds; i++)
+		fprintf(out, "landlock: %s, by a bind in the run's mount namespace: %s\n",
+			st->ro[i] ? "held read-only for the whole run"
+				  : "pinned (cannot be renamed or removed)",
+			st->holds[i]);
 	if (st->protect_unenforced)
-		fprintf(out, "landlock: protected paths that exist are not enforced: Landlock cannot "
-			     "take rights back below a writable root without breaking git (bwrap "
-			     "and Seatbelt do enforce them); missing ones and git's configuration "
-			     "are vetted after the run\n");
+		fprintf(out, "landlock: protected paths: Landlock cannot take rights back below "
+			     "a writable root, so those that exist are held by read-only binds in "
+			     "the run's mount namespace where one can be made (as /dev/shm below), "
+			     "and are vetted after the run where none can; missing ones and git's "
+			     "configuration are vetted after the run\n");
 	if (st->attr.handled_access_net)
 		fprintf(out, "landlock: TCP bind and connect denied (no rule)%s\n",
 			st->supervised ? " to the command itself: the supervisor makes them" : "");

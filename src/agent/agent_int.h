@@ -52,7 +52,10 @@
 	"\"docker\":{\"type\":\"boolean\",\"description\":\"Ask the person to let this call "     \
 	"reach the Docker or Podman socket, which gives it the host's root\"},"                  \
 	"\"gpu\":{\"type\":\"boolean\",\"description\":\"Ask the person to let this call use "     \
-	"the GPU's device nodes (/dev/nvidia*, /dev/dri, /dev/kfd)\"}},"                          \
+	"the GPU's device nodes (/dev/nvidia*, /dev/dri, /dev/kfd)\"},"                           \
+	"\"allowAgentConfig\":{\"type\":\"boolean\",\"description\":\"Ask the person to let "   \
+	"this call write agent and editor configuration (.claude, .codex, .cursor, .gemini, "   \
+	".mcp.json, .vscode, .idea, ...), which those tools run later outside the sandbox\"}},"  \
 	"\"required\":[\"argv\"],\"additionalProperties\":false}},"                              \
 	"{\"name\":\"recall_output\",\"title\":\"Read held-back output\","                         \
 	"\"description\":\"Read more of a command's output that a run_command result held back, "\

@@ -110,6 +110,8 @@ static int fill_run(const cJSON *args, const cJSON *argv, struct pdk_request *re
 		req->docker = true;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "gpu")))
 		req->gpu = true;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "allowAgentConfig")))
+		req->allow_agent_config = true;
 	if (add_strings(cJSON_GetObjectItemCaseSensitive(args, "allowDomains"), &req->domains,
 			&req->n_domains) < 0 ||
 	    add_strings(cJSON_GetObjectItemCaseSensitive(args, "writePaths"), &req->writes,
@@ -170,7 +172,8 @@ int pdk_agent_run_request(const cJSON *args, struct pdk_request *req, char *why,
 					   k);
 		} else if (strcmp(k, "outsideSandbox") == 0 || strcmp(k, "allowGitHooks") == 0 ||
 			   strcmp(k, "sshAgent") == 0 || strcmp(k, "docker") == 0 ||
-			   strcmp(k, "gpu") == 0) {
+			   strcmp(k, "gpu") == 0 ||
+			   strcmp(k, "allowAgentConfig") == 0) {
 			if (!cJSON_IsBool(it))
 				return bad(why, why_len, "'%s' must be true or false", k);
 		} else {

@@ -94,6 +94,7 @@ static void add_widenings(cJSON *o, const struct pdk_cli_call *c)
 	cJSON_AddBoolToObject(w, "outside_sandbox", q->outside_sandbox);
 	cJSON_AddBoolToObject(w, "no_sandbox", q->no_sandbox_asked);
 	cJSON_AddBoolToObject(w, "allow_git_hooks", q->allow_git_hooks);
+	cJSON_AddBoolToObject(w, "allow_agent_config", q->allow_agent_config);
 	cJSON_AddBoolToObject(w, "config_widens", c->config_widens);
 }
 

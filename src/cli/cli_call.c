@@ -360,7 +360,8 @@ static bool in_strv(const struct pdk_strv *sv, const char *p)
 }
 
 /* Every widening is named in the question: each -w path (but the MCP server's own), a --root other
- * than the launch directory (or one inside it), --allow-git-hooks, --no-sandbox, and a
+ * than the launch directory (or one inside it), --allow-git-hooks, --allow-agent-config,
+ * --no-sandbox, and a
  * configuration that widens when it came from --config or lies inside a
  * writable root. */
 static int widenings(struct pdk_cli_call *c)
@@ -423,6 +424,8 @@ static int widenings(struct pdk_cli_call *c)
 			return -ENOMEM;
 		r = pdk_strv_push(&c->widen, w);
 	}
+	if (r == 0 && c->o.allow_agent_config && !c->o.no_sandbox)
+		r = pdk_strv_push(&c->widen, PDK_WIDEN_AGENT_CONFIG);
 	/* Turning the sandbox off is the person's call: asked, unless their
 	 * configuration turned it off already. */
 	if (r == 0 && c->o.no_sandbox_asked && c->cfg.sandbox_enabled)

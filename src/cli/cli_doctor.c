@@ -478,8 +478,10 @@ static void cannot_enforce(const struct pdk_backend *b, cJSON *facts, cJSON *arr
 			     "the run's own servers can");
 	if (strcmp(b->name, "landlock"))
 		return;
-	add_str(arr, "protected paths that exist inside the writable roots (.git/hooks, shell "
-		     "start-up files...) stay writable");
+	add_str(arr, "protected paths that exist inside the writable roots (.git/hooks, .claude, "
+		     "shell start-up files...) stay writable while the run lasts where it can have "
+		     "no mount namespace of its own (no CAP_SYS_ADMIN and no user namespaces), "
+		     "and are put back after it");
 #ifdef __linux__
 	{
 		char swhy[128];

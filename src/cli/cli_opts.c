@@ -85,6 +85,7 @@ enum {
 	OPT_SSH_AGENT,
 	OPT_DOCKER,
 	OPT_GPU,
+	OPT_ALLOW_AGENT_CONFIG,
 };
 
 static const struct option run_options[] = {
@@ -106,6 +107,7 @@ static const struct option run_options[] = {
 	{"ssh-agent", no_argument, NULL, OPT_SSH_AGENT},
 	{"docker", no_argument, NULL, OPT_DOCKER},
 	{"gpu", no_argument, NULL, OPT_GPU},
+	{"allow-agent-config", no_argument, NULL, OPT_ALLOW_AGENT_CONFIG},
 	{NULL, 0, NULL, 0},
 };
 
@@ -227,6 +229,9 @@ static int parse_run(int argc, char **argv, bool program, struct pdk_request *re
 		case OPT_GPU:
 			o.gpu = true;
 			break;
+		case OPT_ALLOW_AGENT_CONFIG:
+			o.allow_agent_config = true;
+			break;
 		case OPT_ALLOW_DOMAIN: {
 			const char **d;
 
@@ -257,6 +262,13 @@ static int parse_run(int argc, char **argv, bool program, struct pdk_request *re
 					 argv[optind - 1]);
 			goto fail;
 		}
+	}
+	/* A grant lifts a protection; unconfined, nothing is protected to lift. */
+	if ((o.allow_git_hooks || o.allow_agent_config) && o.no_sandbox_asked) {
+		snprintf(why, why_len, "%s goes with the sandbox, and --no-sandbox has none: drop "
+				       "--no-sandbox to let the confined command write them",
+			 o.allow_git_hooks ? "--allow-git-hooks" : "--allow-agent-config");
+		goto fail;
 	}
 	if (!program) {
 		if (optind < argc) {
@@ -318,5 +330,6 @@ void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cf
 	if (o->no_sandbox) {
 		o->outside_sandbox = false;
 		o->allow_git_hooks = false;
+		o->allow_agent_config = false;
 	}
 }

@@ -46,6 +46,8 @@ static const char run_usage[] =
 	"      --ssh-agent        let it reach your ssh-agent ($SSH_AUTH_SOCK; asked)\n"
 	"      --docker           let it reach Docker's or Podman's socket (root; asked)\n"
 	"      --gpu              let it use the GPU's device nodes (asked)\n"
+	"      --allow-agent-config  let it write agent and editor configuration (.claude,\n"
+	"                         .vscode, .mcp.json, ...; asked)\n"
 	"      --root DIR         the writable project directory (default: the current one)\n"
 	"      --backend NAME     confine with this backend (see 'paddock doctor')\n"
 	"      --print-profile    print the confinement that would apply, run nothing\n"

@@ -7,5 +7,6 @@ libpaddock_a_SOURCES += src/confine/confine.h \
 	src/confine/vetgit.c src/confine/vetgit.h src/confine/vettrack.c src/confine/vettrack.h \
 	src/confine/gitconfig.c src/confine/gitconfig.h \
 	src/confine/refusal.c src/confine/refusal.h \
+	src/confine/agentconf.c src/confine/agentconf.h \
 	src/confine/nobody.c src/confine/nobody.h \
 	src/confine/grants.c src/confine/grants.h

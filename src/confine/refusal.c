@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "agentconf.h"
 #include "refusal.h"
 #include "core/path.h"
 
@@ -576,21 +577,30 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const struct pdk_ref
 
 				snprintf(seen[count], sizeof(seen[count]), "%s", real);
 				const char *h = inside ? held_by(real, held, n_held) : NULL;
+				/* The grant that lets a confined call write it, if any. */
+				const char *grant =
+				    pdk_agentconf_is(real) ? ", or ask the person for "
+							     "--allow-agent-config"
+				    : strstr(real, "/hooks") ? ", or, for a hook manager's install "
+							       "step, ask the person for "
+							       "--allow-git-hooks"
+							     : "";
 				if (h) {
 					snprintf(lines[count], 768, "sandbox: %.200s is protected%s%.200s: "
 						 "paddock holds it read-only while the run lasts, since "
 						 "what is there runs or is trusted later outside the "
-						 "sandbox (git's hooks, a shell's or an editor's start-up "
-						 "files, paddock's own state); change it yourself outside "
-						 "paddock if it must change",
+						 "sandbox (git's hooks, a shell's, an agent's or "
+						 "an editor's start-up files, paddock's own "
+						 "state); change it yourself outside paddock if "
+						 "it must change%s",
 						 real, strcmp(h, real) ? ", as it lies in " : "",
-						 strcmp(h, real) ? h : "");
+						 strcmp(h, real) ? h : "", grant);
 				} else if (never_offered(scope, real, &what)) {
 					snprintf(lines[count], 768, "sandbox: a write to %.200s failed; "
 						 "it is a protected or sensitive path (%.100s), which "
 						 "paddock never opens to commands: do not ask for it "
 						 "with --write; if it must change, ask the person to "
-						 "change it themselves", real, what);
+						 "change it themselves%s", real, what, grant);
 				} else if (inside) {
 					snprintf(lines[count], 768, "sandbox: a write to %.200s failed though "
 						 "it lies inside a writable root; this is only a guess: "

@@ -25,6 +25,7 @@
 #include "net/supervise.h"
 #endif
 #include <sys/socket.h>
+#include "agentconf.h"
 #include "sandbox_int.h"
 #include "vettrack.h"
 #include "core/state.h"
@@ -69,10 +70,10 @@ const char *const pdk_secret_env_default[] = {
 };
 
 /* Names that, written inside a root, let code run later outside it; a project's .git/config is
- * vetted after the run instead (sandbox_git.c). */
+ * vetted after the run instead (sandbox_git.c), and the agents' and editors' configuration is
+ * pdk_agentconf_project (agentconf.c). */
 static const char *const protected_names[] = {
-	".git/hooks", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
-	".profile", ".mcp.json", ".vscode", ".idea", NULL,
+	".git/hooks", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", NULL,
 };
 
 __attribute__((format(printf, 2, 3))) static void add_note(struct pdk_sandbox *sb,
@@ -786,6 +787,9 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 		if (!(sb->allow_hooks && !strcmp(*p, ".git/hooks")) &&
 		    (r = add_protected(sb, &np, named, *p)) < 0)
 			return r;
+	for (const char *const *p = pdk_agentconf_project; !sb->allow_agent_config && *p; p++)
+		if ((r = add_protected(sb, &np, named, *p)) < 0)
+			return r;
 	for (size_t i = 0; cfg && i < cfg->protected_paths.n; i++)
 		if ((r = add_protected(sb, &np, named, cfg->protected_paths.v[i])) < 0)
 			return r;
@@ -1254,6 +1258,7 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	sb->spec.cwd = req->cwd;
 	sb->spec.timeout = req->timeout;
 	sb->allow_hooks = req->allow_git_hooks;
+	sb->allow_agent_config = req->allow_agent_config;
 	if (req->cwd && !realpath(req->cwd, cwd_real)) {
 		snprintf(why, why_len, "--cwd %s: %s", req->cwd, strerror(errno));
 		return -EINVAL;
@@ -1586,6 +1591,9 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 	if (sb->allow_hooks)
 		fprintf(out, "git hooks: writable, and kept after the run, with core.hooksPath "
 			     "(--allow-git-hooks)\n");
+	if (sb->allow_agent_config)
+		fprintf(out, "agent and editor configuration: writable, and kept after the run "
+			     "(--allow-agent-config)\n");
 	_cleanup_free_ const char **vetted = NULL;
 	size_t n_vetted = 0;
 

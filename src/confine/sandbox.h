@@ -81,6 +81,7 @@ struct pdk_sandbox {
 	char **hookdirs;
 	size_t n_hookdirs;
 	bool allow_hooks;	       /* --allow-git-hooks: git hooks and core.hooksPath writable */
+	bool allow_agent_config;       /* --allow-agent-config: agentconf.h's names writable */
 	char *sweep_note;	       /* what a killed earlier run had left, swept at set-up */
 };
 

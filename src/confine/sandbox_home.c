@@ -12,6 +12,7 @@
 
 #include "core/path.h"
 #include "core/util.h"
+#include "agentconf.h"
 #include "sandbox.h"
 #include "sandbox_int.h"
 
@@ -26,7 +27,7 @@ static const char *const home_names[] = {
 	".zprofile", ".zlogin", ".zlogout", ".xprofile", ".xsessionrc", ".pam_environment",
 	".ssh/authorized_keys", ".ssh/config", ".ssh/rc", ".local/bin", ".config/systemd/user",
 	".config/autostart", ".config/environment.d", ".config/fish/config.fish",
-	".config/fish/conf.d", NULL,
+	".config/fish/conf.d", "bin", ".ssh/environment", NULL,
 };
 static const char *const home_git_configs[] = {".gitconfig", ".config/git/config", NULL};
 
@@ -128,6 +129,29 @@ int pdk_sandbox_add_home(struct pdk_sandbox *sb, size_t *np, size_t n, const cha
 		_cleanup_free_ char *p = pdk_path_join(real, home_git_configs[i]);
 
 		r = p ? protect_or_watch(sb, np, root, p, true) : -ENOMEM;
+	}
+	/* The agents' and editors' own configuration, unless this call may write it. */
+	for (size_t i = 0; root && !sb->allow_agent_config && r == 0 && pdk_agentconf_home[i];
+	     i++) {
+		_cleanup_free_ char *p = pdk_path_join(real, pdk_agentconf_home[i]);
+
+		r = p ? protect_or_watch(sb, np, root, p, false) : -ENOMEM;
+	}
+	/* Every directory on the PATH paddock was given that lies in the home directory: a
+	 * program planted there would stand in for one the user runs by name. */
+	const char *path = getenv("PATH");
+	for (const char *d = path; root && r == 0 && d && *d;) {
+		size_t len = strcspn(d, ":");
+		_cleanup_free_ char *dir = strndup(d, len), *rdir = NULL;
+
+		if (!dir)
+			return -ENOMEM;
+		d += len + !!d[len];
+		/* Where the kernel would find it; a missing one's first missing part is watched. */
+		if (dir[0] != '/' || !(rdir = pdk_path_resolve(dir)))
+			continue;
+		if (pdk_path_under(rdir, real) && strcmp(rdir, real) != 0)
+			r = protect_or_watch(sb, np, root, rdir, false);
 	}
 	for (size_t k = 0; cache && user && r == 0 && k < 2; k++) {
 		_cleanup_free_ char *p = NULL;

@@ -398,9 +398,10 @@ static int undo(const struct pdk_vet *v, char **ret_made, char **ret_configs)
 		if (v->configs[i].hook)
 			r = vet_hook(v, &v->configs[i], &cf, &cbuf, &csize, &hooks_undone);
 	if (r == 0 && hooks_undone)
-		fprintf(cf, " (the landlock backend cannot hold a protected path while the run "
-			    "lasts, so it is put back after it; a hook manager's install step asks "
-			    "for hooks with --allow-git-hooks)");
+		fprintf(cf, " (the backend could not hold the protected path while the run "
+			    "lasted, so it is put back after it; a hook manager's install step "
+			    "asks for hooks with --allow-git-hooks, an agent's or editor's set-up "
+			    "for its configuration with --allow-agent-config)");
 	_cleanup_free_ char **pins = calloc(v->n_configs + 1, sizeof(char *));
 	size_t n_pins = 0;
 	if (!pins)

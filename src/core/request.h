@@ -11,6 +11,11 @@
 #define PDK_WIDEN_GIT_HOOKS                                                                        \
 	"installs git hooks: writes .git/hooks and core.hooksPath, which your own git runs "     \
 	"later, outside the sandbox (--allow-git-hooks)"
+/* --allow-agent-config as the question names it. */
+#define PDK_WIDEN_AGENT_CONFIG                                                                     \
+	"writes agent and editor configuration (.claude, .codex, .cursor, .gemini, .mcp.json, "  \
+	".vscode, .idea, ...), which those tools run later, outside the sandbox "                \
+	"(--allow-agent-config)"
 /* --no-sandbox given by the call itself, as the question names it. */
 #define PDK_WIDEN_NO_SANDBOX                                                                       \
 	"runs with no sandbox at all: it may write anywhere you can and reach any host "         \
@@ -35,6 +40,7 @@ struct pdk_request {
 	bool ssh_agent;         /* --ssh-agent: the host's ssh-agent reachable (asked) */
 	bool docker;            /* --docker: the Docker or Podman socket reachable (asked) */
 	bool gpu;               /* --gpu: the GPU device nodes open to it (asked) */
+	bool allow_agent_config; /* let it write agent and editor configuration (asked) */
 	bool yes;               /* --yes: approve what the confirm gate would ask */
 	bool network;
 	bool print_profile;

@@ -24,6 +24,10 @@ bad 125 "an empty program name" run --yes --no-sandbox -- ''
 bad 125 "unknown long option" run --yes --no-sandbox --bogus -- true
 bad 125 "unknown short option" run --yes --no-sandbox -Z -- true
 bad 125 "option without its value" run --yes --no-sandbox --timeout
+# A grant lifts a protection of the sandbox: with --no-sandbox there is none to lift.
+bad 125 "--allow-agent-config with --no-sandbox" run --yes --no-sandbox --allow-agent-config -- true
+bad 125 "--allow-git-hooks with --no-sandbox" run --yes --no-sandbox --allow-git-hooks -- true
+check "the grant's line names --no-sandbox to drop" grep -q 'drop --no-sandbox' "$T/err"
 for t in abc 0 -5 1e999 nan inf 5s ''; do
 	bad 125 "timeout '$t'" run --yes --no-sandbox -t "$t" -- true
 done

@@ -130,12 +130,13 @@ for b in $backends; do
 		check "$b, $l: ... leaving no journal" test "$(journals)" = 0
 		unglobal
 	done
-	# What was undone is said, and the command's version is in the trash (Landlock), or the
-	# write refused (bwrap).
+	# The write refused as it happens (held: by bwrap, by Landlock in the run's mount
+	# namespace); where Landlock has none, what was undone is said and the command's version is
+	# in the trash.
 	R=$T/$b-say
 	mkproj "$R" husky
 	run "$b" "$R" -- sh -c "$(attack .husky/_)"
-	if [ "$b" = landlock ]; then
+	if [ "$b" = landlock ] && ! grep -q "Read-only file system" "$T/out"; then
 		check "$b: the result says the hook under core.hooksPath was changed and put back" \
 			grep -q "^sandbox: .*changed the hook $R/.husky/_/pre-commit: its version is in the trash.*is back" "$T/out"
 	else

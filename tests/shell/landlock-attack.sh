@@ -124,15 +124,22 @@ P=$T/proj
 mkdir -p "$P/.git/hooks" "$P/.git/objects" "$P/src"
 echo "[core]" > "$P/.git/config"
 echo readme > "$P/README"
-prot() { "$BE" --backend "$BACKEND" --root "$P" --protect "$P/.git/config" \
+prot() { "$BE" --backend "$BACKEND" --root "$P" \
 	--protect "$P/.git/hooks" --protect "$P/.mcp.json" "$@"; }
-# Landlock cannot take rights back below a writable root without
-# also blocking git; it says so (describe, doctor) and git works.
-prot -- sh -c "cd '$P' && git init -q . 2>/dev/null; echo x > f && git add f && \
+# Landlock cannot take rights back below a writable root without also blocking git: the rules
+# leave .git writable, and a protected path that exists is held by a read-only bind in the
+# run's mount namespace instead, where one can be made. git works beside it.
+git -C "$P" init -q . 2>/dev/null
+prot -- sh -c "cd '$P' && echo x > f && git add f && \
 	GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a \
 	GIT_COMMITTER_EMAIL=a@b git commit -qm m" >/dev/null 2>&1
 check "landlock: git commit works in a root (index.lock, objects)" \
 	sh -c "cd '$P' && git log --oneline | grep -q m"
+if [ "$BACKEND" = landlock ] && (unshare -m true || unshare -Urm true) 2>/dev/null; then
+	prot -- sh -c "echo evil > '$P/.git/hooks/pre-commit'" 2>/dev/null
+	check "landlock: a hook written into the held .git/hooks is refused as it happens" \
+		test ! -e "$P/.git/hooks/pre-commit"
+fi
 
 # --- network -----------------------------------------------------------
 cat > "$T/listen.py" <<'EOF'

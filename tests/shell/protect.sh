@@ -112,9 +112,9 @@ for b in $backends; do
 		sh -c '! echo "$0" | grep -q pwned' "$out"
 done
 
-# Protected paths that are there: held read-only (bwrap) or, where the backend cannot hold
-# them (Landlock), put back after the run, and after paddock's SIGKILL: what the command
-# changed there, and what it added, goes to the trash.
+# Protected paths that are there: held read-only (bwrap; Landlock in the run's mount
+# namespace), and, where the backend cannot hold them, put back after the run, and after
+# paddock's SIGKILL: what the command changed there, and what it added, goes to the trash.
 for b in $backends; do
 	fresh_state
 	R=$T/held-$b
@@ -133,15 +133,14 @@ for b in $backends; do
 		"diff -r '$T/held-before-$b/.vscode' '$R/.vscode' && cmp '$T/held-before-$b/.bashrc' '$R/.bashrc' &&
 		cmp '$T/held-before-$b/.mcp.json' '$R/.mcp.json' && [ ! -e '$R/.vscode/extra.json' ]"
 	check "$b: ... while the legitimate twin stays" grep -qx legit "$R/b"
-	[ "$b" = landlock ] &&
-		check "$b: ... and the result names what was put back" \
-			grep -q "^sandbox: .*the command changed the protected file $R/.bashrc" "$T/out"
+	# Held for the whole run (Landlock: by a bind in the run's mount namespace), so the
+	# write fails as it happens and there is nothing to put back.
+	check "$b: ... the write failed as it happened" grep -q '\.bashrc: Read-only file system' "$T/out"
 	# paddock SIGKILLed while the command's .bashrc is there: the guardian puts it back.
 	(cd "$R" && exec "$P" run --backend "$b" -- sh -c 'echo "touch pwned" >>.bashrc; exec sleep 29.7714') \
 		>/dev/null 2>&1 </dev/null &
 	pk=$!
 	i=0
-	while [ "$b" = landlock ] && ! grep -q pwned "$R/.bashrc" && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 	sleep 0.3
 	kill -9 $pk
 	wait $pk 2>/dev/null

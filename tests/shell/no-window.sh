@@ -1,0 +1,280 @@
+#!/bin/sh
+# no-window.sh - what a running command writes at a protected path is not there for the user's
+# own tools while the run lasts: under each Linux backend, as root and as uid 65534, a command
+# writes a git hook, .claude/settings.json and .vscode/tasks.json, then waits on a fifo while
+# the user commits and looks; after paddock's SIGKILL and with two runs at once too; and the
+# twins: ordinary files beside them are written, and --allow-agent-config, approved, lets them.
+. "$(dirname "$0")/lib.sh"
+
+command -v git >/dev/null || skip_all "git missing"
+P=$PADDOCK
+backends=
+for b in bwrap landlock; do
+	"$P" doctor 2>/dev/null | grep -q "^$b: works here" && backends="$backends $b"
+done
+[ -n "$backends" ] || skip_all "no Linux backend works here"
+users=root
+[ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && users="root nobody"
+chmod 755 "$T"
+
+# as U CMD...: CMD as user U (root: as it is), with U's own home, state and temp directories;
+# with EXEC=exec, in place of the shell.
+EXEC=
+as() {
+	u=$1
+	shift
+	H=$T/$u
+	if [ "$u" = root ]; then
+		$EXEC env HOME="$H/home" TMPDIR="$H/tmp" XDG_STATE_HOME="$H/state" XDG_CACHE_HOME="$H/cache" \
+			XDG_DATA_HOME="$H/data" XDG_CONFIG_HOME="$H/config" GIT_CONFIG_NOSYSTEM=1 "$@"
+	else
+		$EXEC setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env HOME="$H/home" TMPDIR="$H/tmp" XDG_STATE_HOME="$H/state" \
+			XDG_CACHE_HOME="$H/cache" XDG_DATA_HOME="$H/data" XDG_CONFIG_HOME="$H/config" \
+			GIT_CONFIG_NOSYSTEM=1 "$@"
+	fi
+}
+for u in $users; do
+	mkdir -p "$T/$u/home" "$T/$u/tmp" "$T/$u/state" "$T/$u/cache" "$T/$u/data" "$T/$u/config"
+	[ "$u" = root ] || chown -R 65534:65534 "$T/$u"
+	as "$u" git config --global user.name t && as "$u" git config --global user.email t@e.st
+done
+
+# mkproj U DIR: a repository of U's with a commit, git's .git/hooks, and a .claude and a .vscode
+# of the user's own (not tracked), as an agent and an editor leave them.
+mkproj() {
+	as "$1" sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a &&
+		git commit -qm a && mkdir .claude .vscode && echo "{}" >.claude/settings.local.json &&
+		echo "{\"mine\":1}" >.vscode/settings.json' sh "$2"
+}
+# host_commit U DIR: the user's own git commit in DIR, outside paddock; 0 when a hook ran.
+host_commit() {
+	rm -f "$T/mark"
+	as "$1" sh -c 'cd "$1" && echo x >>a && MARKFILE="$2" git commit -qam c >/dev/null 2>&1' \
+		sh "$2" "$T/mark"
+	test -e "$T/mark"
+}
+# What the command does: each protected kind, an ordinary file beside them, then it says it is
+# ready and waits until the test has looked ($GO, a fifo, written by the test); it fails, so that
+# the result has the refusal hints.
+attack='printf "#!/bin/sh\ntouch \"\$MARKFILE\"\n" > .git/hooks/pre-commit
+chmod +x .git/hooks/pre-commit
+echo "{\"hooks\":{\"SessionStart\":[]}}" > .claude/settings.json
+echo "{\"tasks\":[]}" > .vscode/tasks.json
+echo ok > notes.txt; echo ok > .vscode-notes.txt
+: > "$READY"; read x < "$GO"; exit 3'
+# start U B DIR TAG [ARGS...]: paddock runs the attack in DIR in the background ($pid); its
+# $READY and $GO are TAG's.
+start() {
+	u=$1 b=$2 d=$3 tag=$4
+	shift 4
+	READY=$T/$u/tmp/ready-$tag GO=$T/$u/tmp/go-$tag
+	rm -f "$READY" "$GO"
+	mkfifo "$GO"
+	[ "$u" = root ] || chown 65534:65534 "$GO"
+	export READY GO
+	(cd "$d" && EXEC=exec as "$u" "$P" run --backend "$b" "$@" -- sh -c "$attack") \
+		>"$T/out-$tag" 2>"$T/err-$tag" </dev/null &
+	pid=$!
+	bgpids="$bgpids $pid"
+}
+# release TAG: let TAG's command end; the writer waits for a reader, so it is a background one,
+# killed at the end when the command is gone.
+release() {
+	(echo go >"$T/$u/tmp/go-$1") 2>/dev/null &
+	bgpids="$bgpids $!"
+}
+
+no_hook() { ! host_commit "$1" "$2"; }
+nothing_planted() { # nothing_planted U DIR: no hook ran, no agent or editor file is there
+	! host_commit "$1" "$2" && [ ! -e "$2/.claude/settings.json" ] &&
+		[ ! -e "$2/.vscode/tasks.json" ]
+}
+
+for u in $users; do
+	for b in $backends; do
+		R=$T/$u/home/proj-$b
+		mkproj "$u" "$R"
+		start "$u" "$b" "$R" one
+		if ! wait_for_file "$READY" 60; then
+			check "$u, $b: the command got to its wait" false
+			release one
+			continue
+		fi
+		check "$u, $b, mid-run: the user's git commit runs no planted hook, no agent or editor file is there" \
+			nothing_planted "$u" "$R"
+		check "$u, $b, mid-run: the ordinary files beside them are written" \
+			test -e "$R/notes.txt" -a -e "$R/.vscode-notes.txt"
+		check "$u, $b, mid-run: the user's own agent and editor files are as they were" \
+			grep -q mine "$R/.vscode/settings.json"
+		release one
+		wait "$pid"
+		check "$u, $b, after the run: still nothing planted" nothing_planted "$u" "$R"
+		check "$u, $b: the refusal names the grant" \
+			grep -q 'allow-agent-config' "$T/out-one"
+
+		# Two runs at once in one project: each held for the whole of the other.
+		start "$u" "$b" "$R" a
+		ready_a=$READY
+		start "$u" "$b" "$R" b
+		pid_b=$pid
+		if wait_for_file "$ready_a" 60 && wait_for_file "$READY" 60; then
+			check "$u, $b, two runs at once: nothing planted mid-run" \
+				nothing_planted "$u" "$R"
+		else
+			check "$u, $b, two runs at once: both got to their wait" false
+		fi
+		release a
+		release b
+		wait "$pid_b"
+		check "$u, $b, two runs at once: nothing planted after them" \
+			nothing_planted "$u" "$R"
+
+		# paddock killed mid-run: nothing planted while its command lived, nor after.
+		start "$u" "$b" "$R" kill
+		if wait_for_file "$READY" 60; then
+			check "$u, $b, before SIGKILL: nothing planted" nothing_planted "$u" "$R"
+			kill -9 "$pid"
+			wait "$pid" 2>/dev/null
+			check "$u, $b, after paddock's SIGKILL: nothing planted" \
+				nothing_planted "$u" "$R"
+		else
+			check "$u, $b: the command got to its wait before the SIGKILL" false
+		fi
+		release kill
+
+		# The twin: a person's --allow-agent-config, approved, lets the agent's and the
+		# editor's configuration be written and stay; hooks stay held.
+		start "$u" "$b" "$R" grant --allow-agent-config --yes
+		if wait_for_file "$READY" 60; then
+			check "$u, $b, --allow-agent-config: the agent's and editor's files are written" \
+				test -e "$R/.claude/settings.json" -a -e "$R/.vscode/tasks.json"
+			check "$u, $b, --allow-agent-config: no hook runs" no_hook "$u" "$R"
+		else
+			check "$u, $b, --allow-agent-config: the command got to its wait" false
+		fi
+		release grant
+		wait "$pid"
+		check "$u, $b, --allow-agent-config: they stay after the run" \
+			test -e "$R/.claude/settings.json" -a -e "$R/.vscode/tasks.json"
+		rm -f "$R/.claude/settings.json" "$R/.vscode/tasks.json"
+		# Not approved (no one to ask): refused, naming it.
+		(cd "$R" && as "$u" "$P" run --backend "$b" --allow-agent-config -- true) \
+			>"$T/out" 2>"$T/err" </dev/null
+		check "$u, $b: --allow-agent-config with no one to ask is refused, naming it" \
+			grep -q 'allow-agent-config' "$T/err"
+	done
+done
+# HOME as the writable root: its start-up files, the agents' configuration there and a
+# directory of the PATH in it are held while the run lasts; a file of its own beside them is not.
+home_attack='echo "touch \"\$MARKFILE\"" >> .bashrc; echo "{}" > .claude/settings.json
+printf "#!/bin/sh\ntouch \"\$MARKFILE\"\n" > pbin/git; chmod +x pbin/git; echo ok > notes.txt
+: > "$READY"; read x < "$GO"; exit 3'
+for b in $backends; do
+	u=root H=$T/root/home
+	mkdir -p "$H/.claude" "$H/pbin"
+	echo "# the user's" >"$H/.bashrc"
+	READY=$T/$u/tmp/ready-home GO=$T/$u/tmp/go-home
+	rm -f "$READY" "$GO" "$H/notes.txt"
+	mkfifo "$GO"
+	export READY GO
+	(cd "$H" && PATH="$H/pbin:$PATH" EXEC=exec as root "$P" run --backend "$b" -- \
+		sh -c "$home_attack") >"$T/out" 2>"$T/err" </dev/null &
+	pid=$!
+	bgpids="$bgpids $pid"
+	if wait_for_file "$READY" 60; then
+		check "$b, HOME as the root, mid-run: .bashrc, .claude and a PATH directory are held" \
+			sh -c '! grep -q MARKFILE "$1/.bashrc" && [ ! -e "$1/.claude/settings.json" ] &&
+				[ ! -e "$1/pbin/git" ] && [ -e "$1/notes.txt" ]' sh "$H"
+	else
+		check "$b, HOME as the root: the command got to its wait" false
+	fi
+	release home
+	wait "$pid"
+done
+
+# .git moved aside with its held hooks, and a copy of the command's own put in its place: the
+# directories between a root and a held path are pinned, so the move fails.
+swap_attack='mv .git .git2 && cp -a .git2 .git &&
+printf "#!/bin/sh\ntouch \"\$MARKFILE\"\n" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit
+: > "$READY"; read x < "$GO"; exit 3'
+swap_held() { ! host_commit "$1" "$2" && [ ! -e "$2/.git2" ]; }
+for u in $users; do
+	for b in $backends; do
+		R=$T/$u/home/swap-$b
+		mkproj "$u" "$R"
+		READY=$T/$u/tmp/ready-swap GO=$T/$u/tmp/go-swap
+		rm -f "$READY" "$GO"
+		mkfifo "$GO"
+		[ "$u" = root ] || chown 65534:65534 "$GO"
+		export READY GO
+		(cd "$R" && EXEC=exec as "$u" "$P" run --backend "$b" -- sh -c "$swap_attack") \
+			>"$T/out" 2>"$T/err" </dev/null &
+		pid=$!
+		bgpids="$bgpids $pid"
+		if wait_for_file "$READY" 60; then
+			check "$u, $b, mid-run: .git cannot be moved aside for a copy with a hook" \
+				swap_held "$u" "$R"
+		else
+			check "$u, $b, .git moved aside: the command got to its wait" false
+		fi
+		release swap
+		wait "$pid"
+	done
+done
+
+# What git itself does keeps working beside the held paths (.claude, .git/hooks): a checkout of
+# a branch that tracks .vscode and back, a stash and its pop, a worktree added in the project.
+# (A .vscode of the user's own that git does not track is held, as under bwrap before: a
+# checkout that would write in it fails.)
+for b in $backends; do
+	R=$T/root/home/git-$b
+	as root sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a && git commit -qm a &&
+		mkdir .claude && echo "{}" >.claude/settings.local.json && git checkout -qb v &&
+		mkdir .vscode && echo "{}" >.vscode/tasks.json && git add .vscode && git commit -qm v &&
+		git checkout -q master' sh "$R"
+	(cd "$R" && as root "$P" run --backend "$b" -- sh -c 'git checkout -q v &&
+		test -e .vscode/tasks.json && git checkout -q master && test ! -e .vscode &&
+		echo y >>a && git stash -q && git stash pop -q && git worktree add -q wt-x -b x &&
+		test -e wt-x/a && echo fine') >"$T/out" 2>"$T/err" </dev/null
+	check "$b: git checkout of a branch with .vscode and back, stash, worktree add work" \
+		grep -qx fine "$T/out"
+done
+
+# Landlock without a mount namespace (a container that refuses user namespaces, as bwrap's
+# --disable-userns makes one for uid 65534): nothing is held while the run lasts, and the
+# vetting after the run is all there is: what the command wrote is gone after it, its version in
+# the trash, and the result says the backend could not hold it.
+case " $backends " in *" landlock "*) ll=1 ;; *) ll= ;; esac
+if [ -n "$ll" ] && [ "${users#* }" = nobody ] &&
+	bwrap --dev-bind / / --unshare-user --disable-userns -- true 2>/dev/null; then
+	u=nobody
+	R=$T/$u/home/proj-nons
+	mkproj "$u" "$R"
+	READY=$T/$u/tmp/ready-nons GO=$T/$u/tmp/go-nons
+	rm -f "$READY" "$GO"
+	mkfifo "$GO" && chown 65534:65534 "$GO"
+	export READY GO
+	(cd "$R" && as "$u" bwrap --dev-bind / / --unshare-user --disable-userns -- \
+		"$P" run --backend landlock -- sh -c "$attack") >"$T/out" 2>"$T/err" </dev/null &
+	pid=$!
+	bgpids="$bgpids $pid"
+	if wait_for_file "$READY" 60; then
+		release nons
+		wait "$pid"
+		check "landlock, no mount namespace: after the run nothing is planted" \
+			nothing_planted "$u" "$R"
+		check "landlock, no mount namespace: ... the result says it could not be held" \
+			grep -q 'could not hold the protected path' "$T/out"
+		check "landlock, no mount namespace: ... and the command's hook is in the trash" \
+			sh -c "f=\$(sed -n 's/.*changed the hook [^ ]*: its version is in the trash as \([^,;]*\).*/\1/p;
+				s/.*made [^ ]*pre-commit, in a hooks directory: moved to the trash as \([^,;]*\).*/\1/p' '$T/out');
+				test -n \"\$f\" && grep -q MARKFILE \"\$f\""
+	else
+		check "landlock, no mount namespace: the command got to its wait" false
+		release nons
+	fi
+else
+	skip "landlock without a mount namespace: needs root, Landlock and bwrap --disable-userns"
+fi
+finish
