@@ -1105,13 +1105,10 @@ static long do_listen(struct call *c)
 	if ((r = grab_socket(c, (int)a[0])) < 0)
 		return r;
 	if (c->domain == AF_UNIX) {
-		/* An unbound one gets an abstract name of the kernel's. */
+		/* Bound already (else EINVAL): its bind was noted. */
 		if ((r = still_valid(c)) < 0)
 			return r;
-		if (listen(c->fd, (int)a[1]) < 0)
-			return -errno;
-		record_abstract(c);
-		return 0;
+		return listen(c->fd, (int)a[1]) < 0 ? -errno : 0;
 	}
 	if (!inet(c))
 		return -EPERM;

@@ -88,6 +88,10 @@ def abstract():
     n = "\0pdk-own-cmd-" + TAG
     s = socket.socket(socket.AF_UNIX); s.bind(n); s.listen(1)
     c = socket.socket(socket.AF_UNIX); c.connect(n); s.accept()
+def autobind():
+    # bind() with no name: the kernel gives it an abstract one
+    s = socket.socket(socket.AF_UNIX); s.bind(""); s.listen(1)
+    c = socket.socket(socket.AF_UNIX); c.connect(s.getsockname()); s.accept()
 def pairs():
     for t in (socket.SOCK_STREAM, socket.SOCK_DGRAM, socket.SOCK_SEQPACKET):
         a, b = socket.socketpair(socket.AF_UNIX, t); a.send(b"x"); assert b.recv(1) == b"x"
@@ -105,6 +109,7 @@ if __name__ == "__main__":
     say("seqpacket", lambda: stream(socket.SOCK_SEQPACKET, "q"))
     say("datagram", dgram)
     say("abstract", abstract)
+    say("autobind", autobind)
     say("socketpairs", pairs)
     hs, hd, ha = sys.argv[1:4]
     host("tmp", hs); host("dgram", hd, socket.SOCK_DGRAM); host("abstract", ha.replace("@", "\0", 1))
@@ -116,6 +121,7 @@ ok stream
 ok seqpacket
 ok datagram
 ok abstract
+ok autobind
 ok socketpairs"
 
 # A socket the run bound is swapped, again and again, for a symlink to the
@@ -176,7 +182,7 @@ for b in $backends; do
 			check "$b, network $mode: the command's own $w works" grep -qx "ok $w" "$T/out"
 		done
 		check "$b, network $mode: a second run at the same time: all its own sockets work" \
-			sh -c "[ \"\$(grep -c '^ok ' '$T/other')\" -eq 8 ]"
+			sh -c "[ \"\$(grep -c '^ok ' '$T/other')\" -eq 9 ]"
 		for h in tmp dgram abstract; do
 			check "$b, network $mode: the host's $h socket stays out of reach" \
 				sh -c "grep -q '^host $h refused' '$T/out' &&
@@ -258,7 +264,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 				--backend "$b" -- "$NPY" own.py "$HOST_SOCK" "$HOST_DGRAM" "$HOST_ABS") \
 				> "$T/out" 2>&1
 			check "$b, as an unprivileged user (uid 65534): the command's own sockets work" \
-				sh -c "[ \"\$(grep -c '^ok ' '$T/out')\" -eq 8 ]"
+				sh -c "[ \"\$(grep -c '^ok ' '$T/out')\" -eq 9 ]"
 		done
 	else
 		skip "unprivileged run: uid 65534 cannot reach $PADDOCK or $NPY"
