@@ -46,7 +46,10 @@
 	"one call run unconfined; only when confinement is what stops it\"},"                     \
 	"\"allowGitHooks\":{\"type\":\"boolean\",\"description\":\"Ask the person to let this "   \
 	"call install git hooks (.git/hooks, core.hooksPath), as a hook manager's install step "  \
-	"does; they run later outside the sandbox\"}},"                                          \
+	"does; they run later outside the sandbox\"},"                                            \
+	"\"readPaths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"                       \
+	"\"description\":\"Ask the person to let this call read these secrets (credential "     \
+	"stores, .env), which the sandbox keeps unread; only when the task needs one\"}},"       \
 	"\"required\":[\"argv\"],\"additionalProperties\":false}},"                              \
 	"{\"name\":\"recall_output\",\"title\":\"Read held-back output\","                         \
 	"\"description\":\"Read more of a command's output that a run_command result held back, "\

@@ -90,7 +90,7 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 		} else if (strcmp(k, "allowDomains") == 0) {
 			if ((r = string_array(it, k, false, why, why_len)) < 0)
 				return r;
-		} else if (strcmp(k, "writePaths") == 0) {
+		} else if (strcmp(k, "writePaths") == 0 || strcmp(k, "readPaths") == 0) {
 			if ((r = string_array(it, k, false, why, why_len)) < 0)
 				return r;
 		} else if (strcmp(k, "timeoutSeconds") == 0) {
@@ -158,6 +158,11 @@ int pdk_agent_run_args(const cJSON *args, struct pdk_strv *ret, char *why, size_
 	it = cJSON_GetObjectItemCaseSensitive(args, "writePaths");
 	cJSON_ArrayForEach(e, it) {
 		push(&v, "--write", &r);
+		push(&v, e->valuestring, &r);
+	}
+	it = cJSON_GetObjectItemCaseSensitive(args, "readPaths");
+	cJSON_ArrayForEach(e, it) {
+		push(&v, "--read", &r);
 		push(&v, e->valuestring, &r);
 	}
 	push(&v, "--", &r);

@@ -82,6 +82,7 @@ enum {
 	OPT_OUTSIDE_SANDBOX,
 	OPT_ALLOW_DOMAIN,
 	OPT_ALLOW_GIT_HOOKS,
+	OPT_READ,
 };
 
 static const struct option run_options[] = {
@@ -100,6 +101,7 @@ static const struct option run_options[] = {
 	{"outside-sandbox", no_argument, NULL, OPT_OUTSIDE_SANDBOX},
 	{"allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN},
 	{"allow-git-hooks", no_argument, NULL, OPT_ALLOW_GIT_HOOKS},
+	{"read", required_argument, NULL, OPT_READ},
 	{NULL, 0, NULL, 0},
 };
 
@@ -175,6 +177,16 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 		case OPT_ALLOW_GIT_HOOKS:
 			o.allow_git_hooks = true;
 			break;
+		case OPT_READ: {
+			const char **rd = realloc(o.reads, (o.n_reads + 1) * sizeof(*rd));
+			if (!rd) {
+				snprintf(why, why_len, "out of memory");
+				goto fail;
+			}
+			o.reads = rd;
+			o.reads[o.n_reads++] = optarg;
+			break;
+		}
 		case OPT_ALLOW_DOMAIN: {
 			const char **d;
 
@@ -221,6 +233,7 @@ int pdk_cli_parse_run(int argc, char **argv, struct pdk_request *ret, char *why,
 fail:
 	free(o.writes);
 	free(o.domains);
+	free(o.reads);
 	return -EINVAL;
 }
 
@@ -244,6 +257,7 @@ void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cf
 	if (o->no_sandbox) {
 		o->outside_sandbox = false;
 		o->allow_git_hooks = false;
+		o->n_reads = 0;
 	}
 }
 
@@ -253,4 +267,6 @@ void pdk_request_release(struct pdk_request *o)
 	o->writes = NULL;
 	free(o->domains);
 	o->domains = NULL;
+	free(o->reads);
+	o->reads = NULL;
 }

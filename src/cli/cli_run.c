@@ -94,6 +94,7 @@ static size_t refusal_hints(const struct pdk_config *cfg, const struct pdk_sandb
 	    .roots = sb->policy.roots,
 	    .n_roots = sb->policy.n_roots,
 	    .outside_ok = cfg->allow_outside_sandbox,
+	    .secrets = &sb->secrets,
 	};
 
 	if (!never || !getcwd(cwd, sizeof(cwd)))

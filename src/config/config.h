@@ -51,6 +51,8 @@ struct pdk_config {
 	struct pdk_strv writable_paths; /* .writablePaths, ~ expanded, not yet resolved */
 	struct pdk_strv allowed_domains; /* .allowedDomains: reached through the proxy, unasked */
 	struct pdk_strv allow_unix_sockets; /* .allowUnixSockets: host unix sockets a run may reach */
+	struct pdk_strv deny_read;     /* .denyRead: secrets added to the default list */
+	struct pdk_strv allow_read;    /* .allowRead: taken from it */
 	bool allow_outside_sandbox;    /* .allowOutsideSandbox (false) */
 	char *backend;                 /* .backend: NULL = the first that works */
 	char *bwrap;                   /* .bwrap: absolute path of bubblewrap, NULL = built-in */

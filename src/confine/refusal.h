@@ -8,6 +8,8 @@
 
 #define PDK_REFUSAL_MAX 3
 
+struct pdk_secrets;
+
 /* What the hints are judged against. */
 struct pdk_refusal_scope {
 	const char *cwd;		/* relative paths are resolved from here */
@@ -24,6 +26,9 @@ struct pdk_refusal_scope {
 	 * instead of a guess. */
 	const char *const *held;
 	size_t n_held;
+	/* The secrets the sandbox keeps unread (secrets.h), or NULL: a refused open of one is
+	 * named a secret, with --read, never as a write. */
+	const struct pdk_secrets *secrets;
 };
 
 /*

@@ -11,6 +11,7 @@
 #include "confine.h"
 #include "core/request.h"
 #include "run/runner.h"
+#include "secrets.h"
 #include "vet.h"
 
 struct pdk_config;
@@ -76,6 +77,8 @@ struct pdk_sandbox {
 	size_t n_hookdirs;
 	bool allow_hooks;	       /* --allow-git-hooks: git hooks and core.hooksPath writable */
 	char *sweep_note;	       /* what a killed earlier run had left, swept at set-up */
+	struct pdk_secrets secrets;    /* what the command may not read (secrets.h) */
+	char *blank, *blank_dir;       /* owned: what a backend puts over them */
 };
 
 /* Variables whose names match these (fnmatch, any case) never reach a

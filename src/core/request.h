@@ -11,6 +11,8 @@
 #define PDK_WIDEN_GIT_HOOKS                                                                        \
 	"installs git hooks: writes .git/hooks and core.hooksPath, which your own git runs "     \
 	"later, outside the sandbox (--allow-git-hooks)"
+/* --read PATH as the question names it (the path follows). */
+#define PDK_WIDEN_READ "reads a secret the sandbox keeps unread (--read): "
 /* --no-sandbox given by the call itself, as the question names it. */
 #define PDK_WIDEN_NO_SANDBOX                                                                       \
 	"runs with no sandbox at all: it may write anywhere you can and reach any host "         \
@@ -39,6 +41,8 @@ struct pdk_request {
 	size_t n_writes;
 	const char **domains;   /* --allow-domain patterns, n_domains entries */
 	size_t n_domains;
+	const char **reads;     /* --read: secrets this call may read (asked), n_reads entries */
+	size_t n_reads;
 };
 
 struct pdk_config;
