@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "confine/confine.h"
@@ -127,6 +128,7 @@ struct ll_state {
 	const char *blank, *blank_dir;
 	unsigned long blank_flags;
 	size_t n_outside; /* secrets outside the roots: read rights handled */
+	bool cover_all;   /* every secret is covered in the child: no mount namespace, no run */
 };
 
 static int ll_abi(void)
@@ -275,17 +277,44 @@ static int grant_around(struct ll_state *st, const char *const *hide, size_t n, 
 	return r;
 }
 
-/* The secrets: those outside the roots are denied by read rights granted around them; those
- * inside a root, where the command makes files it must read, are covered in the child. */
+/*
+ * Can the child have a mount namespace of its own: with CAP_SYS_ADMIN, or (found out once per
+ * process, in a child of its own) in a user namespace. Then a blank bound over each secret holds
+ * it for a few mounts, where the read rights around them cost a rule per entry beside.
+ */
+static bool mount_ns_possible(void)
+{
+	static int known = -1;
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	int status;
+	pid_t pid;
+
+	if (syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & (1U << CAP_SYS_ADMIN)))
+		return true;
+	if (known >= 0)
+		return known;
+	pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0);
+	known = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		WEXITSTATUS(status) == 0;
+	return known;
+}
+
+/* The secrets: covered in the child by the blank where it can have a mount namespace; else
+ * those outside the roots are denied by read rights granted around them, and those inside a
+ * root, where the command makes files it must read, are covered where the child manages to. */
 static int split_secrets(struct ll_state *st, const struct pdk_confine *policy)
 {
 	st->inside = calloc(policy->n_hide + 1, sizeof(*st->inside));
 	st->is_dir = calloc(policy->n_hide + 1, sizeof(*st->is_dir));
 	if (!st->inside || !st->is_dir)
 		return -ENOMEM;
+	st->cover_all = policy->n_hide && mount_ns_possible();
 	for (size_t i = 0; i < policy->n_hide; i++) {
 		const char *p = policy->hide[i];
-		bool in = false;
+		bool in = st->cover_all;
 		struct stat sb;
 
 		for (size_t k = 0; k < policy->n_roots && !in; k++)
@@ -323,7 +352,7 @@ static int grant_reads(struct ll_state *st, const struct pdk_confine *policy)
 
 	if (!out)
 		return -ENOMEM;
-	for (size_t i = 0; i < policy->n_hide; i++) {
+	for (size_t i = 0; i < policy->n_hide && !st->cover_all; i++) {
 		bool in = false;
 
 		for (size_t k = 0; k < policy->n_roots && !in; k++)
@@ -601,6 +630,10 @@ static int landlock_enter(void *p)
 	r = private_shm(st);
 	if (r < 0)
 		return r;
+	/* Without a mount namespace nothing else holds the secrets when the blanks were to:
+	 * no run rather than one that reads them. */
+	if (r == 0 && st->cover_all)
+		return -EPERM;
 	if (r > 0 && (r = hide_inside(st)) < 0)
 		return r;
 	r = drop_capabilities(st);
@@ -692,9 +725,9 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 	else
 		fprintf(out, "\nlandlock: reads and execution are not restricted\n");
 	for (size_t i = 0; i < st->n_inside; i++)
-		fprintf(out, "landlock: secret inside a root, covered by an unreadable blank in the "
-			     "run's mount namespace where one can be made (else readable): %s\n",
-			st->inside[i]);
+		fprintf(out, "landlock: secret covered by an unreadable blank in the run's mount "
+			     "namespace%s: %s\n",
+			st->cover_all ? "" : " where one can be made (else readable)", st->inside[i]);
 	for (size_t i = 0; i < st->n_rules; i++) {
 		fprintf(out, "landlock: allow ");
 		print_access(out, st->rules[i].access);
