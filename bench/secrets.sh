@@ -66,9 +66,11 @@ for b in bwrap landlock; do
 		vs="$b before@1.10" -- "$PADDOCK" run --backend "$b" -- true
 done
 [ $# -gt 0 ] || exit 0
+held=$("$PADDOCK" run --backend landlock --print-profile -- true 2>/dev/null | grep -c '^secret, unread')
 rules=$("$PADDOCK" run --backend landlock --print-profile -- true 2>/dev/null |
 	grep -c '^landlock: allow read_file')
-echo "### Secrets: the default list against none (as $(id -un); $rules Landlock rules around them)"
+echo "### Secrets: the default list against none (as $(id -un); $held secrets held, $rules Landlock" \
+	"rules around them)"
 echo
 "$tmp/timeit" $strict -n "$rounds" "$@"
 rc=$?

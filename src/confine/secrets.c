@@ -226,6 +226,25 @@ static int cmp_len(const void *a, const void *b)
 	return la < lb ? -1 : la > lb;
 }
 
+/* A pattern with no wildcard, its escapes undone into buf: most of the list, looked up with one
+ * stat instead of glob(3)'s walk. */
+static bool literal(const char *pat, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = pat; *p; p++) {
+		if (strchr("*?[", *p))
+			return false;
+		if (*p == '\\' && p[1])
+			p++;
+		if (n + 1 >= size)
+			return false;
+		buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	return true;
+}
+
 /* The existing paths the patterns name, less those under another, and those that hold a root
  * (a root is a person's choice: what it holds the command reads). */
 static int build_hide(struct pdk_secrets *s, char *const *roots, size_t n_roots)
@@ -234,8 +253,14 @@ static int build_hide(struct pdk_secrets *s, char *const *roots, size_t n_roots)
 	int r;
 
 	for (size_t i = 0; i < s->n_deny; i++) {
+		char path[PATH_MAX];
 		glob_t g;
 
+		if (literal(s->deny[i], path, sizeof(path))) {
+			if ((r = expand(s, path, 0)) < 0)
+				return r;
+			continue;
+		}
 		if (glob(s->deny[i], GLOB_NOSORT | GLOB_PERIOD, NULL, &g) != 0)
 			continue;
 		r = 0;
