@@ -347,10 +347,13 @@ int pdk_secrets_build(struct pdk_secrets *s, const char *home, char *const *root
 		      const char *const *reads, size_t n_reads, char *why, size_t why_len)
 {
 	_cleanup_free_ char *cwd_real = cwd ? realpath(cwd, NULL) : NULL;
+	_cleanup_free_ char *home_real = home && home[0] == '/' ? realpath(home, NULL) : NULL;
 	bool cwd_in = false;
 	int r;
 
-	if ((r = add_home(s, home)) < 0)
+	/* As written, and where it leads: a program names a secret either way. */
+	if ((r = add_home(s, home)) < 0 ||
+	    (home_real && strcmp(home_real, home) && (r = add_home(s, home_real)) < 0))
 		return r;
 	if (geteuid() == 0) {
 		if ((!home || strcmp(home, "/root")) && (r = add_home(s, "/root")) < 0)

@@ -95,6 +95,12 @@ for b in bwrap landlock; do
 	check "$b: none of the $secrets_n secrets is read (EACCES each)" sh -c \
 		'! echo "$0" | grep -q PDKSECRET && [ "$(echo "$0" | grep -c "^ERR 13 ")" -eq "$1" ]' \
 		"$out" "$secrets_n"
+	# A home reached through a symlink: the secrets are held where it leads too.
+	ln -sfn "$HOME" "$T/homelink"
+	out=$(HOME=$T/homelink run -- python3 "$T/read.py" "$T/secrets" 2>&1)
+	check "$b: with HOME a symlink, none of the secrets is read either" sh -c \
+		'! echo "$0" | grep -q PDKSECRET && [ "$(echo "$0" | grep -c "^ERR 13 ")" -eq "$1" ]' \
+		"$out" "$secrets_n"
 	out=$(run -- python3 "$T/read.py" "$T/work" 2>&1)
 	check "$b: the work files stay readable (known_hosts, config, *.pub, .gitconfig, .env.example)" \
 		sh -c '[ "$(echo "$0" | grep -c "^READ ")" -eq 6 ] && ! echo "$0" | grep -q "^ERR"' "$out"
