@@ -217,7 +217,8 @@ static int hide_path(struct bwrap_state *s, const struct pdk_confine *policy, co
 
 		return r < 0 ? r : (r = push(s, p)) < 0 ? r : push2(s, "--remount-ro", p);
 	}
-	fd = pdk_open_nofollow_at(AT_FDCWD, S_ISDIR(st.st_mode) ? policy->blank_dir : policy->blank);
+	fd = pdk_open_nofollow_at(AT_FDCWD,
+				  S_ISDIR(st.st_mode) ? policy->blank_dir : policy->blank);
 	if (fd < 0)
 		return fd;
 	return bind_fd(s, fd, p, true);

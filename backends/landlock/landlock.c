@@ -604,7 +604,8 @@ static int hide_inside(const struct ll_state *st)
 	for (size_t i = 0; i < st->n_inside; i++) {
 		if (st->is_dir[i] && !st->blank_dir) {
 			if (mount("tmpfs", st->inside[i], "tmpfs",
-				  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0,size=4k") < 0 &&
+				  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+				  "mode=0,size=4k") < 0 &&
 			    errno != ENOENT && errno != ENOTDIR)
 				return -errno;
 			continue;
@@ -727,7 +728,8 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 	for (size_t i = 0; i < st->n_inside; i++)
 		fprintf(out, "landlock: secret covered by an unreadable blank in the run's mount "
 			     "namespace%s: %s\n",
-			st->cover_all ? "" : " where one can be made (else readable)", st->inside[i]);
+			st->cover_all ? "" : " where one can be made (else readable)",
+			st->inside[i]);
 	for (size_t i = 0; i < st->n_rules; i++) {
 		fprintf(out, "landlock: allow ");
 		print_access(out, st->rules[i].access);

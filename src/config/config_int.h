@@ -94,7 +94,7 @@ enum pdk_config_item {
 	PDK_CONFIG_ITEM_PROTECTED,   /* a relative name inside a root, without a trailing / */
 	PDK_CONFIG_ITEM_ENV,	     /* a variable-name pattern, without '=' */
 	PDK_CONFIG_ITEM_DOMAIN,	     /* a domain pattern: "registry.npmjs.org", "*.pythonhosted.org" */
-	PDK_CONFIG_ITEM_READ,	     /* a path pattern: absolute, ~/... expanded, or a name in a root */
+	PDK_CONFIG_ITEM_READ,	     /* a path pattern: absolute, ~/... or a name in a root */
 };
 
 const char *pdk_config_type_name(const cJSON *v);

@@ -32,8 +32,9 @@ struct pdk_confine {
 	size_t n_unix;
 	/* Secrets the command may not read (confine/secrets.h): hide, the real paths of those
 	 * that exist, each to be covered by blank (an empty file of mode 0, or /dev/null) or
-	 * blank_dir (an empty directory of mode 0; NULL: an empty tmpfs), or denied by the kernel; deny_read and allow_read, the
-	 * absolute fnmatch patterns they come from, for a backend that matches patterns. */
+	 * blank_dir (an empty directory of mode 0; NULL: an empty tmpfs), or denied by the
+	 * kernel; deny_read and allow_read, the absolute fnmatch patterns they come from, for a
+	 * backend that matches patterns. */
 	const char *const *hide;
 	size_t n_hide;
 	const char *blank, *blank_dir;

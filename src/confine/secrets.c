@@ -215,8 +215,11 @@ static int expand(struct pdk_secrets *s, const char *path, int depth)
 	real = realpath(path, NULL);
 	if (!real)
 		return errno == ENOMEM ? -ENOMEM : 0;
-	return pdk_strv_contains(s->hide, s->n_hide, real) ? (free(real), 0)
-							   : pdk_strv_append(&s->hide, &s->n_hide, real);
+	if (pdk_strv_contains(s->hide, s->n_hide, real)) {
+		free(real);
+		return 0;
+	}
+	return pdk_strv_append(&s->hide, &s->n_hide, real);
 }
 
 static int cmp_len(const void *a, const void *b)
@@ -396,12 +399,13 @@ static int blank(const char *path, bool dir)
 		int fd;
 
 		if (lstat(path, &st) == 0) {
+			bool is_dir = S_ISDIR(st.st_mode);
 			bool right = st.st_uid == geteuid() &&
-				     (dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode) && !st.st_size);
+				     (dir ? is_dir : S_ISREG(st.st_mode) && !st.st_size);
 
 			if (right)
 				return (st.st_mode & 07777) && chmod(path, 0) < 0 ? -errno : 0;
-			if ((S_ISDIR(st.st_mode) ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT)
+			if ((is_dir ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT)
 				return -errno;
 		} else if (errno != ENOENT) {
 			return -errno;
