@@ -5,6 +5,8 @@ if OS_LINUX
 # netprobe: what a command tries on the network (loopback only), for net.sh.
 check_PROGRAMS += tests/drivers/netprobe
 tests_drivers_netprobe_LDADD = -lpthread
+# no-userns: a user that can make no user namespace, for secrets.sh.
+check_PROGRAMS += tests/drivers/no-userns
 endif
 tests_drivers_gate_drive_LDADD = $(LIBS_ALL)
 tests_drivers_trash_driver_LDADD = $(LIBS_ALL)
