@@ -342,43 +342,6 @@ static void bwrap_release(void *state)
 	free(s);
 }
 
-/*
- * The directories between a root and a path paddock relies on inside it (a
- * root within the root, a protected path), into pins: each is bound onto
- * itself, and a mount point cannot be renamed or removed. Otherwise the
- * command could move .git aside, with its read-only hooks, and put a
- * symlink or a copy of its own in its place: the next git commit would run
- * its hooks, and what paddock does there after the run would follow the
- * symlink. The walk stops at the first name that is not a directory.
- */
-static int add_pins(const struct pdk_confine *policy, const char *path, char ***pins, size_t *n)
-{
-	char a[PATH_MAX];
-	struct stat st;
-	int r;
-
-	if (snprintf(a, sizeof(a), "%s", path) >= (int)sizeof(a))
-		return -ENAMETOOLONG;
-	for (size_t i = 0; i < policy->n_roots; i++) {
-		const char *root = policy->roots[i];
-		char *p = a + strlen(root);
-
-		if (!pdk_path_under(path, root) || !strcmp(path, root))
-			continue;
-		for (p += *p == '/'; (p = strchr(p, '/')); *p++ = '/') {
-			*p = '\0';
-			if (lstat(a, &st) < 0 || !S_ISDIR(st.st_mode)) {
-				*p = '/';
-				break;
-			}
-			if (!pdk_strv_contains((char *const *)policy->roots, policy->n_roots, a) &&
-			    !pdk_strv_contains(*pins, *n, a) && (r = pdk_strv_append(pins, n, strdup(a))) < 0)
-				return r;
-		}
-	}
-	return 0;
-}
-
 static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 {
 	_cleanup_strv_ char **pins = NULL;
@@ -393,10 +356,10 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < policy->n_roots; i++)
-		if ((r = add_pins(policy, policy->roots[i], &pins, &n_pins)) < 0)
+		if ((r = pdk_confine_pins(policy, policy->roots[i], &pins, &n_pins)) < 0)
 			return r;
 	for (size_t i = 0; i < policy->n_protect; i++)
-		if ((r = add_pins(policy, policy->protect[i], &pins, &n_pins)) < 0)
+		if ((r = pdk_confine_pins(policy, policy->protect[i], &pins, &n_pins)) < 0)
 			return r;
 	/* Parents before children, so a root inside another root is not
 	 * hidden by the later, wider bind; all protected paths after all

@@ -456,41 +456,6 @@ static int cmp_len(const void *a, const void *b)
 	return la < lb ? -1 : la > lb;
 }
 
-/*
- * The directories between a root and path (neither included) onto *pins (*n): a mount point
- * cannot be renamed or removed, so the command cannot move .git aside, with its held hooks, and
- * put a copy of its own in its place, as bwrap's pins keep it from doing.
- */
-static int add_pins(const struct pdk_confine *policy, const char *path, char ***pins, size_t *n)
-{
-	char a[PATH_MAX];
-	struct stat sb;
-	int r;
-
-	if (snprintf(a, sizeof(a), "%s", path) >= (int)sizeof(a))
-		return -ENAMETOOLONG;
-	for (size_t i = 0; i < policy->n_roots; i++) {
-		const char *root = policy->roots[i];
-		char *p = a + strlen(root);
-
-		if (!pdk_path_under(path, root) || !strcmp(path, root))
-			continue;
-		for (p += *p == '/'; (p = strchr(p, '/')); *p++ = '/') {
-			*p = '\0';
-			if (lstat(a, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-				*p = '/';
-				break;
-			}
-			if (pdk_strv_contains((char *const *)policy->roots, policy->n_roots, a) ||
-			    pdk_strv_contains(*pins, *n, a))
-				continue;
-			if ((r = pdk_strv_append(pins, n, strdup(a))) < 0)
-				return r;
-		}
-	}
-	return 0;
-}
-
 /* The protected paths to hold: those there now and not symlinks (a symlink is vetted after
  * the run; its target, inside a root, is protected by its own name), and their pins. */
 static int find_holds(struct ll_state *st, const struct pdk_confine *policy)
@@ -506,7 +471,7 @@ static int find_holds(struct ll_state *st, const struct pdk_confine *policy)
 		    pdk_strv_contains(held, n, policy->protect[i]))
 			continue;
 		if ((r = pdk_strv_append(&held, &n, strdup(policy->protect[i]))) < 0 ||
-		    (r = add_pins(policy, policy->protect[i], &pins, &n_pins)) < 0)
+		    (r = pdk_confine_pins(policy, policy->protect[i], &pins, &n_pins)) < 0)
 			return r;
 	}
 	if (!n)

@@ -6,7 +6,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/cli_call.h"
 #include "confine/backend.h"
+#include "core/fmt.h"
 #include "core/self.h"
 #include "core/util.h"
 
@@ -40,19 +40,6 @@ struct paddock_session {
 	paddock_confirm_fn confirm;
 	void *confirm_ctx;
 };
-
-__attribute__((format(printf, 4, 5))) static int fail(int r, char *why, size_t why_len,
-						       const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && why_len) {
-		va_start(ap, fmt);
-		vsnprintf(why, why_len, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
 
 const char *paddock_version(void)
 {
@@ -234,12 +221,12 @@ static int call(struct paddock_session *s, const char *method, cJSON *params, cJ
 	if (s->gone) {
 		cJSON_Delete(params);
 		cJSON_Delete(msg);
-		return fail(-EPIPE, why, why_len, "paddock: the session's engine has ended; "
+		return pdk_why(why, why_len, -EPIPE, "paddock: the session's engine has ended; "
 						  "start a new session");
 	}
 	if (!msg) {
 		cJSON_Delete(params);
-		return fail(-ENOMEM, why, why_len, "paddock: out of memory");
+		return pdk_why(why, why_len, -ENOMEM, "paddock: out of memory");
 	}
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
 	cJSON_AddNumberToObject(msg, "id", (double)id);
@@ -261,7 +248,7 @@ static int call(struct paddock_session *s, const char *method, cJSON *params, cJ
 
 			cJSON_Delete(m);
 			if (!res)
-				return fail(-EINVAL, why, why_len, "paddock: %s",
+				return pdk_why(why, why_len, -EINVAL, "paddock: %s",
 					    emsg ? emsg : "the engine refused the request");
 			*ret = res;
 			return 0;
@@ -269,9 +256,9 @@ static int call(struct paddock_session *s, const char *method, cJSON *params, cJ
 		cJSON_Delete(m); /* notifications (log, progress) and others' answers */
 	}
 	if (r == -EPIPE)
-		return fail(r, why, why_len, "paddock: the session's engine has ended; start a "
+		return pdk_why(why, why_len, r, "paddock: the session's engine has ended; start a "
 					     "new session");
-	return fail(r, why, why_len, "paddock: %s", strerror(-r));
+	return pdk_why(why, why_len, r, "paddock: %s", strerror(-r));
 }
 
 /* ---- the session ------------------------------------------------------------------------ */
@@ -290,46 +277,46 @@ int paddock_session_new(const struct paddock_options *opts, struct paddock_sessi
 	if (why && why_len)
 		*why = '\0';
 	if (!ret)
-		return fail(-EINVAL, why, why_len, "paddock_session_new: ret is NULL");
+		return pdk_why(why, why_len, -EINVAL, "paddock_session_new: ret is NULL");
 	if (opts) {
 		if (opts->size < offsetof(struct paddock_options, config) ||
 		    opts->size > sizeof(o))
-			return fail(-EINVAL, why, why_len, "paddock_session_new: options.size %zu "
+			return pdk_why(why, why_len, -EINVAL, "paddock_session_new: options.size %zu "
 				    "is not a size of struct paddock_options; use PADDOCK_OPTIONS_INIT",
 				    opts->size);
 		memcpy(&o, opts, opts->size);
 	}
 	if (o.bound && (o.bound < 1024 || o.bound > 1048576))
-		return fail(-EINVAL, why, why_len, "paddock_session_new: bound %zu is out of range: "
+		return pdk_why(why, why_len, -EINVAL, "paddock_session_new: bound %zu is out of range: "
 			    "give 1024 to 1048576 bytes, or 0 for the configured one", o.bound);
 	if (o.backend && !pdk_backend_find(o.backend))
-		return fail(-EINVAL, why, why_len, "paddock_session_new: no backend '%.64s' in this "
+		return pdk_why(why, why_len, -EINVAL, "paddock_session_new: no backend '%.64s' in this "
 			    "build; give one of those `paddock doctor` lists, or NULL", o.backend);
 	if (o.state_home && o.state_home[0] != '/')
-		return fail(-EINVAL, why, why_len, "paddock_session_new: state_home '%.200s' is not "
+		return pdk_why(why, why_len, -EINVAL, "paddock_session_new: state_home '%.200s' is not "
 			    "absolute; give an absolute path, or NULL", o.state_home);
 	program = o.program ? o.program : getenv("PADDOCK_PROGRAM");
 	if (!program || !*program)
 		program = PDK_BINDIR "/paddock";
 	if (access(program, X_OK) < 0)
-		return fail(-ENOENT, why, why_len, "paddock_session_new: the paddock program %.300s: "
+		return pdk_why(why, why_len, -ENOENT, "paddock_session_new: the paddock program %.300s: "
 			    "%s; install paddock, or name it in options.program", program,
 			    strerror(errno));
 	/* A bad configuration is said now, in the caller's words, not on each call. */
 	if (pdk_cli_config_load_why(NULL, "paddock_session_new", o.config, false, &cfg, line,
 				    sizeof(line)) < 0)
-		return fail(-EINVAL, why, why_len, "%s", line);
+		return pdk_why(why, why_len, -EINVAL, "%s", line);
 	pdk_config_release(&cfg);
 
 	if (!(s = calloc(1, sizeof(*s))))
-		return fail(-ENOMEM, why, why_len, "paddock_session_new: out of memory");
+		return pdk_why(why, why_len, -ENOMEM, "paddock_session_new: out of memory");
 	s->confirm = o.confirm;
 	s->confirm_ctx = o.confirm_ctx;
 	pthread_mutex_init(&s->lock, NULL);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		r = -errno;
 		free(s);
-		return fail(r, why, why_len, "paddock_session_new: socketpair: %s", strerror(-r));
+		return pdk_why(why, why_len, r, "paddock_session_new: socketpair: %s", strerror(-r));
 	}
 	s->engine = fork();
 	if (s->engine == 0)
@@ -340,7 +327,7 @@ int paddock_session_new(const struct paddock_options *opts, struct paddock_sessi
 	if (s->engine < 0) {
 		close(s->fd);
 		free(s);
-		return fail(r, why, why_len, "paddock_session_new: fork: %s", strerror(-r));
+		return pdk_why(why, why_len, r, "paddock_session_new: fork: %s", strerror(-r));
 	}
 
 	params = cJSON_CreateObject();
@@ -362,7 +349,7 @@ int paddock_session_new(const struct paddock_options *opts, struct paddock_sessi
 	}
 	if (r < 0) {
 		paddock_session_free(s);
-		return fail(r, why, why_len, "paddock_session_new: the engine did not start: %s",
+		return pdk_why(why, why_len, r, "paddock_session_new: the engine did not start: %s",
 			    line);
 	}
 	*ret = s;
@@ -408,23 +395,23 @@ static int request_args(const struct paddock_request *rq, cJSON **ret, char *why
 	cJSON *a;
 
 	if (!rq)
-		return fail(-EINVAL, why, why_len, "paddock: the request is NULL");
+		return pdk_why(why, why_len, -EINVAL, "paddock: the request is NULL");
 	if (rq->size < offsetof(struct paddock_request, argv) + sizeof(rq->argv) ||
 	    rq->size > sizeof(q))
-		return fail(-EINVAL, why, why_len, "paddock: request.size %zu is not a size of "
+		return pdk_why(why, why_len, -EINVAL, "paddock: request.size %zu is not a size of "
 			    "struct paddock_request; use PADDOCK_REQUEST_INIT", rq->size);
 	memcpy(&q, rq, rq->size);
 	if (!q.argv || !q.argv[0] || !q.argv[0][0])
-		return fail(-EINVAL, why, why_len, "paddock: the request has no program: give argv "
+		return pdk_why(why, why_len, -EINVAL, "paddock: the request has no program: give argv "
 			    "as {\"ls\", \"-l\", NULL}");
 	if (q.network > PADDOCK_NETWORK_FULL)
-		return fail(-EINVAL, why, why_len, "paddock: request.network %d is none of "
+		return pdk_why(why, why_len, -EINVAL, "paddock: request.network %d is none of "
 			    "PADDOCK_NETWORK_OFF, _DOMAINS, _FULL", (int)q.network);
 	if (q.domains && q.domains[0] && q.network != PADDOCK_NETWORK_DOMAINS)
-		return fail(-EINVAL, why, why_len, "paddock: request.domains go with "
+		return pdk_why(why, why_len, -EINVAL, "paddock: request.domains go with "
 			    "PADDOCK_NETWORK_DOMAINS; set it, or drop the domains");
 	if (!(a = cJSON_CreateObject()))
-		return fail(-ENOMEM, why, why_len, "paddock: out of memory");
+		return pdk_why(why, why_len, -ENOMEM, "paddock: out of memory");
 	if (add_strings(a, "argv", q.argv) < 0 ||
 	    (q.cwd && !cJSON_AddStringToObject(a, "workingDirectory", q.cwd)) ||
 	    (q.network && !cJSON_AddStringToObject(a, "network", q.network == PADDOCK_NETWORK_FULL
@@ -435,7 +422,7 @@ static int request_args(const struct paddock_request *rq, cJSON **ret, char *why
 	    (q.outside_sandbox && !cJSON_AddTrueToObject(a, "outsideSandbox")) ||
 	    (q.allow_git_hooks && !cJSON_AddTrueToObject(a, "allowGitHooks"))) {
 		cJSON_Delete(a);
-		return fail(-ENOMEM, why, why_len, "paddock: out of memory");
+		return pdk_why(why, why_len, -ENOMEM, "paddock: out of memory");
 	}
 	*ret = a;
 	return 0;
@@ -459,7 +446,7 @@ static int tool(struct paddock_session *s, const char *method, const char *name,
 	if (!params || (name && !cJSON_AddStringToObject(params, "name", name))) {
 		cJSON_Delete(params);
 		cJSON_Delete(args);
-		return fail(-ENOMEM, why, why_len, "paddock: out of memory");
+		return pdk_why(why, why_len, -ENOMEM, "paddock: out of memory");
 	}
 	cJSON_AddItemToObject(params, "arguments", args);
 	pthread_mutex_lock(&s->lock);
@@ -469,7 +456,7 @@ static int tool(struct paddock_session *s, const char *method, const char *name,
 		return r;
 	if (!cJSON_GetObjectItemCaseSensitive(res, "structuredContent")) {
 		const char *t = content_text(res);
-		r = fail(-EINVAL, why, why_len, "%s", t ? t : "paddock: the call was refused");
+		r = pdk_why(why, why_len, -EINVAL, "%s", t ? t : "paddock: the call was refused");
 		cJSON_Delete(res);
 		return r;
 	}
@@ -519,14 +506,14 @@ int paddock_run(struct paddock_session *s, const struct paddock_request *rq,
 	if (why && why_len)
 		*why = '\0';
 	if (!s || !ret)
-		return fail(-EINVAL, why, why_len, "paddock_run: the session or ret is NULL");
+		return pdk_why(why, why_len, -EINVAL, "paddock_run: the session or ret is NULL");
 	if ((r = request_args(rq, &args, why, why_len)) < 0 ||
 	    (r = tool(s, "tools/call", "run_command", args, &out, why, why_len)) < 0)
 		return r;
 	sc = cJSON_GetObjectItemCaseSensitive(out, "structuredContent");
 	if (!(res = calloc(1, sizeof(*res)))) {
 		cJSON_Delete(out);
-		return fail(-ENOMEM, why, why_len, "paddock_run: out of memory");
+		return pdk_why(why, why_len, -ENOMEM, "paddock_run: out of memory");
 	}
 	res->ran = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sc, "ran"));
 	res->exit_code = (int)number(sc, "exit_code");
@@ -555,7 +542,7 @@ int paddock_run(struct paddock_session *s, const struct paddock_request *rq,
 	cJSON_Delete(out);
 	if (r < 0) {
 		paddock_result_free(res);
-		return fail(r, why, why_len, "paddock_run: out of memory");
+		return pdk_why(why, why_len, r, "paddock_run: out of memory");
 	}
 	*ret = res;
 	return 0;
@@ -596,7 +583,7 @@ int paddock_check(struct paddock_session *s, const struct paddock_request *rq,
 	if (why && why_len)
 		*why = '\0';
 	if (!s || !ret)
-		return fail(-EINVAL, why, why_len, "paddock_check: the session or ret is NULL");
+		return pdk_why(why, why_len, -EINVAL, "paddock_check: the session or ret is NULL");
 	if ((r = request_args(rq, &args, why, why_len)) < 0 ||
 	    (r = tool(s, "paddock/check", NULL, args, &out, why, why_len)) < 0)
 		return r;
@@ -604,13 +591,13 @@ int paddock_check(struct paddock_session *s, const struct paddock_request *rq,
 	verdict = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc, "verdict"));
 	if (!verdict) {
 		const char *e = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc, "error"));
-		r = fail(-EINVAL, why, why_len, "%s", e ? e : "paddock_check: no decision");
+		r = pdk_why(why, why_len, -EINVAL, "%s", e ? e : "paddock_check: no decision");
 		cJSON_Delete(out);
 		return r;
 	}
 	if (!(d = calloc(1, sizeof(*d)))) {
 		cJSON_Delete(out);
-		return fail(-ENOMEM, why, why_len, "paddock_check: out of memory");
+		return pdk_why(why, why_len, -ENOMEM, "paddock_check: out of memory");
 	}
 	d->verdict = !strcmp(verdict, "run")   ? PADDOCK_VERDICT_RUN
 		     : !strcmp(verdict, "ask") ? PADDOCK_VERDICT_ASK
@@ -625,7 +612,7 @@ int paddock_check(struct paddock_session *s, const struct paddock_request *rq,
 	cJSON_Delete(out);
 	if (r < 0) {
 		paddock_decision_free(d);
-		return fail(r, why, why_len, "paddock_check: out of memory");
+		return pdk_why(why, why_len, r, "paddock_check: out of memory");
 	}
 	*ret = d;
 	return 0;
@@ -654,14 +641,14 @@ int paddock_recall(struct paddock_session *s, const char *output_id, unsigned fr
 		*why = '\0';
 	if (!s || !ret || !output_id) {
 		cJSON_Delete(args);
-		return fail(-EINVAL, why, why_len, "paddock_recall: the session, output_id or ret "
+		return pdk_why(why, why_len, -EINVAL, "paddock_recall: the session, output_id or ret "
 			    "is NULL");
 	}
 	if (!args || !cJSON_AddStringToObject(args, "id", output_id) ||
 	    (from && !cJSON_AddNumberToObject(args, "from", from)) ||
 	    (match && !cJSON_AddStringToObject(args, "match", match))) {
 		cJSON_Delete(args);
-		return fail(-ENOMEM, why, why_len, "paddock_recall: out of memory");
+		return pdk_why(why, why_len, -ENOMEM, "paddock_recall: out of memory");
 	}
 	if ((r = tool(s, "tools/call", "recall_output", args, &out, why, why_len)) < 0)
 		return r;
@@ -670,10 +657,10 @@ int paddock_recall(struct paddock_session *s, const char *output_id, unsigned fr
 	kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc, "error_kind"));
 	if (!text) {
 		const char *e = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sc, "error"));
-		r = fail(kind && !strcmp(kind, "not_found") ? -ENOENT : -EINVAL, why, why_len, "%s",
-			 e ? e : "paddock_recall: no such output");
+		r = pdk_why(why, why_len, kind && !strcmp(kind, "not_found") ? -ENOENT : -EINVAL,
+			    "%s", e ? e : "paddock_recall: no such output");
 	} else if (!(*ret = strdup(text))) {
-		r = fail(-ENOMEM, why, why_len, "paddock_recall: out of memory");
+		r = pdk_why(why, why_len, -ENOMEM, "paddock_recall: out of memory");
 	}
 	cJSON_Delete(out);
 	return r;

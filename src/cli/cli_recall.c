@@ -196,7 +196,7 @@ int pdk_cli_recall_main(int argc, char **argv, const struct pdk_cli_face *face)
 				 "recall: no output %s in the store: unknown, or pruned since; "
 				 "run the command again only if you need its output",
 				 o.id);
-	if (fd == -EUCLEAN)
+	if (fd == -EBADMSG)
 		return say_error(&a, "failed",
 				 "recall: output %s is damaged (not a file paddock kept); remove it from "
 				 "the store and run the command again if you need its output",

@@ -1,10 +1,15 @@
 /* backend.c - the compiled-in confinement backends: registry, one check per
- * process, selection by name or by what works here. */
+ * process, selection by name or by what works here; and what they share. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backend.h"
+#include "confine.h"
+#include "core/path.h"
+#include "core/strv.h"
 #include "core/util.h"
 
 extern const struct pdk_backend pdk_backend_bwrap;
@@ -189,4 +194,32 @@ int pdk_backend_select(const char *name, const struct pdk_backend **ret, const c
 				       "for how to fix it",
 			 fallback + strlen("sandbox: "));
 	return -ENOSYS;
+}
+
+int pdk_confine_pins(const struct pdk_confine *policy, const char *path, char ***pins, size_t *n)
+{
+	char a[PATH_MAX];
+	struct stat st;
+	int r;
+
+	if (snprintf(a, sizeof(a), "%s", path) >= (int)sizeof(a))
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < policy->n_roots; i++) {
+		const char *root = policy->roots[i];
+		char *p = a + strlen(root);
+
+		if (!pdk_path_under(path, root) || !strcmp(path, root))
+			continue;
+		for (p += *p == '/'; (p = strchr(p, '/')); *p++ = '/') {
+			*p = '\0';
+			if (lstat(a, &st) < 0 || !S_ISDIR(st.st_mode)) {
+				*p = '/';
+				break;
+			}
+			if (!pdk_strv_contains((char *const *)policy->roots, policy->n_roots, a) &&
+			    !pdk_strv_contains(*pins, *n, a) && (r = pdk_strv_append(pins, n, strdup(a))) < 0)
+				return r;
+		}
+	}
+	return 0;
 }

@@ -141,4 +141,14 @@ struct pdk_backend {
 	const char *(*helper)(void);
 };
 
+/*
+ * For the backends that hold paths in a mount namespace (bwrap, landlock): the directories
+ * between a root and a path paddock relies on inside it (a root within the root, a protected
+ * path), appended to *pins (*n of them, each once, copies), each to be bound onto itself: a
+ * mount point cannot be renamed or removed, so the command cannot move .git aside, with its
+ * held hooks, and put a symlink or a copy of its own in its place. The walk stops at the first
+ * name that is not a directory. 0 or -errno.
+ */
+int pdk_confine_pins(const struct pdk_confine *policy, const char *path, char ***pins, size_t *n);
+
 #endif

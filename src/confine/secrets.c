@@ -15,6 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A wildcard matches a leading '.' with GNU's flag; BSD's glob has none (nor do the backends
+ * that take the list by glob run there: Seatbelt matches the patterns in its profile). */
+#ifndef GLOB_PERIOD
+#define GLOB_PERIOD 0
+#endif
 #include "secrets.h"
 #include "core/fmt.h"
 #include "core/path.h"

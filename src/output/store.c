@@ -424,7 +424,7 @@ int pdk_store_open(const char *dir, const char *session, const char *id)
 	/* Only a regular file is an output paddock kept: anything else at its name is skipped. */
 	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
 		close(fd);
-		return -EUCLEAN;
+		return -EBADMSG;
 	}
-	return fd == -ELOOP ? -EUCLEAN : fd;
+	return fd == -ELOOP ? -EBADMSG : fd;
 }

@@ -66,7 +66,7 @@ int pdk_store_commit(struct pdk_store_entry *e, const struct pdk_store_part *par
 int pdk_store_prune(const char *dir, uint64_t keep);
 
 /* Open a stored output for reading: searches the session first, then every
- * session. Returns an fd or -errno (-ENOENT: unknown or pruned; -EUCLEAN: what is at
+ * session. Returns an fd or -errno (-ENOENT: unknown or pruned; -EBADMSG: what is at
  * its name is not a regular file, a symlink included). */
 int pdk_store_open(const char *dir, const char *session, const char *id);
 

@@ -23,9 +23,9 @@
 #include <sys/random.h>
 #include <sys/syscall.h>
 
-#include "confine/confine.h"
 #include "cgroup.h"
 #endif
+#include "confine/confine.h"
 
 #include "guard.h"
 #include "core/path.h"

@@ -25,17 +25,7 @@ check() { # check DESCRIPTION COMMAND...
 	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; fails=$((fails + 1)); fi
 }
 absent() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
-# retry SECONDS COMMAND...: COMMAND until it succeeds, every 0.1 s for up to SECONDS (as lib.sh's).
-retry() {
-	_end=$(($1 * 10))
-	shift
-	_i=0
-	until "$@"; do
-		_i=$((_i + 1))
-		[ $_i -gt $_end ] && return 1
-		sleep 0.1
-	done
-}
+. "$(dirname "$0")/retry.sh"
 
 mkdir -p "$T/proj" "$T/outside" "$T/tmp" "$T/cache"
 # A TCP listener outside the sandbox that records what reaches it.

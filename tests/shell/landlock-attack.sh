@@ -31,17 +31,7 @@ check() { # check DESCRIPTION CONDITION...
 	if "$@"; then ok "$d"; else no "$d"; fi
 }
 absent() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
-# retry SECONDS COMMAND...: COMMAND until it succeeds, every 0.1 s for up to SECONDS (as lib.sh's).
-retry() {
-	_end=$(($1 * 10))
-	shift
-	_i=0
-	until "$@"; do
-		_i=$((_i + 1))
-		[ $_i -gt $_end ] && return 1
-		sleep 0.1
-	done
-}
+. "$(dirname "$0")/retry.sh"
 # Sandboxed: the root is writable, nothing else.
 sbx() { "$BE" --backend "$BACKEND" --root "$R" "$@"; }
 # NET is empty or --network: left unquoted on purpose.

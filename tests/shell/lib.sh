@@ -105,18 +105,7 @@ wait_for_file() { # wait_for_file FILE [SECONDS]: until FILE exists, up to SECON
 		sleep 0.05
 	done
 }
-# retry SECONDS COMMAND...: COMMAND until it succeeds, every 0.1 s for up to SECONDS: a check of
-# something another process does (a listener, a kill) waits for it, not for a guessed time.
-retry() {
-	_end=$(($1 * 10))
-	shift
-	_i=0
-	until "$@"; do
-		_i=$((_i + 1))
-		[ $_i -gt $_end ] && return 1
-		sleep 0.1
-	done
-}
+if [ -f "$(dirname "$0")/retry.sh" ]; then . "$(dirname "$0")/retry.sh"; else . "${srcdir:-.}/tests/shell/retry.sh"; fi
 # Built with AddressSanitizer: memory figures include its shadow memory.
 sanitized() { grep -q __asan_init "$PADDOCK"; }
 

@@ -29,7 +29,7 @@ SHELL_TESTS += tests/shell/bwrap-attack.sh tests/shell/net-domains.sh
 endif
 SHELL_TESTS += tests/shell/memcheck.sh
 TESTS += $(SHELL_TESTS)
-EXTRA_DIST += tests/shell/lib.sh tests/shell/json.sh tests/shell/signals.sh tests/shell/editors.sh tests/shell/json-valid.py tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
+EXTRA_DIST += tests/shell/lib.sh tests/shell/retry.sh tests/shell/json.sh tests/shell/signals.sh tests/shell/editors.sh tests/shell/json-valid.py tests/shell/run.sh tests/shell/store.sh tests/shell/badinput.sh \
 	tests/shell/policy-cli.sh tests/shell/run-pty.sh tests/shell/gate-pty.sh \
 	tests/shell/trash-interop.sh tests/shell/rmshim.sh tests/shell/confine.sh \
 	tests/shell/limits.sh tests/shell/landlock-attack.sh tests/shell/bwrap-attack.sh \
