@@ -777,6 +777,7 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 		if ((r = pdk_sandbox_worktree_roots(sb, &n, sb->roots[i])) < 0)
 			return r;
 	sb->wt_first = named;
+	sb->policy.n_socket_roots = named;
 	sb->n_wt = n - named;
 	r = add_default_root(sb, &n, tmp && tmp[0] == '/' ? tmp : "/tmp");
 	if (r == 0)
@@ -818,9 +819,11 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 		return r;
 	if ((r = setup_unix(sb, req, cfg, why, why_len)) < 0)
 		return r;
-	if ((req->gpu || (cfg && cfg->allow_gpu)) &&
-	    (r = pdk_grant_gpu(&sb->devices, &sb->n_devices, why, why_len)) < 0)
+	sb->policy.gpu = req->gpu || (cfg && cfg->allow_gpu);
+#ifndef __APPLE__ /* Seatbelt opens Metal, not device nodes */
+	if (sb->policy.gpu && (r = pdk_grant_gpu(&sb->devices, &sb->n_devices, why, why_len)) < 0)
 		return r;
+#endif
 	sb->policy.devices = (const char *const *)sb->devices;
 	sb->policy.n_devices = sb->n_devices;
 	sb->policy.cwd = req->cwd;
@@ -989,6 +992,7 @@ static int setup_unix(struct pdk_sandbox *sb, const struct pdk_request *req,
 	}
 	sb->policy.unix_paths = (const char *const *)sb->unix_paths;
 	sb->policy.unix_fds = sb->unix_fds;
+	sb->policy.unix_from = sb->unix_from;
 	sb->policy.n_unix = sb->n_unix;
 	return 0;
 }
