@@ -1214,16 +1214,18 @@ int pdk_seatbelt_available_exe(const char *exe, bool nested, char *why, size_t w
 }
 
 /* What the probe applies: the profile of a small policy with one of each
- * kind of rule (a root, a protected path and its case-insensitive and git
- * rules, a unix socket), so that doctor finds out what a run would. */
+ * kind of rule (a root taking the command's own sockets, a protected path
+ * and its case-insensitive and git rules, a host unix socket), so that
+ * doctor finds out what a run would. --gpu's IOKit rules are not in it: a
+ * macOS that refused them would refuse every run. */
 static int probe_profile(struct seatbelt_state *s)
 {
 	static const char *const roots[] = { "/private/tmp" };
 	static const char *const protect[] = { "/private/tmp/.git/hooks" };
 	static const char *const sockets[] = { "/private/tmp/.paddock-probe.sock" };
-	struct pdk_confine policy = { .roots = roots, .n_roots = 1, .protect = protect,
-				      .n_protect = 1, .unix_paths = sockets, .n_unix = 1,
-				      .proxy_fd = -1 };
+	struct pdk_confine policy = { .roots = roots, .n_roots = 1, .n_socket_roots = 1,
+				      .protect = protect, .n_protect = 1, .unix_paths = sockets,
+				      .n_unix = 1, .proxy_fd = -1 };
 
 	struct pdk_seatbelt_run run = { .user_cache = "/private/tmp", .run_tmpdir = "/private/tmp" };
 

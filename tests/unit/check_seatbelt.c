@@ -1152,6 +1152,7 @@ START_TEST(probe_runs_profile)
 	ck_assert_ptr_nonnull(strstr(got, "|-p|(version 1)\n"));
 	ck_assert_ptr_nonnull(strstr(got, "(deny file-link"));
 	ck_assert_ptr_nonnull(strstr(got, "(remote unix-socket (path-literal"));
+	ck_assert_ptr_nonnull(strstr(got, "(local unix-socket (subpath (param \"WRITABLE_ROOT_0\")))"));
 	ck_assert_str_eq(got + strlen(got) - strlen("|--|/usr/bin/true|"), "|--|/usr/bin/true|");
 	ck_assert_int_eq(pdk_seatbelt_probe_exe(refuse, false, why, sizeof(why)), -EPERM);
 	ck_assert_ptr_nonnull(strstr(why, "(sandbox-exec: unbound variable: file-link)"));
