@@ -245,9 +245,10 @@ static const char profile_net_run_tmpdir[] =
 static const char profile_net_roots[] =
 	"\n"
 	"; unix sockets in the named writable roots (the project, --write,\n"
-	"; writablePaths): bound, accepted and connected by path in every network\n"
-	"; mode. Seatbelt cannot tell a socket this run bound from one that was\n"
-	"; there: a host socket inside one of these roots is reachable too\n";
+	"; writablePaths, a linked worktree's git directories; not TMPDIR nor the\n"
+	"; cache): bound, accepted and connected by path in every network mode.\n"
+	"; Seatbelt cannot tell a socket this run bound from one that was there:\n"
+	"; a host socket inside one of these roots is reachable too\n";
 
 /* The host's unix sockets a run may reach, by what opened them: the header
  * of each group of network-outbound rules. */

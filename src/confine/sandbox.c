@@ -777,8 +777,8 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 		if ((r = pdk_sandbox_worktree_roots(sb, &n, sb->roots[i])) < 0)
 			return r;
 	sb->wt_first = named;
-	sb->policy.n_socket_roots = named;
 	sb->n_wt = n - named;
+	sb->policy.n_socket_roots = n;
 	r = add_default_root(sb, &n, tmp && tmp[0] == '/' ? tmp : "/tmp");
 	if (r == 0)
 		r = add_default_root(sb, &n, sb->cache);
