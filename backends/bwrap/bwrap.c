@@ -227,6 +227,27 @@ static int protect_path(struct bwrap_state *s, const struct pdk_confine *policy,
 	return fd == -ENOENT ? 0 : pdk_strv_append(&s->unheld, &s->n_unheld, strdup(p));
 }
 
+/* A secret: paddock's blank (an empty file or directory of mode 0) bound over it read-only, so
+ * that opening it is EACCES. Only what exists is covered: nothing is made in the user's tree. */
+static int hide_path(struct bwrap_state *s, const struct pdk_confine *policy, const char *p)
+{
+	struct stat st;
+	int fd;
+
+	if (pdk_path_under(p, "/dev") || pdk_path_under(p, "/proc") || lstat(p, &st) < 0)
+		return 0;
+	if (S_ISDIR(st.st_mode) && !policy->blank_dir) {
+		int r = push3(s, "--perms", "0000", "--tmpfs");
+
+		return r < 0 ? r : (r = push(s, p)) < 0 ? r : push2(s, "--remount-ro", p);
+	}
+	fd = pdk_open_nofollow_at(AT_FDCWD,
+				  S_ISDIR(st.st_mode) ? policy->blank_dir : policy->blank);
+	if (fd < 0)
+		return fd;
+	return bind_fd(s, fd, p, true);
+}
+
 /* Runs of earlier versions held missing protected paths with placeholder files, listed
  * under $STATE/bwrap-held; what a killed one left is removed still. */
 static void remove_placeholder(const char *p)
@@ -404,6 +425,10 @@ static int build_prefix(struct bwrap_state *s, const struct pdk_confine *policy)
 	}
 	for (size_t i = 0; i < policy->n_protect; i++)
 		if ((r = protect_path(s, policy, policy->protect[i])) < 0)
+			return r;
+	/* Over everything else, so that no later bind uncovers one. */
+	for (size_t i = 0; i < policy->n_hide; i++)
+		if ((r = hide_path(s, policy, policy->hide[i])) < 0)
 			return r;
 	/* A private /dev (its own /dev/shm) and a /proc of the new pid
 	 * namespace, after the roots so a root of / or /dev cannot undo them. */

@@ -16,7 +16,9 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "confine/confine.h"
@@ -81,10 +83,13 @@ struct ll_ruleset_attr {
 	 LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
 /* The rights that mean something on a file that is not a directory. */
 #define FS_FILE_RIGHTS                                                                     \
-	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |                     \
-	 LANDLOCK_ACCESS_FS_IOCTL_DEV)
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |                    \
+	 LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
-/* Hard cap on rules: roots, devices, and room to spare. */
+/* Read rights: handled only when a secret lies outside the roots. */
+#define FS_READ (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+
+/* Hard cap on rules: roots, devices, the entries around secrets, and room to spare. */
 #define MAX_RULES 4096
 
 struct ll_rule {
@@ -130,6 +135,15 @@ struct ll_state {
 	char **holds;
 	bool *ro;
 	size_t n_holds;
+	/* Secrets inside a root (borrowed from the policy): the blank, or the blank directory
+	 * (is_dir), bound over each in the run's mount namespace, read-only with blank_flags. */
+	const char **inside;
+	bool *is_dir;
+	size_t n_inside;
+	const char *blank, *blank_dir;
+	unsigned long blank_flags;
+	size_t n_outside; /* secrets outside the roots: read rights handled */
+	bool cover_all;   /* every secret is covered in the child: no mount namespace, no run */
 };
 
 static int ll_abi(void)
@@ -190,19 +204,22 @@ static size_t attr_size(int abi)
 }
 
 /* Grant access on path (beneath it when a directory); a missing path is skipped
- * unless must_exist. */
-static int add_rule(struct ll_state *st, const char *path, uint64_t access, bool must_exist)
+ * unless must_exist; with nofollow, a symlink is skipped (its target has rules of its own). */
+static int add_rule_flags(struct ll_state *st, const char *path, uint64_t access, bool must_exist,
+			  bool nofollow)
 {
 	_cleanup_close_ int fd = -1;
 	struct landlock_path_beneath_attr pb = { 0 };
 	struct ll_rule *rules;
 	struct stat sb;
 
-	fd = open(path, O_PATH | O_CLOEXEC);
+	fd = open(path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
 	if (fd < 0)
 		return must_exist ? -errno : 0;
 	if (fstat(fd, &sb) < 0)
 		return -errno;
+	if (S_ISLNK(sb.st_mode))
+		return 0;
 	if (!S_ISDIR(sb.st_mode))
 		access &= FS_FILE_RIGHTS;
 	access &= st->attr.handled_access_fs;
@@ -228,6 +245,141 @@ static int add_rule(struct ll_state *st, const char *path, uint64_t access, bool
 	return 0;
 }
 
+static int add_rule(struct ll_state *st, const char *path, uint64_t access, bool must_exist)
+{
+	return add_rule_flags(st, path, access, must_exist, false);
+}
+
+/* Some of the n paths lies strictly below dir. */
+static bool holds_one(const char *const *v, size_t n, const char *dir)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pdk_path_under(v[i], dir) && strcmp(v[i], dir))
+			return true;
+	return false;
+}
+
+/*
+ * Landlock cannot take a right back below a directory that has it: around the n secrets
+ * outside the roots, reading is granted on every entry of each directory above one, but the
+ * entry on the way to it, so the rules grow with the list and not with the tree. Directories
+ * can be listed everywhere (a rule on /); entries made there after this are unreadable.
+ */
+static int grant_around(struct ll_state *st, const char *const *hide, size_t n, const char *dir,
+			int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (depth > 64 || !(d = opendir(dir)))
+		return 0;
+	while (r == 0 && (e = readdir(d))) {
+		_cleanup_free_ char *child = NULL;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!(child = pdk_path_join(dir, e->d_name)))
+			r = -ENOMEM;
+		else if (pdk_strv_contains((char *const *)hide, n, child))
+			continue;
+		else if (holds_one(hide, n, child))
+			r = grant_around(st, hide, n, child, depth + 1);
+		else
+			r = add_rule_flags(st, child, LANDLOCK_ACCESS_FS_READ_FILE, false, true);
+	}
+	closedir(d);
+	return r;
+}
+
+/*
+ * Can the child have a mount namespace of its own: with CAP_SYS_ADMIN, or (found out once per
+ * process, in a child of its own) in a user namespace. Then a blank bound over each secret holds
+ * it for a few mounts, where the read rights around them cost a rule per entry beside.
+ */
+static bool mount_ns_possible(void)
+{
+	static int known = -1;
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	int status;
+	pid_t pid;
+
+	if (syscall(SYS_capget, &hdr, data) == 0 && (data[0].effective & (1U << CAP_SYS_ADMIN)))
+		return true;
+	if (known >= 0)
+		return known;
+	pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0);
+	known = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		WEXITSTATUS(status) == 0;
+	return known;
+}
+
+/* The secrets: covered in the child by the blank where it can have a mount namespace; else
+ * those outside the roots are denied by read rights granted around them, and those inside a
+ * root, where the command makes files it must read, are covered where the child manages to. */
+static int split_secrets(struct ll_state *st, const struct pdk_confine *policy)
+{
+	st->inside = calloc(policy->n_hide + 1, sizeof(*st->inside));
+	st->is_dir = calloc(policy->n_hide + 1, sizeof(*st->is_dir));
+	if (!st->inside || !st->is_dir)
+		return -ENOMEM;
+	st->cover_all = policy->n_hide && mount_ns_possible();
+	for (size_t i = 0; i < policy->n_hide; i++) {
+		const char *p = policy->hide[i];
+		bool in = st->cover_all;
+		struct stat sb;
+
+		for (size_t k = 0; k < policy->n_roots && !in; k++)
+			in = pdk_path_under(p, policy->roots[k]);
+		if (!in) {
+			st->n_outside++;
+		} else if (stat(p, &sb) == 0) {
+			st->is_dir[st->n_inside] = S_ISDIR(sb.st_mode);
+			st->inside[st->n_inside++] = p;
+		}
+	}
+	st->blank = policy->blank;
+	st->blank_dir = policy->blank_dir;
+	if (st->n_inside) {
+		struct statvfs vfs;
+
+		/* A bind keeps the flags a user namespace may not drop. */
+		if (statvfs(policy->blank, &vfs) < 0)
+			return -errno;
+		st->blank_flags = (vfs.f_flag & ST_NOSUID ? MS_NOSUID : 0) |
+				  (vfs.f_flag & ST_NODEV ? MS_NODEV : 0) |
+				  (vfs.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) |
+				  (vfs.f_flag & ST_NOATIME ? MS_NOATIME : 0) |
+				  (vfs.f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0) |
+				  (vfs.f_flag & ST_RELATIME ? MS_RELATIME : 0);
+	}
+	return 0;
+}
+
+static int grant_reads(struct ll_state *st, const struct pdk_confine *policy)
+{
+	_cleanup_free_ const char **out = calloc(st->n_outside + 1, sizeof(*out));
+	size_t n = 0;
+	int r;
+
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < policy->n_hide && !st->cover_all; i++) {
+		bool in = false;
+
+		for (size_t k = 0; k < policy->n_roots && !in; k++)
+			in = pdk_path_under(policy->hide[i], policy->roots[k]);
+		if (!in)
+			out[n++] = policy->hide[i];
+	}
+	if ((r = add_rule(st, "/", LANDLOCK_ACCESS_FS_READ_DIR, true)) < 0)
+		return r;
+	return grant_around(st, out, n, "/", 0);
+}
+
 static void landlock_release(void *p)
 {
 	struct ll_state *st = p;
@@ -239,6 +391,8 @@ static void landlock_release(void *p)
 	for (size_t i = 0; i < st->n_rules; i++)
 		free(st->rules[i].path);
 	free(st->rules);
+	free(st->inside);
+	free(st->is_dir);
 	pdk_bpf_release(&st->bpf);
 	pdk_bpf_release(&st->connect_bpf);
 	pdk_netsup_free(st->sup);
@@ -395,7 +549,9 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 	if (st->abi < 1)
 		return -EOPNOTSUPP;
 
-	access = fs_rights(st->abi);
+	if ((r = split_secrets(st, policy)) < 0)
+		return r;
+	access = fs_rights(st->abi) | (st->n_outside ? FS_READ : 0);
 	st->attr.handled_access_fs = access;
 	if (st->abi >= 4 && !policy->network)
 		st->attr.handled_access_net =
@@ -419,6 +575,8 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 	 * git could not create its index.lock. The mount namespace holds them. */
 	st->protect_unenforced = policy->n_protect > 0;
 	if ((r = find_holds(st, policy)) < 0)
+		return r;
+	if (st->n_outside && (r = grant_reads(st, policy)) < 0)
 		return r;
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(devices); i++) {
 		r = add_rule(st, devices[i], FS_FILE_RIGHTS, false);
@@ -591,6 +749,32 @@ static int hold_protected(const struct ll_state *st)
 	return 0;
 }
 
+/* The secrets inside the roots, in the run's own mount namespace: the blank bound over each,
+ * read-only, so that opening one is EACCES. One gone since the parent looked is no matter. */
+static int hide_inside(const struct ll_state *st)
+{
+	for (size_t i = 0; i < st->n_inside; i++) {
+		if (st->is_dir[i] && !st->blank_dir) {
+			if (mount("tmpfs", st->inside[i], "tmpfs",
+				  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+				  "mode=0,size=4k") < 0 &&
+			    errno != ENOENT && errno != ENOTDIR)
+				return -errno;
+			continue;
+		}
+		if (mount(st->is_dir[i] ? st->blank_dir : st->blank, st->inside[i], NULL, MS_BIND,
+			  NULL) < 0) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				continue;
+			return -errno;
+		}
+		/* Best effort: the blank has mode 0 whether or not this holds. */
+		(void)mount(NULL, st->inside[i], NULL,
+			    MS_BIND | MS_REMOUNT | MS_RDONLY | st->blank_flags, NULL);
+	}
+	return 0;
+}
+
 static int landlock_enter(void *p)
 {
 	const struct ll_state *st = p;
@@ -599,7 +783,14 @@ static int landlock_enter(void *p)
 	r = private_shm(st);
 	if (r < 0)
 		return r;
-	if (r == 1 && (r = hold_protected(st)) < 0)
+	/* Without a mount namespace nothing else holds the secrets when the blanks were to:
+	 * no run rather than one that reads them. */
+	bool ns = r > 0;
+	if (!ns && st->cover_all)
+		return -EPERM;
+	if (ns && (r = hide_inside(st)) < 0)
+		return r;
+	if (ns && (r = hold_protected(st)) < 0)
 		return r;
 	r = drop_capabilities(st);
 	if (r < 0)
@@ -688,7 +879,17 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 	fprintf(out, "landlock: ABI %d\n", st->abi);
 	fprintf(out, "landlock: handled (denied unless a rule allows): ");
 	print_access(out, st->attr.handled_access_fs);
-	fprintf(out, "\nlandlock: reads and execution are not restricted\n");
+	if (st->n_outside)
+		fprintf(out, "\nlandlock: reads: %zu secrets outside the roots unread (read_file "
+			     "granted on every entry around them, read_dir on /: names can be "
+			     "listed); execution not restricted\n", st->n_outside);
+	else
+		fprintf(out, "\nlandlock: reads and execution are not restricted\n");
+	for (size_t i = 0; i < st->n_inside; i++)
+		fprintf(out, "landlock: secret covered by an unreadable blank in the run's mount "
+			     "namespace%s: %s\n",
+			st->cover_all ? "" : " where one can be made (else readable)",
+			st->inside[i]);
 	for (size_t i = 0; i < st->n_rules; i++) {
 		fprintf(out, "landlock: allow ");
 		print_access(out, st->rules[i].access);

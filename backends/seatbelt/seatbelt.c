@@ -568,6 +568,89 @@ static void emit_git_rules(FILE *f, const struct pdk_strv *gitdirs)
 	fputs(")\n", f);
 }
 
+/* One letter in any case, inside a bracket expression or as one of its own. */
+static void put_ci_letter(FILE *f, unsigned char c, bool in_bracket)
+{
+	if (in_bracket)
+		fprintf(f, "%c%c", c | 0x20, c & ~0x20);
+	else
+		fprintf(f, "[%c%c]", c | 0x20, c & ~0x20);
+}
+
+/*
+ * A secret's fnmatch pattern (FNM_PATHNAME: a wildcard never matches '/') as
+ * (regex "^RE(/|$)"): the path and everything below it, in any letter case, as
+ * put_ci_regex writes a protected path.
+ */
+static void put_glob_regex(FILE *f, const char *glob, const char *indent)
+{
+	fprintf(f, "\n%s(regex \"^", indent);
+	for (const unsigned char *p = (const unsigned char *)glob; *p; p++) {
+		unsigned char c = *p;
+		const unsigned char *end;
+
+		if (c == '*' || c == '?') {
+			fputs(c == '*' ? "[^/]*" : "[^/]", f);
+			continue;
+		}
+		if (c == '[' && (end = (const unsigned char *)strchr((const char *)p + 2, ']'))) {
+			fputc('[', f);
+			p++;
+			if (*p == '!' || *p == '^') {
+				fputs("^/", f); /* nor '/', as fnmatch's FNM_PATHNAME */
+				p++;
+			}
+			for (; p < end; p++) {
+				if (((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z'))
+					put_ci_letter(f, *p, true);
+				else if (*p != '\\')
+					put_sbpl_char(f, *p);
+			}
+			fputc(']', f);
+			continue;
+		}
+		if (c == '\\' && p[1])
+			c = *++p;
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+			put_ci_letter(f, c, false);
+			continue;
+		}
+		if (strchr(".[]()*+?{}|^$\\", c))
+			put_sbpl_char(f, '\\');
+		put_sbpl_char(f, c);
+	}
+	fputs("(/|$)\")", f);
+}
+
+/* (RULE (regex ...) ...) for the safe ones of n patterns; nothing when none is. */
+static void emit_glob_rule(FILE *f, const char *rule, const char *const *globs, size_t n)
+{
+	size_t safe = 0;
+
+	for (size_t i = 0; i < n; i++)
+		safe += regex_safe(globs[i]);
+	if (safe == 0)
+		return;
+	fprintf(f, "(%s", rule);
+	for (size_t i = 0; i < n; i++)
+		if (regex_safe(globs[i]))
+			put_glob_regex(f, globs[i], "  ");
+	fputs(")\n", f);
+}
+
+/* Last, so that no allow above reads them: the secrets, then the work files among them. */
+static void emit_secret_rules(FILE *f, const struct pdk_confine *policy)
+{
+	if (policy->n_deny_read == 0)
+		return;
+	fputs("\n; secrets: unread, whatever program opens them, in any letter case;\n"
+	      "; the work files among them (known_hosts, .env.example, allowRead,\n"
+	      "; --read) readable again\n",
+	      f);
+	emit_glob_rule(f, "deny file-read*", policy->deny_read, policy->n_deny_read);
+	emit_glob_rule(f, "allow file-read*", policy->allow_read, policy->n_allow_read);
+}
+
 static void write_profile(FILE *f, const struct pdk_confine *policy, size_t n_socket_roots,
 			  unsigned proxy_port,
 			  const char *user_cache, const char *run_tmpdir, const struct pdk_strv *roots,
@@ -654,6 +737,7 @@ static void write_profile(FILE *f, const struct pdk_confine *policy, size_t n_so
 		fputs("; their parents cannot be removed or renamed away\n", f);
 		emit_rule(f, "deny file-write-unlink", "PROTECTED_PARENT", parents->n, false);
 	}
+	emit_secret_rules(f, policy);
 }
 
 int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seatbelt_run *run,
@@ -675,6 +759,8 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 
 	if (!policy || !ret_profile || !ret_params || (policy->n_roots && !policy->roots) ||
 	    (policy->n_protect && !policy->protect) || (policy->n_unix && !policy->unix_paths) ||
+	    (policy->n_deny_read && !policy->deny_read) ||
+	    (policy->n_allow_read && !policy->allow_read) ||
 	    (domains && !proxy_port) ||
 	    proxy_port > 65535)
 		return -EINVAL;

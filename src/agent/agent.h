@@ -13,7 +13,7 @@ struct cJSON;
 /* The names run_command takes, for messages and the schema. */
 #define PDK_AGENT_RUN_KEYS                                                                         \
 	"argv, network, allowDomains, writePaths, timeoutSeconds, workingDirectory, outsideSandbox, "  \
-	"allowGitHooks, sshAgent, docker, gpu, allowAgentConfig"
+	"allowGitHooks, sshAgent, docker, gpu, allowAgentConfig, readPaths"
 
 /*
  * The run_command arguments (one JSON object) into req, over what it holds

@@ -55,7 +55,10 @@
 	"the GPU's device nodes (/dev/nvidia*, /dev/dri, /dev/kfd)\"},"                           \
 	"\"allowAgentConfig\":{\"type\":\"boolean\",\"description\":\"Ask the person to let "   \
 	"this call write agent and editor configuration (.claude, .codex, .cursor, .gemini, "   \
-	".mcp.json, .vscode, .idea, ...), which those tools run later outside the sandbox\"}},"  \
+	".mcp.json, .vscode, .idea, ...), which those tools run later outside the sandbox\"},"   \
+	"\"readPaths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"                       \
+	"\"description\":\"Ask the person to let this call read these secrets (credential "     \
+	"stores, .env), which the sandbox keeps unread; only when the task needs one\"}},"       \
 	"\"required\":[\"argv\"],\"additionalProperties\":false}},"                              \
 	"{\"name\":\"recall_output\",\"title\":\"Read held-back output\","                         \
 	"\"description\":\"Read more of a command's output that a run_command result held back, "\

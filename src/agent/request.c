@@ -114,6 +114,8 @@ static int fill_run(const cJSON *args, const cJSON *argv, struct pdk_request *re
 		req->allow_agent_config = true;
 	if (add_strings(cJSON_GetObjectItemCaseSensitive(args, "allowDomains"), &req->domains,
 			&req->n_domains) < 0 ||
+	    add_strings(cJSON_GetObjectItemCaseSensitive(args, "readPaths"), &req->reads,
+			&req->n_reads) < 0 ||
 	    add_strings(cJSON_GetObjectItemCaseSensitive(args, "writePaths"), &req->writes,
 			&req->n_writes) < 0)
 		goto oom;
@@ -156,7 +158,7 @@ int pdk_agent_run_request(const cJSON *args, struct pdk_request *req, char *why,
 		} else if (strcmp(k, "allowDomains") == 0) {
 			if ((r = string_array(it, k, false, why, why_len)) < 0)
 				return r;
-		} else if (strcmp(k, "writePaths") == 0) {
+		} else if (strcmp(k, "writePaths") == 0 || strcmp(k, "readPaths") == 0) {
 			if ((r = string_array(it, k, false, why, why_len)) < 0)
 				return r;
 		} else if (strcmp(k, "timeoutSeconds") == 0) {

@@ -17,6 +17,7 @@
 #include "gate/session.h"
 #include "output/store.h"
 #include "core/util.h"
+#include "confine/secrets.h"
 #include "net/proxy.h"
 #include <strings.h>
 
@@ -104,6 +105,37 @@ char *pdk_cli_store_dir(const char *verb, const struct pdk_config *cfg)
 	if (!dir)
 		pdk_cli_error("%s", why);
 	return dir;
+}
+
+static int policy_roots(struct pdk_cli_call *c);
+
+/* Each --read names a path the sandbox keeps unread (else the call is bad input), made
+ * absolute from where the command runs. */
+static int check_reads(struct pdk_cli_call *c, const char *verb)
+{
+	__attribute__((cleanup(pdk_secrets_release))) struct pdk_secrets s = {0};
+	char why[800];
+	int r;
+
+	for (size_t i = 0; i < c->o.n_reads; i++) {
+		_cleanup_free_ char *p = c->o.reads[i][0] == '/' ? strdup(c->o.reads[i])
+						: pdk_path_join(c->cwd, c->o.reads[i]);
+		if (!p || pdk_strv_push(&c->reads, p) < 0)
+			return -ENOMEM;
+	}
+	if (!c->o.n_reads)
+		return 0;
+	for (size_t i = 0; i < c->o.n_reads; i++)
+		c->o.reads[i] = c->reads.v[i];
+	if ((r = policy_roots(c)) < 0)
+		return r;
+	r = pdk_secrets_build(&s, getenv("HOME"), c->roots.v, c->roots.n, c->cwd,
+			      &c->cfg.deny_read, &c->cfg.allow_read, c->o.reads, c->o.n_reads, why,
+			      sizeof(why));
+	pdk_strv_release(&c->roots);
+	if (r == -EINVAL)
+		snprintf(c->why, sizeof(c->why), "%s: %s", verb, why);
+	return r;
 }
 
 /* Whether the call's grant is asked for, by the call itself or the configuration. */
@@ -218,7 +250,7 @@ int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, struct pdk_reque
 			 c->o.cwd ? c->o.cwd : ".", strerror(errno));
 		return -EINVAL;
 	}
-	return 0;
+	return check_reads(c, verb);
 }
 
 /* -w paths outside $HOME (and a --root there, pushed before): writing there
@@ -322,6 +354,8 @@ static char *config_widenings(const struct pdk_config *cfg)
 		SAY("reaches the unix socket %s", cfg->allow_unix_sockets.v[i]);
 	for (size_t i = 0; i < cfg->allow_local_addresses.n; i++)
 		SAY("reaches the local address %s", cfg->allow_local_addresses.v[i]);
+	for (size_t i = 0; i < cfg->allow_read.n; i++)
+		SAY("reads the secret %s (allowRead)", cfg->allow_read.v[i]);
 	if (cfg->allow_outside_sandbox)
 		SAY("allows runs outside the sandbox");
 	if (cfg->allow_ssh_agent)
@@ -427,6 +461,11 @@ static int widenings(struct pdk_cli_call *c)
 	}
 	if (r == 0 && c->o.allow_agent_config && !c->o.no_sandbox)
 		r = pdk_strv_push(&c->widen, PDK_WIDEN_AGENT_CONFIG);
+	for (size_t i = 0; r == 0 && i < c->o.n_reads; i++) {
+		_cleanup_free_ char *w = pdk_asprintf(PDK_WIDEN_READ "%s", c->o.reads[i]);
+
+		r = w ? pdk_strv_push(&c->widen, w) : -ENOMEM;
+	}
 	/* Turning the sandbox off is the person's call: asked, unless their
 	 * configuration turned it off already. */
 	if (r == 0 && c->o.no_sandbox_asked && c->cfg.sandbox_enabled)
@@ -603,6 +642,7 @@ void pdk_cli_call_release(struct pdk_cli_call *c)
 	pdk_strv_release(&c->password);
 	pdk_strv_release(&c->roots);
 	pdk_strv_release(&c->writes);
+	pdk_strv_release(&c->reads);
 	pdk_strv_release(&c->widen);
 	pdk_config_release(&c->cfg);
 	pdk_request_release(&c->o);

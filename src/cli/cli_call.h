@@ -26,6 +26,7 @@ struct pdk_cli_call {
 	struct pdk_strv password;   /* -w paths outside $HOME */
 	struct pdk_strv roots;	    /* the writable roots as the policy sees them */
 	struct pdk_strv writes;	    /* -w paths, resolved, for the question */
+	struct pdk_strv reads;	    /* --read paths, absolute (o.reads points at them) */
 	struct pdk_strv widen;	    /* --root, a configuration that widens: named when asked */
 	bool config_widens;	    /* then its own approval settings answer nothing */
 	struct pdk_gate_result g;

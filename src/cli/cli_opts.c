@@ -86,6 +86,7 @@ enum {
 	OPT_DOCKER,
 	OPT_GPU,
 	OPT_ALLOW_AGENT_CONFIG,
+	OPT_READ,
 };
 
 static const struct option run_options[] = {
@@ -108,6 +109,7 @@ static const struct option run_options[] = {
 	{"docker", no_argument, NULL, OPT_DOCKER},
 	{"gpu", no_argument, NULL, OPT_GPU},
 	{"allow-agent-config", no_argument, NULL, OPT_ALLOW_AGENT_CONFIG},
+	{"read", required_argument, NULL, OPT_READ},
 	{NULL, 0, NULL, 0},
 };
 
@@ -232,6 +234,16 @@ static int parse_run(int argc, char **argv, bool program, struct pdk_request *re
 		case OPT_ALLOW_AGENT_CONFIG:
 			o.allow_agent_config = true;
 			break;
+		case OPT_READ: {
+			const char **rd = realloc(o.reads, (o.n_reads + 1) * sizeof(*rd));
+			if (!rd) {
+				snprintf(why, why_len, "out of memory");
+				goto fail;
+			}
+			o.reads = rd;
+			o.reads[o.n_reads++] = optarg;
+			break;
+		}
 		case OPT_ALLOW_DOMAIN: {
 			const char **d;
 
@@ -296,6 +308,7 @@ static int parse_run(int argc, char **argv, bool program, struct pdk_request *re
 fail:
 	free(o.writes);
 	free(o.domains);
+	free(o.reads);
 	return -EINVAL;
 }
 
@@ -331,5 +344,6 @@ void pdk_request_apply_config(struct pdk_request *o, const struct pdk_config *cf
 		o->outside_sandbox = false;
 		o->allow_git_hooks = false;
 		o->allow_agent_config = false;
+		o->n_reads = 0;
 	}
 }

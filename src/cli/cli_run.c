@@ -99,6 +99,7 @@ static size_t refusal_hints(const struct pdk_config *cfg, const struct pdk_sandb
 	    .n_roots = sb->policy.n_roots,
 	    .outside_ok = cfg->allow_outside_sandbox,
 	    .network = pdk_sandbox_network(sb),
+	    .secrets = &sb->secrets,
 	};
 
 	if (!never || !getcwd(cwd, sizeof(cwd)))

@@ -161,6 +161,8 @@ void pdk_config_release(struct pdk_config *cfg)
 	pdk_strv_release(&cfg->allowed_domains);
 	pdk_strv_release(&cfg->allow_unix_sockets);
 	pdk_strv_release(&cfg->allow_local_addresses);
+	pdk_strv_release(&cfg->deny_read);
+	pdk_strv_release(&cfg->allow_read);
 	free(cfg->backend);
 	free(cfg->pkg_manager);
 	free(cfg->bwrap);

@@ -53,6 +53,8 @@ struct pdk_config {
 	struct pdk_strv allow_unix_sockets; /* .allowUnixSockets: host unix sockets a run may reach */
 	struct pdk_strv allow_local_addresses; /* .allowLocalAddresses: addresses and CIDR blocks
 						* of the host's own that allowed names may reach */
+	struct pdk_strv deny_read;     /* .denyRead: secrets added to the default list */
+	struct pdk_strv allow_read;    /* .allowRead: taken from it */
 	bool allow_outside_sandbox;    /* .allowOutsideSandbox (false) */
 	bool allow_ssh_agent;          /* .allowSshAgent (false): calls reach $SSH_AUTH_SOCK */
 	bool allow_docker;             /* .allowDocker (false): calls reach Docker's socket */

@@ -95,6 +95,7 @@ enum pdk_config_item {
 	PDK_CONFIG_ITEM_ENV,	     /* a variable-name pattern, without '=' */
 	PDK_CONFIG_ITEM_DOMAIN,	     /* a domain pattern: "registry.npmjs.org", "*.pythonhosted.org" */
 	PDK_CONFIG_ITEM_ADDRESS,     /* an IP address or CIDR block: "127.0.0.1", "fd00::/8" */
+	PDK_CONFIG_ITEM_READ,	     /* a path pattern: absolute, ~/... or a name in a root */
 };
 
 const char *pdk_config_type_name(const cJSON *v);

@@ -99,6 +99,8 @@ static const struct key sandbox_keys[] = {
     CFG("bwrap", T_PATH, bwrap),
     CFG("maxProcesses", T_COUNT, max_procs, .range = &procs_range),
     CFG("toolCaches", T_BOOL, tool_caches),
+    CFG("denyRead", T_LIST, deny_read, .item = PDK_CONFIG_ITEM_READ),
+    CFG("allowRead", T_LIST, allow_read, .item = PDK_CONFIG_ITEM_READ),
 };
 static const struct key policy_keys[] = {
     CFG("deny", T_PATTERNS, deny, .off_n = offsetof(struct pdk_config, n_deny)),

@@ -357,6 +357,15 @@ static int item_address(struct pdk_config_loader *ld, const cJSON *v, const char
 	return 0;
 }
 
+/* denyRead, allowRead: "/etc/app/key", "~/.config/app/token", "*.pem" in each root. */
+static int item_read(struct pdk_config_loader *ld, const cJSON *v, const char *path, const char *s,
+		     char **ret)
+{
+	if (s[0] == '/' || s[0] == '~')
+		return s[0] == '/' ? 0 : expand_home(ld, v, path, s, ret);
+	return item_protected(ld, v, path, s, ret);
+}
+
 struct list_target {
 	struct pdk_strv *sv;
 	item_fn check; /* NULL: any one line of text */
@@ -390,6 +399,7 @@ int pdk_config_get_list(struct pdk_config_loader *ld, const cJSON *v, const char
 	    [PDK_CONFIG_ITEM_ENV] = item_env,
 	    [PDK_CONFIG_ITEM_DOMAIN] = item_domain,
 	    [PDK_CONFIG_ITEM_ADDRESS] = item_address,
+	    [PDK_CONFIG_ITEM_READ] = item_read,
 	};
 	struct list_target t = {.sv = sv, .check = checks[item]};
 

@@ -45,6 +45,18 @@ struct pdk_confine {
 	 * command may open for writing and ioctl, as the user can. */
 	const char *const *devices;
 	size_t n_devices;
+	/* Secrets the command may not read (confine/secrets.h): hide, the real paths of those
+	 * that exist, each to be covered by blank (an empty file of mode 0, or /dev/null) or
+	 * blank_dir (an empty directory of mode 0; NULL: an empty tmpfs), or denied by the
+	 * kernel; deny_read and allow_read, the absolute fnmatch patterns they come from, for a
+	 * backend that matches patterns. */
+	const char *const *hide;
+	size_t n_hide;
+	const char *blank, *blank_dir;
+	const char *const *deny_read;
+	size_t n_deny_read;
+	const char *const *allow_read;
+	size_t n_allow_read;
 	const char *cwd;              /* where the command starts */
 	unsigned long max_procs;      /* processes the run may have at once (the runner
 				       * enforces it; backends only describe it) */

@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 
 #include "gitconfig.h"
+#include "core/path.h"
+#include "core/util.h"
 
 /*
  * Names (section[.subsection].key, section and key in lower case, a subsection matched by
@@ -334,4 +337,25 @@ int pdk_gitconfig_added(const char *before, size_t before_len, const char *after
 	free(a);
 	free(b);
 	return r;
+}
+
+char *pdk_git_named_path(const char *file, const char *base)
+{
+	_cleanup_free_ char *text = NULL, *dir = NULL;
+	char *t, *slash;
+
+	if (pdk_read_small_at(AT_FDCWD, file, 4096, &text, NULL) < 0)
+		return NULL;
+	if (!base) {
+		if (!(dir = strdup(file)) || !(slash = strrchr(dir, '/')))
+			return NULL;
+		*slash = '\0';
+		base = dir;
+	}
+	t = text + (strncmp(text, "gitdir:", 7) ? 0 : 7);
+	t += strspn(t, " \t");
+	t[strcspn(t, "\r\n")] = '\0';
+	if (!t[0])
+		return NULL;
+	return t[0] == '/' ? strdup(t) : pdk_path_join(base, t);
 }

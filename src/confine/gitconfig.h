@@ -11,6 +11,10 @@
  * *ret_n, NULL-terminated; the caller frees each and the array). 0, -EINVAL when git could not
  * read the text either, or -ENOMEM.
  */
+/* The directory a one-line file of git's names: "gitdir: PATH" in a .git file, PATH in a
+ * commondir; a relative PATH is taken from base (NULL: the file's own directory). The joined
+ * path as written, not resolved (a new string), or NULL when the file is not such a file. */
+char *pdk_git_named_path(const char *file, const char *base);
 int pdk_gitconfig_risky(const char *text, size_t len, char ***ret, size_t *ret_n);
 
 /*

@@ -1,5 +1,5 @@
 # src/confine/local.mk - the confinement policy, backend registry and selection,
-# git's protections, and the refusal hints.
+# git's protections, the secrets no command reads, and the refusal hints.
 libpaddock_a_SOURCES += src/confine/confine.h \
 	src/confine/backend.c src/confine/backend.h \
 	src/confine/sandbox.c src/confine/sandbox.h src/confine/sandbox_int.h \
@@ -8,5 +8,6 @@ libpaddock_a_SOURCES += src/confine/confine.h \
 	src/confine/gitconfig.c src/confine/gitconfig.h \
 	src/confine/refusal.c src/confine/refusal.h \
 	src/confine/agentconf.c src/confine/agentconf.h \
+	src/confine/secrets.c src/confine/secrets.h \
 	src/confine/nobody.c src/confine/nobody.h \
 	src/confine/grants.c src/confine/grants.h

@@ -9,6 +9,7 @@
 
 #include "agentconf.h"
 #include "refusal.h"
+#include "secrets.h"
 #include "core/path.h"
 
 /*
@@ -478,6 +479,19 @@ static bool held_in_line(const char *s, size_t n, const char *cwd, const char *c
 static const char brew_heading[] = "the following directories are not writable by your user";
 static const char nested_seatbelt[] = "sandbox_apply: operation not permitted";
 
+/* A refused open of a secret: say what it is and how to ask, never what it holds. */
+static bool secret_hint(const struct pdk_refusal_scope *sc, const char *joined, const char *real,
+			char *line)
+{
+	if (!sc->secrets ||
+	    !(pdk_secrets_denied(sc->secrets, joined) || pdk_secrets_denied(sc->secrets, real)))
+		return false;
+	snprintf(line, 768, "sandbox: %.250s is a secret (a credential store, key, history or "
+		 ".env) that the sandbox keeps unread, so its content is not shown; if the task "
+		 "needs it, ask the person with --read %.250s", real, real);
+	return true;
+}
+
 size_t pdk_refusal_hints(const char *text, size_t text_len, const struct pdk_refusal_scope *scope,
 			 char lines[][768], size_t max)
 {
@@ -585,7 +599,9 @@ size_t pdk_refusal_hints(const char *text, size_t text_len, const struct pdk_ref
 							       "step, ask the person for "
 							       "--allow-git-hooks"
 							     : "";
-				if (h) {
+				if (secret_hint(scope, joined, real, lines[count])) {
+					/* named above */
+				} else if (h) {
 					snprintf(lines[count], 768, "sandbox: %.200s is protected%s%.200s: "
 						 "paddock holds it read-only while the run lasts, since "
 						 "what is there runs or is trusted later outside the "

@@ -8,6 +8,8 @@
 
 #define PDK_REFUSAL_MAX 3
 
+struct pdk_secrets;
+
 /* What the hints are judged against. */
 struct pdk_refusal_scope {
 	const char *cwd;		/* relative paths are resolved from here */
@@ -27,6 +29,9 @@ struct pdk_refusal_scope {
 	/* The run's network: "off", "domains" or "on" (pdk_sandbox_network); a name that could
 	 * not be reached gets the --allow-domain and -n that would reach it unless "on". */
 	const char *network;
+	/* The secrets the sandbox keeps unread (secrets.h), or NULL: a refused open of one is
+	 * named a secret, with --read, never as a write. */
+	const struct pdk_secrets *secrets;
 };
 
 /*

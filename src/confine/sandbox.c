@@ -717,6 +717,33 @@ static int setup_domains(struct pdk_sandbox *sb, const struct pdk_request *req,
 static int setup_unix(struct pdk_sandbox *sb, const struct pdk_request *req,
 		      const struct pdk_config *cfg, char *why, size_t why_len);
 
+/* The secrets the command may not read, and the blanks a backend covers them with. */
+static int setup_secrets(struct pdk_sandbox *sb, const struct pdk_request *req,
+			 const struct pdk_config *cfg, char *why, size_t why_len)
+{
+	struct pdk_secrets *s = &sb->secrets;
+	int r;
+
+	r = pdk_secrets_build(s, getenv("HOME"), sb->roots, sb->policy.n_roots, req->cwd,
+			      cfg ? &cfg->deny_read : NULL, cfg ? &cfg->allow_read : NULL,
+			      req->reads, req->n_reads, why, why_len);
+	if (r < 0)
+		return r;
+	/* Without a state directory: /dev/null (read empty) and an empty tmpfs. */
+	if (s->n_hide && pdk_secrets_blanks(&sb->blank, &sb->blank_dir) < 0 &&
+	    !(sb->blank = strdup("/dev/null")))
+		return -ENOMEM;
+	sb->policy.hide = (const char *const *)s->hide;
+	sb->policy.n_hide = s->n_hide;
+	sb->policy.blank = sb->blank;
+	sb->policy.blank_dir = sb->blank_dir;
+	sb->policy.deny_read = (const char *const *)s->deny;
+	sb->policy.n_deny_read = s->n_deny;
+	sb->policy.allow_read = (const char *const *)s->allow;
+	sb->policy.n_allow_read = s->n_allow;
+	return 0;
+}
+
 static int build_policy(const struct pdk_request *req, const struct pdk_config *cfg,
 			struct pdk_sandbox *sb, char *why, size_t why_len)
 {
@@ -815,6 +842,8 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	sb->policy.protect = (const char *const *)sb->protect;
 	sb->policy.n_protect = np;
 	sb->policy.network = req->network;
+	if ((r = setup_secrets(sb, req, cfg, why, why_len)) < 0)
+		return r;
 	if ((r = setup_domains(sb, req, cfg)) < 0)
 		return r;
 	if ((r = setup_unix(sb, req, cfg, why, why_len)) < 0)
@@ -1598,6 +1627,10 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 	if (sb->allow_agent_config)
 		fprintf(out, "agent and editor configuration: writable, and kept after the run "
 			     "(--allow-agent-config)\n");
+	put_paths(out, "secret, unread (--read to ask for it): ", sb->secrets.hide,
+		  sb->secrets.n_hide);
+	put_paths(out, "secret, readable this once (--read): ", sb->secrets.asked,
+		  sb->secrets.n_asked);
 	_cleanup_free_ const char **vetted = NULL;
 	size_t n_vetted = 0;
 
@@ -1662,5 +1695,8 @@ void pdk_sandbox_release(struct pdk_sandbox *sb)
 	pdk_strv_freep(&sb->unix_paths);
 	free(sb->envp);
 	free(sb->cache);
+	pdk_secrets_release(&sb->secrets);
+	free(sb->blank);
+	free(sb->blank_dir);
 	memset(sb, 0, sizeof(*sb));
 }

@@ -11,6 +11,7 @@
 #include "confine.h"
 #include "core/request.h"
 #include "run/runner.h"
+#include "secrets.h"
 #include "vet.h"
 
 struct pdk_config;
@@ -83,6 +84,8 @@ struct pdk_sandbox {
 	bool allow_hooks;	       /* --allow-git-hooks: git hooks and core.hooksPath writable */
 	bool allow_agent_config;       /* --allow-agent-config: agentconf.h's names writable */
 	char *sweep_note;	       /* what a killed earlier run had left, swept at set-up */
+	struct pdk_secrets secrets;    /* what the command may not read (secrets.h) */
+	char *blank, *blank_dir;       /* owned: what a backend puts over them */
 };
 
 /* Variables whose names match these (fnmatch, any case) never reach a

@@ -64,20 +64,11 @@ static int add_gitdirs(struct pdk_sandbox *sb, size_t *np, const char *dir);
  * resolved; NULL when it names no directory (or is not such a file). */
 static char *named_dir(const char *file, const char *base)
 {
-	_cleanup_free_ char *text = NULL, *joined = NULL;
-	_cleanup_close_ int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	_cleanup_free_ char *joined = pdk_git_named_path(file, base);
 	struct stat st;
-	char *t, *real;
+	char *real;
 
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    pdk_read_size(fd, 4096, &text, NULL) < 0)
-		return NULL;
-	t = text + (strncmp(text, "gitdir:", 7) ? 0 : 7);
-	t += strspn(t, " \t");
-	t[strcspn(t, "\r\n")] = '\0';
-	if (!t[0] || !(joined = t[0] == '/' ? strdup(t) : pdk_path_join(base, t)))
-		return NULL;
-	if (!(real = realpath(joined, NULL)))
+	if (!joined || !(real = realpath(joined, NULL)))
 		return NULL;
 	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		free(real);
@@ -158,15 +149,12 @@ int pdk_sandbox_worktree_roots(struct pdk_sandbox *sb, size_t *n, const char *ro
 static int add_submodules(struct pdk_sandbox *sb, const char *root, int depth)
 {
 	_cleanup_free_ char *file = pdk_path_join(root, ".gitmodules"), *text = NULL;
-	_cleanup_close_ int fd = -1;
 	struct stat st;
 	int r = 0;
 
 	if (!file)
 		return -ENOMEM;
-	fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (depth > 3 || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    pdk_read_size(fd, 1 << 20, &text, NULL) < 0)
+	if (depth > 3 || pdk_read_small_at(AT_FDCWD, file, 1 << 20, &text, NULL) < 0)
 		return 0;
 	for (char *line = text, *next; r == 0 && line && *line; line = next) {
 		_cleanup_free_ char *dir = NULL, *git = NULL;

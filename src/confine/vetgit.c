@@ -55,14 +55,9 @@ int pdk_vetgit_gitdirs_under(const char *dir, char ***out, size_t *n_out)
 /* The text of the file at path, not through a final symlink; NULL when it cannot be read. */
 static char *read_text(const char *path, size_t *len)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	char *text = NULL;
-	struct stat st;
 
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    pdk_read_size(fd, TEXT_MAX, &text, len) < 0)
-		return NULL;
-	return text;
+	return pdk_read_small_at(AT_FDCWD, path, TEXT_MAX, &text, len) < 0 ? NULL : text;
 }
 
 /* The largest index read: a project of a few hundred thousand files. */
@@ -198,19 +193,9 @@ int pdk_vetgit_scan(char *const *gitdirs, size_t n, char ***out, size_t *n_out)
  * its own directory, resolved; NULL when it names none. */
 static char *named_dir(const char *file)
 {
-	size_t len = 0;
-	_cleanup_free_ char *text = read_text(file, &len), *base = strdup(file), *joined = NULL;
-	char *t, *slash;
+	_cleanup_free_ char *joined = pdk_git_named_path(file, NULL);
 
-	if (!text || !base || !(slash = strrchr(base, '/')))
-		return NULL;
-	*slash = '\0';
-	t = text + (strncmp(text, "gitdir:", 7) ? 0 : 7);
-	t += strspn(t, " \t");
-	t[strcspn(t, "\r\n")] = '\0';
-	if (!t[0] || !(joined = t[0] == '/' ? strdup(t) : pdk_path_join(base, t)))
-		return NULL;
-	return realpath(joined, NULL);
+	return joined ? realpath(joined, NULL) : NULL;
 }
 
 /* Move path to the trash (a file it will not take is deleted), saying so onto f. */

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gitconfig.h"
 #include "core/path.h"
 #include "core/strv.h"
 #include "core/util.h"
@@ -140,13 +141,9 @@ static bool is_hex40(const char *s)
 static char *first_line(const char *dir, const char *name)
 {
 	_cleanup_free_ char *path = pdk_path_join(dir, name);
-	_cleanup_close_ int fd = path ? open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-				      : -1;
-	struct stat st;
 	char *text = NULL;
 
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    pdk_read_size(fd, 4096, &text, NULL) < 0)
+	if (!path || pdk_read_small_at(AT_FDCWD, path, 4096, &text, NULL) < 0)
 		return NULL;
 	text[strcspn(text, "\r\n")] = '\0';
 	return text;
@@ -156,23 +153,19 @@ static char *first_line(const char *dir, const char *name)
  * directory of its refs and objects; 0, or -ENOENT when there is none. */
 static int git_dirs(const char *worktree, char **ret_git, char **ret_common)
 {
-	_cleanup_free_ char *dotgit = pdk_path_join(worktree, ".git"), *line = NULL;
+	_cleanup_free_ char *dotgit = pdk_path_join(worktree, ".git"), *cfile = NULL;
 	_cleanup_free_ char *git = NULL, *common = NULL;
 	struct stat st;
 
 	if (!dotgit || lstat(dotgit, &st) < 0)
 		return -ENOENT;
-	if (S_ISDIR(st.st_mode)) {
-		git = steal_pointer(&dotgit);
-	} else if ((line = first_line(worktree, ".git")) && !strncmp(line, "gitdir: ", 8)) {
-		git = line[8] == '/' ? strdup(line + 8) : pdk_path_join(worktree, line + 8);
-	}
+	git = S_ISDIR(st.st_mode) ? steal_pointer(&dotgit) : pdk_git_named_path(dotgit, worktree);
 	if (!git)
 		return -ENOENT;
-	free(line);
-	if ((line = first_line(git, "commondir")))
-		common = line[0] == '/' ? strdup(line) : pdk_path_join(git, line);
-	else
+	/* A linked worktree's refs and objects are in the common directory its commondir names. */
+	if ((cfile = pdk_path_join(git, "commondir")))
+		common = pdk_git_named_path(cfile, git);
+	if (!common)
 		common = strdup(git);
 	if (!common)
 		return -ENOENT;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,20 @@ int pdk_read_size(int fd, size_t size, char **ret, size_t *ret_len)
 	if (ret_len)
 		*ret_len = len;
 	return 0;
+}
+
+int pdk_read_small_at(int dfd, const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = openat(dfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size > max)
+		return -EFBIG;
+	return pdk_read_size(fd, max, ret, ret_len);
 }
 
 int pdk_write_all(int fd, const void *buf, size_t len)

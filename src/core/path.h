@@ -33,6 +33,11 @@ int pdk_create_locked(const char *dir, const char *path);
  * or to size, across short reads and EINTR: a new NUL-terminated buffer in
  * *ret, its length in *ret_len when not NULL. 0 or -errno. */
 int pdk_read_size(int fd, size_t size, char **ret, size_t *ret_len);
+/* A small regular file at path (relative to dfd), opened without following a final symlink
+ * and without blocking on a fifo: its text, NUL-terminated, in *ret (free()), its length in
+ * *ret_len when not NULL. -EINVAL when it is no regular file, -EFBIG when it is larger than
+ * max, another -errno when it cannot be opened or read. */
+int pdk_read_small_at(int dfd, const char *path, size_t max, char **ret, size_t *ret_len);
 /* write(2) until done, across short writes and EINTR. 0 or -errno. */
 int pdk_write_all(int fd, const void *buf, size_t len);
 /* The path the kernel has for an open file or directory: what was opened is

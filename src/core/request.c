@@ -12,4 +12,6 @@ void pdk_request_release(struct pdk_request *o)
 	o->writes = NULL;
 	free(o->domains);
 	o->domains = NULL;
+	free(o->reads);
+	o->reads = NULL;
 }

@@ -16,6 +16,8 @@
 	"writes agent and editor configuration (.claude, .codex, .cursor, .gemini, .mcp.json, "  \
 	".vscode, .idea, ...), which those tools run later, outside the sandbox "                \
 	"(--allow-agent-config)"
+/* --read PATH as the question names it (the path follows). */
+#define PDK_WIDEN_READ "reads a secret the sandbox keeps unread (--read): "
 /* --no-sandbox given by the call itself, as the question names it. */
 #define PDK_WIDEN_NO_SANDBOX                                                                       \
 	"runs with no sandbox at all: it may write anywhere you can and reach any host "         \
@@ -53,6 +55,8 @@ struct pdk_request {
 	size_t n_server_writes; /* writes[0..n): the MCP server's own -w, not asked about */
 	const char **domains;   /* --allow-domain patterns, n_domains entries */
 	size_t n_domains;
+	const char **reads;     /* --read: secrets this call may read (asked), n_reads entries */
+	size_t n_reads;
 };
 
 struct pdk_config;

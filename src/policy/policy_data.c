@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confine/secrets.h"
 #include "core/path.h"
 #include "policy_int.h"
 #include "policy_lists.h"
@@ -432,17 +433,6 @@ const char *pdk_policy_sensitive(const char *abs, const char *home, const struct
 	return pdk_policy_sensitive_name(abs);
 }
 
-/* .env.example and its kin: the template a project commits, with no secret in it. */
-static bool env_template(const char *ext, size_t l)
-{
-	static const char *const names[] = {"example", "sample", "template", "dist", "defaults"};
-
-	for (size_t i = 0; i < PDK_ARRAY_SIZE(names); i++)
-		if (l == strlen(names[i]) && !memcmp(ext, names[i], l))
-			return true;
-	return false;
-}
-
 /* One file name: .env, .env.*, *.pem, *.key, id_rsa*, ... (the rule, or NULL). */
 static const char *sensitive_component(const char *c, size_t l)
 {
@@ -455,7 +445,7 @@ static const char *sensitive_component(const char *c, size_t l)
 	if (c[0] == '.') {
 		if (l == 4 && !memcmp(c, ".env", 4))
 			return ".env";
-		if (l > 5 && !memcmp(c, ".env.", 5) && !env_template(c + 5, l - 5))
+		if (l > 5 && !memcmp(c, ".env.", 5) && !pdk_secrets_env_template(c + 5, l - 5))
 			return ".env.*";
 		if (l == 6 && !memcmp(c, ".netrc", 6))
 			return ".netrc";

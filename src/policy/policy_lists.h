@@ -60,6 +60,16 @@ static const struct pdk_shipped_rule shipped[] = {
      PDK_RISK_MODERATE, "deletes a branch"},
     {"git-stash-drop", P("git"), GIT "stash\\s+(?:drop|clear)(?:\\s|$)", PDK_RISK_MODERATE,
      "throws away stashed changes"},
+    /* What the reflog and unreachable objects keep is how a lost commit comes back: these
+     * drop it (reflog entries, refs, unreachable objects at once, a dirty worktree). */
+    {"git-history-drop", P("git"),
+     GIT "(?:reflog\\s+(?:expire|delete)|gc\\s(?:.*\\s)?--prune(?!=never(?:\\s|$))(?:=\\S*)?|"
+	 "(?<!remote\\s)(?<!worktree\\s)prune(?!(?:\\s.*)?\\s(?:-n|--dry-run)(?:\\s|$))|"
+	 "(?:update-ref|symbolic-ref)\\s(?:.*\\s)?(?:-d|--delete)|tag\\s(?:.*\\s)?(?:-d|--delete)|"
+	 "worktree\\s+remove\\s(?:.*\\s)?(?:-f|--force)|"
+	 "repack(?=(?:\\s.*)?\\s-[a-zA-Z]*a)(?=(?:\\s.*)?\\s-[a-zA-Z]*d)\\s.*)(?:\\s|$)",
+     PDK_RISK_MODERATE, "drops what a lost commit is recovered from (reflog, refs, unreachable "
+			"objects) or a worktree's uncommitted changes"},
     {"git-commit-amend", P("git"), GIT "commit\\s(?:.*\\s)?--amend(?:\\s|$)", PDK_RISK_MODERATE,
      "rewrites the last commit"},
     {"git-history-rewrite", P("git"), GIT "(?:filter-branch|filter-repo|rebase)(?:\\s|$)",

@@ -7,6 +7,8 @@ check_PROGRAMS += tests/drivers/netprobe
 # noreap-init: a pid 1 that reaps only its own child, for zombies.sh.
 check_PROGRAMS += tests/drivers/noreap-init
 tests_drivers_netprobe_LDADD = -lpthread
+# no-userns: a user that can make no user namespace, for secrets.sh.
+check_PROGRAMS += tests/drivers/no-userns
 endif
 tests_drivers_gate_drive_LDADD = $(LIBS_ALL)
 tests_drivers_trash_driver_LDADD = $(LIBS_ALL)

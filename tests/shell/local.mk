@@ -17,6 +17,7 @@ SHELL_TESTS += tests/shell/confine.sh tests/shell/limits.sh tests/shell/protect.
 SHELL_TESTS += tests/shell/caches.sh tests/shell/writable-new.sh
 SHELL_TESTS += tests/shell/no-window.sh
 EXTRA_DIST += tests/shell/no-window.sh
+SHELL_TESTS += tests/shell/secrets.sh
 SHELL_TESTS += tests/shell/net.sh
 SHELL_TESTS += tests/shell/pkg.sh tests/shell/audit.sh
 endif
@@ -37,6 +38,7 @@ EXTRA_DIST += tests/shell/lib.sh tests/shell/json.sh tests/shell/signals.sh test
 	tests/shell/git-workflow.sh tests/drivers/mcp-pkg.py tests/shell/protect-git.sh \
 	tests/shell/git-hooks.sh tests/shell/protect-ro.sh tests/shell/git-hookspath.sh
 EXTRA_DIST += tests/shell/memcheck.sh
+EXTRA_DIST += tests/shell/secrets.sh
 # The MCP SDK the end-to-end test installs under the build tree.
 distclean-local: clean-local-mcp-sdk
 clean-local-mcp-sdk:

@@ -40,11 +40,15 @@ check "ignored SIGTERM: returns after timeout + grace, long before the sleep ($m
 	test "$ms" -ge 2900 -a "$ms" -lt 20000
 ignored_ms=$ms
 check "ignored SIGTERM: no process of the group left" none_left
-# The twin: a child that honours SIGTERM goes at once, without the grace.
-prun -t 1 -- sh -c "sleep 30; : $MARK"
+# The twin: a child that honours SIGTERM goes at once, without the grace. That it returns
+# sooner is a comparison of two wall times, which load can upset: the best of three tries.
+for try in 1 2 3; do
+	prun -t 1 -- sh -c "sleep 30; : $MARK"
+	[ "$ms" -lt "$ignored_ms" ] && break
+done
 check "SIGTERM honoured: -15 and timed out" \
 	sh -c "grep -qx 'exit status: -15' '$T/out' && grep -q '^timed out:' '$T/out'"
-check "SIGTERM honoured: returns sooner than with the grace ($ms ms < $ignored_ms ms)" \
+check "SIGTERM honoured: sooner than with the grace (timed: try $try of 3, $ms < $ignored_ms ms)" \
 	test "$ms" -lt "$ignored_ms"
 prun -t 5 -- sh -c 'exit 0'
 check "a command done before its timeout has no timed-out note" \

@@ -281,7 +281,7 @@ static const struct warn_case warns[] = {
      "2:2: unknown key 'commandPolicy.sandbox.writeablePaths' ignored (did you mean "
      "'writablePaths'?); the keys here are: enabled, allowNetwork, writablePaths, allowedDomains, allowUnixSockets, "
      "allowLocalAddresses, allowOutsideSandbox, allowSshAgent, allowDocker, allowGpu, backend, "
-     "bwrap, maxProcesses, toolCaches"},
+     "bwrap, maxProcesses, toolCaches, denyRead, allowRead"},
     {"{\"timeouts\": {\"Default\": 5}}",
      "1:15: unknown key 'timeouts.Default' ignored (did you mean 'default'?); the keys here "
      "are: default, cap"},

@@ -468,6 +468,28 @@ static const struct row rows[] = {
     {A("git", "branch", "-a"), RUN, "read_only_command: git branch", TH_SAFE},
     {A("git", "branch", "new"), ASK, "threshold", TH_SAFE},
     {A("git", "branch", "-D", "x"), ASK, "risk: git-branch-delete"},
+    /* what a lost commit is recovered from */
+    {A("git", "reflog", "expire", "--expire=now", "--all"), ASK, "risk: git-history-drop"},
+    {A("git", "reflog", "delete", "HEAD@{1}"), ASK, "risk: git-history-drop"},
+    {A("git", "reflog", "show"), RUN, "read_only_command: git reflog"},
+    {A("git", "gc", "--prune=now"), ASK, "risk: git-history-drop"},
+    {A("git", "gc", "--prune", "now"), ASK, "risk: git-history-drop"},
+    {A("git", "gc", "--prune=never"), RUN, "default"},
+    {A("git", "gc"), RUN, "default"},
+    {A("git", "prune"), ASK, "risk: git-history-drop"},
+    {A("git", "prune", "--dry-run"), RUN, "default"},
+    {A("git", "remote", "prune", "origin"), RUN, "default"},
+    {A("git", "update-ref", "-d", "refs/heads/x"), ASK, "risk: git-history-drop"},
+    {A("git", "update-ref", "refs/heads/x", "HEAD"), RUN, "default"},
+    {A("git", "symbolic-ref", "--delete", "HEAD"), ASK, "risk: git-history-drop"},
+    {A("git", "tag", "-d", "v1"), ASK, "risk: git-history-drop"},
+    {A("git", "stash", "drop"), ASK, "risk: git-stash-drop"},
+    {A("git", "stash", "clear"), ASK, "risk: git-stash-drop"},
+    {A("git", "worktree", "remove", "--force", "wt"), ASK, "risk: git-history-drop"},
+    {A("git", "worktree", "remove", "wt"), RUN, "default"},
+    {A("git", "repack", "-a", "-d"), ASK, "risk: git-history-drop"},
+    {A("git", "repack", "-ad"), ASK, "risk: git-history-drop"},
+    {A("git", "repack", "-A", "-d"), RUN, "default"},
     {A("git", "tag", "-l", "v*"), RUN, "read_only_command: git tag", TH_SAFE},
     {A("git", "tag", "v1.0"), ASK, "threshold", TH_SAFE},
     {A("uniq", "a", "b"), ASK, "threshold", TH_SAFE},
@@ -1019,8 +1041,10 @@ START_TEST(test_read_only_audit)
 		w = decide_script(script, 0);
 		ck_assert_msg(w.n_steps == 1 && !w.steps[0].read_only, "%s: still read-only", script);
 		if (base_ro) {
-			ck_assert_msg(strstr(w.steps[0].rule, "not read-only: "), "%s: rule %s", script,
-				      w.steps[0].rule);
+			/* a risk rule that matches too names the call instead */
+			ck_assert_msg(strstr(w.steps[0].rule, "not read-only: ") ||
+					  !strncmp(w.steps[0].rule, "risk: ", 6),
+				      "%s: rule %s", script, w.steps[0].rule);
 			pinned++;
 		}
 		pdk_decision_release(&w);

@@ -444,6 +444,24 @@ static void staged_policy(const char *base, bool allow_hooks, struct pdk_confine
  * real paths; with --allow-git-hooks neither is. A missing one is denied as the name
  * Seatbelt matches, with no "." or empty part.
  */
+/* The secrets: denied to reads in any letter case, wildcards kept to one component, the
+ * exceptions allowed again after them. */
+START_TEST(golden_secrets)
+{
+	const char *roots[] = { "/Users/dev/proj" };
+	const char *deny[] = { "/Users/dev/.ssh", "/Users/dev/.aws", "/etc/ssh/ssh_host_*_key",
+			       "/Users/dev/proj/.env", "/Users/dev/proj/.env.*",
+			       "/Users/dev/odd\\[1\\]/.netrc", "/Users/dev/proj/key[!s]" };
+	const char *allow[] = { "/Users/dev/.ssh/known_hosts", "/Users/dev/.ssh/*.pub",
+				"/Users/dev/proj/.env.example" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .cwd = "/Users/dev/proj",
+				 .deny_read = deny, .n_deny_read = 7, .allow_read = allow,
+				 .n_allow_read = 3 };
+
+	check_golden("secrets", &c);
+}
+END_TEST
+
 START_TEST(golden_hookspath)
 {
 	char tmpl[] = "/tmp/pdk-hookspath-XXXXXX", *base, *cmd = NULL, **paths = NULL;
@@ -1901,6 +1919,7 @@ static Suite *seatbelt_suite(void)
 	tcase_add_test(g, golden_unix_socket_on);
 	tcase_add_test(g, golden_macos_run);
 	tcase_add_test(g, golden_hookspath);
+	tcase_add_test(g, golden_secrets);
 	tcase_add_test(g, unix_sockets_each_mode);
 	tcase_add_test(g, protected_after_allows);
 	tcase_add_test(g, protected_at_top);

@@ -8,7 +8,7 @@ UNIT_TESTS = tests/unit/check_render tests/unit/check_store tests/unit/check_con
 	tests/unit/check_gate tests/unit/check_policy tests/unit/check_classes \
 	tests/unit/check_shparse tests/unit/check_trash tests/unit/check_seatbelt \
 	tests/unit/check_refusal tests/unit/check_strv tests/unit/check_path \
-	tests/unit/check_audit
+	tests/unit/check_audit tests/unit/check_secrets
 if OS_LINUX
 UNIT_TESTS += tests/unit/check_seccomp tests/unit/check_net tests/unit/check_pkg
 endif
@@ -28,6 +28,7 @@ tests_unit_check_trash_LDADD = $(TEST_LIBS)
 tests_unit_check_seatbelt_LDADD = $(TEST_LIBS)
 tests_unit_check_seccomp_LDADD = $(TEST_LIBS)
 tests_unit_check_refusal_LDADD = $(TEST_LIBS)
+tests_unit_check_secrets_LDADD = $(TEST_LIBS)
 tests_unit_check_net_LDADD = $(TEST_LIBS)
 tests_unit_check_strv_SOURCES = tests/unit/check_strv.c $(FAILALLOC)
 tests_unit_check_strv_LDADD = $(TEST_LIBS)
