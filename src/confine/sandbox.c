@@ -1613,6 +1613,8 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 		fprintf(out, "network: unix socket %s (%s)\n", sb->unix_paths[i], sb->unix_from[i]);
 	for (size_t i = 0; i < sb->n_devices; i++)
 		fprintf(out, "device: %s, writable and its ioctls (--gpu)\n", sb->devices[i]);
+	if (sb->policy.gpu && !sb->n_devices) /* Seatbelt: no nodes, Metal */
+		fprintf(out, "device: %s (--gpu)\n", PDK_GRANT_GPU_METAL);
 	for (size_t i = 0; i < sb->n_notes; i++)
 		fprintf(out, "%s\n", sb->notes[i]);
 	put_paths(out, "missing protected path, not held while the run lasts; what the command makes "
