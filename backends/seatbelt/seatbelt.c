@@ -170,7 +170,9 @@ static const char profile_devices[] =
  * address, not who made the listener: loopback is the host's loopback, and
  * "localhost:*" reaches a service the host runs there as well as the run's
  * own (paddock(1) says so). No mode opens the host's unix sockets: only
- * socket() and socketpair() for them, and the paths named one by one.
+ * socket() and socketpair() for them, the command's own by path (in the run's
+ * TMPDIR and the named writable roots), and the host's named one by one
+ * (allowUnixSockets, --ssh-agent, --docker).
  */
 static const char profile_net_sockets[] =
 	"; sockets: made freely; what they may reach follows\n"
@@ -240,12 +242,61 @@ static const char profile_net_run_tmpdir[] =
 	"(allow network-outbound\n"
 	"  (remote unix-socket (subpath (param \"RUN_TMPDIR\"))))\n";
 
-static const char profile_net_unix[] =
+static const char profile_net_roots[] =
 	"\n"
-	"; allowUnixSockets: these host unix sockets, each by its path as\n"
-	"; configured and as its real path (Seatbelt matches the path the kernel\n"
-	"; resolved), exactly; every other unix socket stays closed\n"
-	"(allow network-outbound";
+	"; unix sockets in the named writable roots (the project, --write,\n"
+	"; writablePaths, a linked worktree's git directories; not TMPDIR nor the\n"
+	"; cache): bound, accepted and connected by path in every network mode.\n"
+	"; Seatbelt cannot tell a socket this run bound from one that was there:\n"
+	"; a host socket inside one of these roots is reachable too\n";
+
+/* The host's unix sockets a run may reach, by what opened them: the header
+ * of each group of network-outbound rules. */
+static const struct {
+	const char *from;
+	const char *text;
+} profile_net_unix[] = {
+	{ "allowUnixSockets",
+	  "\n"
+	  "; allowUnixSockets: these host unix sockets, each by its path as\n"
+	  "; configured and as its real path (Seatbelt matches the path the kernel\n"
+	  "; resolved), exactly; every other unix socket stays closed\n" },
+	{ "--ssh-agent",
+	  "\n"
+	  "; --ssh-agent: the ssh-agent's socket (SSH_AUTH_SOCK, kept in the\n"
+	  "; command's environment), by its path and its real path, exactly: the\n"
+	  "; command can sign with the agent's keys; the key files stay closed\n" },
+	{ "--docker",
+	  "\n"
+	  "; --docker: the container engine's socket (DOCKER_HOST's, else\n"
+	  "; /var/run/docker.sock or Podman's), by its path and its real path,\n"
+	  "; exactly: this gives the command the host's root\n" },
+};
+
+/*
+ * --gpu: Metal, which finds the GPU in the IOKit registry, opens its user
+ * clients and has shaders compiled by MTLCompilerService. Apple silicon's
+ * AGX clients, the IOAccelerator family of Intel and AMD GPUs, IOSurface
+ * (the buffers Metal shares); no other IOKit class, no window server.
+ */
+static const char profile_gpu[] =
+	"\n"
+	"; --gpu: Metal compute. Reading the IOKit registry (how Metal finds the\n"
+	"; GPU); opening the GPU's user clients: AGXDeviceUserClient and\n"
+	"; AGXSharedUserClient (Apple silicon), IOAccelerator connections and\n"
+	"; IOAccelerationUserClient (Intel and AMD GPUs), IOSurfaceRootUserClient\n"
+	"; (GPU buffers); the Metal shader compiler service. The registry's\n"
+	"; properties include the machine's serial number. No other IOKit user\n"
+	"; client, no window server, no display\n"
+	"(allow iokit-get-properties)\n"
+	"(allow iokit-open\n"
+	"  (iokit-connection \"IOAccelerator\")\n"
+	"  (iokit-user-client-class \"AGXDeviceUserClient\")\n"
+	"  (iokit-user-client-class \"AGXSharedUserClient\")\n"
+	"  (iokit-user-client-class \"IOAccelerationUserClient\")\n"
+	"  (iokit-user-client-class \"IOSurfaceRootUserClient\"))\n"
+	"(allow mach-lookup\n"
+	"  (global-name \"com.apple.MTLCompilerService\"))\n";
 
 /* A path as Seatbelt will compare it: absolute, trailing slashes dropped,
  * no empty, "." or ".." component (a protected path spelled with ".." would
@@ -323,26 +374,45 @@ static int collect_parents(struct pdk_strv *protect, struct pdk_strv *parents)
  * could not match exactly (relative, or with an empty, "." or ".."
  * component) is left out, so that socket stays closed.
  */
-static int collect_sockets(const struct pdk_confine *policy, struct pdk_strv *sockets)
+static int take_socket(struct pdk_strv *sockets, struct pdk_strv *froms, char *path,
+		       const char *from)
+{
+	int r;
+
+	if (pdk_strv_contains(sockets->v, sockets->n, path)) {
+		free(path);
+		return 0;
+	}
+	if ((r = pdk_strv_take(sockets, path)) < 0)
+		return r;
+	return pdk_strv_take(froms, strdup(from));
+}
+
+/* What opened socket i: one of profile_net_unix's names, or allowUnixSockets. */
+static const char *socket_from(const struct pdk_confine *policy, size_t i)
+{
+	const char *from = policy->unix_from ? policy->unix_from[i] : NULL;
+
+	for (size_t k = 0; from && k < PDK_ARRAY_SIZE(profile_net_unix); k++)
+		if (!strcmp(from, profile_net_unix[k].from))
+			return profile_net_unix[k].from;
+	return profile_net_unix[0].from;
+}
+
+static int collect_sockets(const struct pdk_confine *policy, struct pdk_strv *sockets,
+			   struct pdk_strv *froms)
 {
 	for (size_t i = 0; i < policy->n_unix; i++) {
+		const char *from = socket_from(policy, i);
 		char *c = NULL, *real;
 		int r = policy->unix_paths[i] ? canonical_copy(policy->unix_paths[i], &c) : -EINVAL;
 
 		if (r == -ENOMEM)
 			return r;
-		if (r >= 0) {
-			if (pdk_strv_contains(sockets->v, sockets->n, c))
-				free(c);
-			else if ((r = pdk_strv_take(sockets, c)) < 0)
-				return r;
-		}
+		if (r >= 0 && (r = take_socket(sockets, froms, c, from)) < 0)
+			return r;
 		real = policy->unix_paths[i] ? realpath(policy->unix_paths[i], NULL) : NULL;
-		if (!real)
-			continue;
-		if (pdk_strv_contains(sockets->v, sockets->n, real))
-			free(real);
-		else if ((r = pdk_strv_take(sockets, real)) < 0)
+		if (real && (r = take_socket(sockets, froms, real, from)) < 0)
 			return r;
 	}
 	return 0;
@@ -581,10 +651,12 @@ static void emit_secret_rules(FILE *f, const struct pdk_confine *policy)
 	emit_glob_rule(f, "allow file-read*", policy->allow_read, policy->n_allow_read);
 }
 
-static void write_profile(FILE *f, const struct pdk_confine *policy, unsigned proxy_port,
+static void write_profile(FILE *f, const struct pdk_confine *policy, size_t n_socket_roots,
+			  unsigned proxy_port,
 			  const char *user_cache, const char *run_tmpdir, const struct pdk_strv *roots,
 			  const struct pdk_strv *protect, const struct pdk_strv *parents,
-			  const struct pdk_strv *gitdirs, const struct pdk_strv *sockets)
+			  const struct pdk_strv *gitdirs, const struct pdk_strv *sockets,
+			  const struct pdk_strv *froms)
 {
 	fputs(profile_head, f);
 	fputs(profile_sysctl, f);
@@ -618,13 +690,36 @@ static void write_profile(FILE *f, const struct pdk_confine *policy, unsigned pr
 
 	if (run_tmpdir)
 		fputs(profile_net_run_tmpdir, f);
-	if (sockets->n > 0) {
-		fputs(profile_net_unix, f);
-		for (size_t i = 0; i < sockets->n; i++)
-			fprintf(f, "\n  (remote unix-socket (path-literal (param \"UNIX_SOCKET_%zu\")))",
+	if (n_socket_roots > 0) {
+		fputs(profile_net_roots, f);
+		fputs("(allow network-bind network-inbound", f);
+		for (size_t i = 0; i < n_socket_roots; i++)
+			fprintf(f, "\n  (local unix-socket (subpath (param \"WRITABLE_ROOT_%zu\")))",
+				i);
+		fputs(")\n(allow network-outbound", f);
+		for (size_t i = 0; i < n_socket_roots; i++)
+			fprintf(f, "\n  (remote unix-socket (subpath (param \"WRITABLE_ROOT_%zu\")))",
 				i);
 		fputs(")\n", f);
 	}
+	/* each kind of host socket under its own words, in the order of profile_net_unix */
+	for (size_t k = 0; k < PDK_ARRAY_SIZE(profile_net_unix); k++) {
+		bool any = false;
+
+		for (size_t i = 0; i < sockets->n; i++) {
+			if (strcmp(froms->v[i], profile_net_unix[k].from) != 0)
+				continue;
+			if (!any)
+				fprintf(f, "%s(allow network-outbound", profile_net_unix[k].text);
+			any = true;
+			fprintf(f, "\n  (remote unix-socket (path-literal (param \"UNIX_SOCKET_%zu\")))",
+				i);
+		}
+		if (any)
+			fputs(")\n", f);
+	}
+	if (policy->gpu)
+		fputs(profile_gpu, f);
 
 	if (protect->n > 0) {
 		fputs("\n; protected paths stay read-only inside the writable roots;\n"
@@ -649,7 +744,9 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 			 char **ret_profile, char ***ret_params)
 {
 	struct pdk_strv roots = { 0 }, protect = { 0 }, parents = { 0 }, params = { 0 };
-	struct pdk_strv gitdirs = { 0 }, sockets = { 0 };
+	struct pdk_strv gitdirs = { 0 }, sockets = { 0 }, froms = { 0 };
+	size_t n_socket_roots = policy && policy->n_socket_roots < policy->n_roots
+					? policy->n_socket_roots : policy ? policy->n_roots : 0;
 	bool domains = policy && !policy->network && policy->n_domains > 0;
 	unsigned proxy_port = domains && run ? run->proxy_port : 0;
 	const char *user_cache = run ? run->user_cache : NULL;
@@ -692,7 +789,7 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 			free(real);
 	}
 	if (r >= 0)
-		r = collect_sockets(policy, &sockets);
+		r = collect_sockets(policy, &sockets, &froms);
 	if (r >= 0)
 		r = collect_parents(&protect, &parents);
 	if (r >= 0)
@@ -731,8 +828,8 @@ int pdk_seatbelt_profile(const struct pdk_confine *policy, const struct pdk_seat
 		r = -ENOMEM;
 		goto out;
 	}
-	write_profile(f, policy, proxy_port, user_cache, run_tmpdir, &roots, &protect, &parents,
-		      &gitdirs, &sockets);
+	write_profile(f, policy, n_socket_roots, proxy_port, user_cache, run_tmpdir, &roots,
+		      &protect, &parents, &gitdirs, &sockets, &froms);
 	if (ferror(f))
 		r = -ENOMEM;
 	if (fclose(f) != 0 && r >= 0)
@@ -750,6 +847,7 @@ out:
 	pdk_strv_release(&parents);
 	pdk_strv_release(&gitdirs);
 	pdk_strv_release(&sockets);
+	pdk_strv_release(&froms);
 	pdk_strv_release(&params);
 	free(cache_c);
 	free(tmp_c);
@@ -1203,16 +1301,18 @@ int pdk_seatbelt_available_exe(const char *exe, bool nested, char *why, size_t w
 }
 
 /* What the probe applies: the profile of a small policy with one of each
- * kind of rule (a root, a protected path and its case-insensitive and git
- * rules, a unix socket), so that doctor finds out what a run would. */
+ * kind of rule (a root taking the command's own sockets, a protected path
+ * and its case-insensitive and git rules, a host unix socket), so that
+ * doctor finds out what a run would. --gpu's IOKit rules are not in it: a
+ * macOS that refused them would refuse every run. */
 static int probe_profile(struct seatbelt_state *s)
 {
 	static const char *const roots[] = { "/private/tmp" };
 	static const char *const protect[] = { "/private/tmp/.git/hooks" };
 	static const char *const sockets[] = { "/private/tmp/.paddock-probe.sock" };
-	struct pdk_confine policy = { .roots = roots, .n_roots = 1, .protect = protect,
-				      .n_protect = 1, .unix_paths = sockets, .n_unix = 1,
-				      .proxy_fd = -1 };
+	struct pdk_confine policy = { .roots = roots, .n_roots = 1, .n_socket_roots = 1,
+				      .protect = protect, .n_protect = 1, .unix_paths = sockets,
+				      .n_unix = 1, .proxy_fd = -1 };
 
 	struct pdk_seatbelt_run run = { .user_cache = "/private/tmp", .run_tmpdir = "/private/tmp" };
 

@@ -32,7 +32,8 @@ struct pdk_seatbelt_run {
  * Builds the SBPL profile for policy, with run's additions (run may be NULL
  * outside the domains mode); /private/tmp is always writable. Each root,
  * protected path and unix socket of allowUnixSockets (as given and as its
- * real path, in every network mode: network-outbound to that path exactly) is
+ * real path, in every network mode: network-outbound to that path exactly,
+ * under the words of what opened it, policy->unix_from) is
  * referenced as (param "NAME") and its value comes back in ret_params as
  * "NAME=VALUE" strings (NULL-terminated), to be given to sandbox-exec as
  * -D NAME=VALUE; only the case-insensitive regex of each protected path
@@ -40,7 +41,9 @@ struct pdk_seatbelt_run {
  * character has none, and keeps the exact rules alone). Paths must be absolute and
  * canonical (no empty, "." or ".." component); trailing slashes are dropped,
  * since Seatbelt's subpath does not match them. Returns 0, -EINVAL for a
- * path that is not or for the domains mode without a port, or -ENOMEM. On
+ * path that is not or for the domains mode without a port, or -ENOMEM. The
+ * first policy->n_socket_roots roots and the run's TMPDIR take the command's
+ * own unix sockets by path (bind, accept, connect); policy->gpu adds Metal. On
  * success the caller frees *ret_profile with free() and *ret_params with
  * each string and the array; on failure neither is touched.
  */

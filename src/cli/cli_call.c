@@ -454,7 +454,8 @@ static int widenings(struct pdk_cli_call *c)
 			if (!(list = l))
 				return -ENOMEM;
 		}
-		if (!(w = pdk_asprintf("opens the GPU's device nodes %s (--gpu)", list)))
+		if (!(w = pdk_asprintf("opens the GPU%s %s (--gpu)",
+				       dev[0][0] == '/' ? "'s device nodes" : " to", list)))
 			return -ENOMEM;
 		r = pdk_strv_push(&c->widen, w);
 	}

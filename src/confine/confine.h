@@ -30,6 +30,17 @@ struct pdk_confine {
 	const char *const *unix_paths;
 	const int *unix_fds;
 	size_t n_unix;
+	/* What opened each of unix_paths ("allowUnixSockets", "--ssh-agent",
+	 * "--docker"), for the profile's words; NULL: allowUnixSockets. */
+	const char *const *unix_from;
+	/* Seatbelt: the first n_socket_roots roots are named ones (the project,
+	 * --write, writablePaths, a linked worktree's git directories), where
+	 * the command's own unix sockets may be bound and reached by path; the
+	 * rest (TMPDIR, the cache) hold the host's too. The Linux backends tell
+	 * the run's sockets by inode. */
+	size_t n_socket_roots;
+	/* --gpu under Seatbelt, which has no device nodes to open: Metal. */
+	bool gpu;
 	/* --gpu: device nodes (absolute; a directory for all below it) the
 	 * command may open for writing and ioctl, as the user can. */
 	const char *const *devices;

@@ -107,6 +107,15 @@ int pdk_grant_socket(enum pdk_grant g, char *path, size_t len, char *why, size_t
 	return 0;
 }
 
+#ifdef __APPLE__
+/* Seatbelt opens Metal, not device nodes: what the question and doctor name. */
+int pdk_grant_gpu(char ***ret, size_t *n, char *why, size_t why_len)
+{
+	(void)why;
+	(void)why_len;
+	return pdk_strv_append(ret, n, strdup(PDK_GRANT_GPU_METAL));
+}
+#else
 int pdk_grant_gpu(char ***ret, size_t *n, char *why, size_t why_len)
 {
 	const char *list = getenv("PADDOCK_GPU_DEVICES");
@@ -142,6 +151,7 @@ int pdk_grant_gpu(char ***ret, size_t *n, char *why, size_t why_len)
 			       : "/dev/nvidia*, /dev/dri, /dev/kfd");
 	return 0;
 }
+#endif
 
 char *pdk_grant_question(enum pdk_grant g, const char *path)
 {

@@ -22,7 +22,10 @@ char *pdk_grant_question(enum pdk_grant g, const char *path);
 /* --gpu: the GPU device nodes of this host ($PADDOCK_GPU_DEVICES, a list
  * separated by ':', or /dev/nvidia*, /dev/dri, /dev/kfd), those that exist,
  * appended to *ret (n entries). 0, or -EINVAL with one line in why when
- * there is none. */
+ * there is none. On macOS: PDK_GRANT_GPU_METAL alone. */
 int pdk_grant_gpu(char ***ret, size_t *n, char *why, size_t why_len);
+/* On macOS, which has no GPU device nodes, pdk_grant_gpu's one entry instead:
+ * what the Seatbelt profile opens. */
+#define PDK_GRANT_GPU_METAL "Metal (the GPU's IOKit user clients, MTLCompilerService)"
 
 #endif

@@ -805,6 +805,7 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 			return r;
 	sb->wt_first = named;
 	sb->n_wt = n - named;
+	sb->policy.n_socket_roots = n;
 	r = add_default_root(sb, &n, tmp && tmp[0] == '/' ? tmp : "/tmp");
 	if (r == 0)
 		r = add_default_root(sb, &n, sb->cache);
@@ -847,9 +848,11 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 		return r;
 	if ((r = setup_unix(sb, req, cfg, why, why_len)) < 0)
 		return r;
-	if ((req->gpu || (cfg && cfg->allow_gpu)) &&
-	    (r = pdk_grant_gpu(&sb->devices, &sb->n_devices, why, why_len)) < 0)
+	sb->policy.gpu = req->gpu || (cfg && cfg->allow_gpu);
+#ifndef __APPLE__ /* Seatbelt opens Metal, not device nodes */
+	if (sb->policy.gpu && (r = pdk_grant_gpu(&sb->devices, &sb->n_devices, why, why_len)) < 0)
 		return r;
+#endif
 	sb->policy.devices = (const char *const *)sb->devices;
 	sb->policy.n_devices = sb->n_devices;
 	sb->policy.cwd = req->cwd;
@@ -1018,6 +1021,7 @@ static int setup_unix(struct pdk_sandbox *sb, const struct pdk_request *req,
 	}
 	sb->policy.unix_paths = (const char *const *)sb->unix_paths;
 	sb->policy.unix_fds = sb->unix_fds;
+	sb->policy.unix_from = sb->unix_from;
 	sb->policy.n_unix = sb->n_unix;
 	return 0;
 }
@@ -1609,6 +1613,8 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 		fprintf(out, "network: unix socket %s (%s)\n", sb->unix_paths[i], sb->unix_from[i]);
 	for (size_t i = 0; i < sb->n_devices; i++)
 		fprintf(out, "device: %s, writable and its ioctls (--gpu)\n", sb->devices[i]);
+	if (sb->policy.gpu && !sb->n_devices) /* Seatbelt: no nodes, Metal */
+		fprintf(out, "device: %s (--gpu)\n", PDK_GRANT_GPU_METAL);
 	for (size_t i = 0; i < sb->n_notes; i++)
 		fprintf(out, "%s\n", sb->notes[i]);
 	put_paths(out, "missing protected path, not held while the run lasts; what the command makes "

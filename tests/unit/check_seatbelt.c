@@ -1170,6 +1170,7 @@ START_TEST(probe_runs_profile)
 	ck_assert_ptr_nonnull(strstr(got, "|-p|(version 1)\n"));
 	ck_assert_ptr_nonnull(strstr(got, "(deny file-link"));
 	ck_assert_ptr_nonnull(strstr(got, "(remote unix-socket (path-literal"));
+	ck_assert_ptr_nonnull(strstr(got, "(local unix-socket (subpath (param \"WRITABLE_ROOT_0\")))"));
 	ck_assert_str_eq(got + strlen(got) - strlen("|--|/usr/bin/true|"), "|--|/usr/bin/true|");
 	ck_assert_int_eq(pdk_seatbelt_probe_exe(refuse, false, why, sizeof(why)), -EPERM);
 	ck_assert_ptr_nonnull(strstr(why, "(sandbox-exec: unbound variable: file-link)"));
@@ -1689,6 +1690,216 @@ START_TEST(git_dir_rules)
 }
 END_TEST
 
+/*
+ * The command's own unix sockets: bound, accepted and connected in the named
+ * writable roots (the first n_socket_roots) and the run's TMPDIR, in every
+ * network mode; the default roots (the host's TMPDIR, the cache), where the
+ * host keeps its own sockets (tmux's, an editor's), get no socket rule.
+ */
+static const char *own_roots[] = { "/Users/dev/proj", "/Users/dev/scratch",
+				   "/private/var/folders/q1/xyz/T", "/private/var/folders/q1/xyz/C" };
+
+START_TEST(golden_own_sockets)
+{
+	struct pdk_confine c = { .roots = own_roots, .n_roots = 4, .n_socket_roots = 2,
+				 .proxy_fd = -1, .cwd = "/Users/dev/proj" };
+	struct pdk_seatbelt_run run = { .run_tmpdir = "/private/var/folders/q1/xyz/T/pdk-a1B2c3" };
+
+	check_golden_run("own-sockets", &c, &run);
+}
+END_TEST
+
+START_TEST(own_sockets_each_mode)
+{
+	const char *doms[] = { "example.org" };
+	static const char bind[] =
+	    "(allow network-bind network-inbound\n"
+	    "  (local unix-socket (subpath (param \"WRITABLE_ROOT_0\")))\n"
+	    "  (local unix-socket (subpath (param \"WRITABLE_ROOT_1\"))))\n";
+	static const char connect[] =
+	    "(allow network-outbound\n"
+	    "  (remote unix-socket (subpath (param \"WRITABLE_ROOT_0\")))\n"
+	    "  (remote unix-socket (subpath (param \"WRITABLE_ROOT_1\"))))\n";
+
+	for (int mode = 0; mode < 3; mode++) {
+		struct pdk_confine c = { .roots = own_roots, .n_roots = 4, .n_socket_roots = 2,
+					 .network = mode == 2, .domains = mode == 1 ? doms : NULL,
+					 .n_domains = mode == 1, .proxy_fd = -1 };
+		struct pdk_seatbelt_run run = { .proxy_port = 4321 };
+		char *text, **params;
+
+		ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &text, &params), 0);
+		check_params_match(text, params);
+		ck_assert_msg(count(text, bind) == 1, "mode %d: no bind rule:\n%s", mode, text);
+		ck_assert_msg(count(text, connect) == 1, "mode %d: no connect rule", mode);
+		/* the attack: the host's TMPDIR and cache, /private/tmp, /var/run, any
+		 * unix socket at all, stay closed to bind and connect */
+		ck_assert_ptr_null(strstr(text, "unix-socket (subpath (param \"WRITABLE_ROOT_2\")"));
+		ck_assert_ptr_null(strstr(text, "unix-socket (subpath (param \"WRITABLE_ROOT_3\")"));
+		ck_assert_ptr_null(strstr(text, "unix-socket (subpath \"/"));
+		ck_assert_ptr_null(strstr(text, "(local unix-socket)"));
+		ck_assert_ptr_null(strstr(text, "(remote unix-socket)"));
+		ck_assert_ptr_null(strstr(text, "(allow network*"));
+		ck_assert_uint_eq(count(text, "unix-socket"), mode == 2 ? 5 : 4);
+		free(text);
+		pdk_strv_freep(&params);
+
+		/* n_socket_roots past the roots: only the roots there are */
+		c.n_roots = 1;
+		c.n_socket_roots = 3;
+		ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &text, &params), 0);
+		check_params_match(text, params);
+		ck_assert_uint_eq(count(text, "(local unix-socket (subpath"), 1);
+		ck_assert_ptr_null(strstr(text, "WRITABLE_ROOT_1"));
+		free(text);
+		pdk_strv_freep(&params);
+		/* none named (a run with no project root): no socket rule in the roots */
+		c.n_roots = 4;
+		c.n_socket_roots = 0;
+		ck_assert_int_eq(pdk_seatbelt_profile(&c, &run, &text, &params), 0);
+		ck_assert_ptr_null(strstr(text, "unix-socket (subpath"));
+		free(text);
+		pdk_strv_freep(&params);
+	}
+}
+END_TEST
+
+/* The named grants, one golden profile each: the ssh-agent's socket where
+ * launchd puts it, by its /tmp path and its real path; Docker Desktop's
+ * socket in /var/run and where that link leads; Metal for --gpu. */
+START_TEST(golden_ssh_agent)
+{
+	const char *roots[] = { "/Users/dev/proj" };
+	const char *sockets[] = { "/tmp/com.apple.launchd.AbC123/Listeners",
+				  "/private/tmp/com.apple.launchd.AbC123/Listeners" };
+	const char *from[] = { "--ssh-agent", "--ssh-agent" };
+	const int fds[] = { -1, -1 };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .n_socket_roots = 1,
+				 .proxy_fd = -1, .unix_paths = sockets, .unix_fds = fds,
+				 .unix_from = from, .n_unix = 2, .cwd = "/Users/dev/proj" };
+
+	check_golden("ssh-agent", &c);
+}
+END_TEST
+
+START_TEST(golden_docker)
+{
+	const char *roots[] = { "/Users/dev/proj" };
+	const char *sockets[] = { "/private/var/run/docker.sock",
+				  "/Users/dev/.docker/run/docker.sock" };
+	const char *from[] = { "--docker", "--docker" };
+	const int fds[] = { -1, -1 };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .n_socket_roots = 1,
+				 .network = true, .proxy_fd = -1, .unix_paths = sockets,
+				 .unix_fds = fds, .unix_from = from, .n_unix = 2,
+				 .cwd = "/Users/dev/proj" };
+
+	check_golden("docker", &c);
+}
+END_TEST
+
+START_TEST(golden_gpu)
+{
+	const char *roots[] = { "/Users/dev/proj" };
+	struct pdk_confine c = { .roots = roots, .n_roots = 1, .n_socket_roots = 1,
+				 .proxy_fd = -1, .gpu = true, .cwd = "/Users/dev/proj" };
+
+	check_golden("gpu", &c);
+}
+END_TEST
+
+/*
+ * Grants side by side with allowUnixSockets: each socket under the words of
+ * what opened it, each group once, a path two of them name under the first;
+ * without a grant, no trace of it: no IOKit, no Metal, no host socket.
+ */
+START_TEST(grants_each_in_its_place)
+{
+	const char *sockets[] = { "/Users/dev/db.sock", "/Users/dev/agent.sock",
+				  "/var/run/docker.sock", "/Users/dev/db.sock" };
+	const char *from[] = { "allowUnixSockets", "--ssh-agent", "--docker", "--docker" };
+	struct pdk_confine c = { .proxy_fd = -1, .unix_paths = sockets, .unix_from = from,
+				 .n_unix = 4, .gpu = true };
+	char *text, **params;
+	const char *a, *s, *d, *g;
+
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &text, &params), 0);
+	check_params_match(text, params);
+	ck_assert_uint_eq(n_params(params, "UNIX_SOCKET_"), 3);
+	ck_assert_ptr_nonnull(strv_find(params, "UNIX_SOCKET_0=/Users/dev/db.sock"));
+	ck_assert_ptr_nonnull(strv_find(params, "UNIX_SOCKET_1=/Users/dev/agent.sock"));
+	ck_assert_ptr_nonnull(strv_find(params, "UNIX_SOCKET_2=/var/run/docker.sock"));
+	ck_assert_uint_eq(count(text, "; allowUnixSockets:"), 1);
+	ck_assert_uint_eq(count(text, "; --ssh-agent:"), 1);
+	ck_assert_uint_eq(count(text, "; --docker:"), 1);
+	ck_assert_uint_eq(count(text, "; --gpu:"), 1);
+	a = strstr(text, "; allowUnixSockets:");
+	s = strstr(text, "; --ssh-agent:");
+	d = strstr(text, "; --docker:");
+	g = strstr(text, "; --gpu:");
+	ck_assert(a < s && s < d && d < g);
+	ck_assert_ptr_nonnull(strstr(a, "(param \"UNIX_SOCKET_0\")"));
+	ck_assert(strstr(a, "(param \"UNIX_SOCKET_0\")") < s);
+	ck_assert(strstr(s, "(param \"UNIX_SOCKET_1\")") < d);
+	ck_assert(strstr(d, "(param \"UNIX_SOCKET_2\")") < g);
+	ck_assert_uint_eq(count(text, "(param \"UNIX_SOCKET_0\")"), 1);
+	free(text);
+	pdk_strv_freep(&params);
+
+	/* no unix_from (a caller that does not say): allowUnixSockets' words */
+	c.unix_from = NULL;
+	c.gpu = false;
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &text, &params), 0);
+	ck_assert_uint_eq(count(text, "; allowUnixSockets:"), 1);
+	ck_assert_ptr_null(strstr(text, "--ssh-agent"));
+	ck_assert_ptr_null(strstr(text, "--docker"));
+	free(text);
+	pdk_strv_freep(&params);
+
+	/* the attack: nothing granted, nothing of the grants */
+	c.n_unix = 0;
+	ck_assert_int_eq(pdk_seatbelt_profile(&c, NULL, &text, &params), 0);
+	ck_assert_ptr_null(strstr(text, "iokit"));
+	ck_assert_ptr_null(strstr(text, "MTLCompilerService"));
+	ck_assert_ptr_null(strstr(text, "AGX"));
+	ck_assert_ptr_null(strstr(text, "IOSurface"));
+	ck_assert_ptr_null(strstr(text, "(remote unix-socket"));
+	ck_assert_uint_eq(n_params(params, "UNIX_SOCKET_"), 0);
+	free(text);
+	pdk_strv_freep(&params);
+}
+END_TEST
+
+/* --print-profile says each grant: the profile it prints carries the words
+ * and rules, and the command line the socket's path as a -D parameter. */
+START_TEST(describe_says_grants)
+{
+	const char *sockets[] = { "/Users/dev/agent.sock", "/var/run/docker.sock" };
+	const char *from[] = { "--ssh-agent", "--docker" };
+	const int fds[] = { -1, -1 };
+	struct pdk_confine c = { .network = true, .proxy_fd = -1, .unix_paths = sockets,
+				 .unix_fds = fds, .unix_from = from, .n_unix = 2, .gpu = true };
+	char *const cmd[] = { "/bin/true", NULL };
+	char *text = NULL;
+	size_t len = 0;
+	void *state = NULL;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_int_eq(prepare(&c, &state), 0);
+	ck_assert_int_eq(pdk_backend_seatbelt.describe(state, cmd, f), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "; --ssh-agent: the ssh-agent"));
+	ck_assert_ptr_nonnull(strstr(text, "; --docker: the container engine"));
+	ck_assert_ptr_nonnull(strstr(text, "; --gpu: Metal compute"));
+	ck_assert_ptr_nonnull(strstr(text, "(iokit-user-client-class \"AGXDeviceUserClient\")"));
+	ck_assert_ptr_nonnull(strstr(text, "(global-name \"com.apple.MTLCompilerService\")"));
+	ck_assert_ptr_nonnull(strstr(text, "-D UNIX_SOCKET_0=/Users/dev/agent.sock"));
+	ck_assert_ptr_nonnull(strstr(text, "-D UNIX_SOCKET_1=/var/run/docker.sock"));
+	free(text);
+	pdk_backend_seatbelt.release(state);
+}
+END_TEST
+
 static Suite *seatbelt_suite(void)
 {
 	Suite *s = suite_create("seatbelt");
@@ -1712,6 +1923,12 @@ static Suite *seatbelt_suite(void)
 	tcase_add_test(g, unix_sockets_each_mode);
 	tcase_add_test(g, protected_after_allows);
 	tcase_add_test(g, protected_at_top);
+	tcase_add_test(g, golden_own_sockets);
+	tcase_add_test(g, own_sockets_each_mode);
+	tcase_add_test(g, golden_ssh_agent);
+	tcase_add_test(g, golden_docker);
+	tcase_add_test(g, golden_gpu);
+	tcase_add_test(g, grants_each_in_its_place);
 	suite_add_tcase(s, g);
 
 	tcase_add_test(p, injection_root_and_protect);
@@ -1735,6 +1952,7 @@ static Suite *seatbelt_suite(void)
 	tcase_add_test(b, nested_runs_plainly);
 	tcase_add_test(b, run_tmpdir_sockets_each_mode);
 	tcase_add_test(b, run_tmpdir_made_and_removed);
+	tcase_add_test(b, describe_says_grants);
 	suite_add_tcase(s, b);
 	return s;
 }

@@ -40,6 +40,10 @@ tests/unit/check_classes.$(OBJEXT): src/policy/read_only_table.h
 # Read from $(srcdir)/tests/golden/seatbelt (the test harness exports srcdir).
 EXTRA_DIST += \
 	tests/golden/seatbelt/macos-run.golden \
+	tests/golden/seatbelt/own-sockets.golden \
+	tests/golden/seatbelt/ssh-agent.golden \
+	tests/golden/seatbelt/docker.golden \
+	tests/golden/seatbelt/gpu.golden \
 	tests/golden/seatbelt/hookspath.golden \
 	tests/golden/seatbelt/network-domains.golden \
 	tests/golden/seatbelt/network-off.golden \
