@@ -490,8 +490,12 @@ static int run_confine(struct run *x)
 	if (x->cd)
 		return 0;
 	r = pdk_sandbox_setup(&x->c.o, &x->c.cfg, x->path, environ, &x->sb, why, sizeof(why));
-	if (r < 0)
-		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: %s", why);
+	if (r < 0) {
+		char advice[400];
+
+		return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE, "run: %s%s", why,
+			    fault_advice(r, false, advice, sizeof(advice)));
+	}
 	if (x->c.o.print_profile) {
 		if (pdk_sandbox_describe(&x->sb, stdout) < 0)
 			return fail(x, PDK_FAIL_INTERNAL, PDK_EXIT_FAILURE,
