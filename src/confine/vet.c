@@ -409,10 +409,16 @@ static int undo(const struct pdk_vet *v, char **ret_made, char **ret_configs)
 	for (size_t i = 0; r == 0 && i < v->n_configs; i++)
 		if (v->configs[i].pinned && !v->configs[i].hook)
 			pins[n_pins++] = v->configs[i].path;
-	if (r == 0)
-		r = pdk_vetgit_undo(v->roots, v->n_roots, v->gitdirs, v->n_gitdirs, v->known,
-				    v->n_known, v->gitfiles, v->n_gitfiles, pins, n_pins, &cf,
-				    &cbuf, &csize);
+	if (r == 0) {
+		struct pdk_vetgit_repos g = {
+		    .roots = v->roots, .n_roots = v->n_roots,
+		    .gitdirs = v->gitdirs, .n_gitdirs = v->n_gitdirs,
+		    .known = v->known, .n_known = v->n_known,
+		    .gitfiles = v->gitfiles, .n_gitfiles = v->n_gitfiles,
+		    .pins = pins, .n_pins = n_pins,
+		};
+		r = pdk_vetgit_undo(&g, &cf, &cbuf, &csize);
+	}
 	if (r == 0)
 		r = undo_made(v, &mf, &mbuf, &msize);
 	/* What the run committed is never taken for git's own checkout by a later run. */

@@ -313,10 +313,12 @@ static bool in_repository(const char *dir, char *const *gitdirs, size_t n)
 	return false;
 }
 
-int pdk_vetgit_undo(char *const *roots, size_t n_roots, char *const *gitdirs, size_t n,
-		    char *const *known, size_t n_known, char *const *gitfiles, size_t n_gitfiles,
-		    char *const *pins, size_t n_pins, FILE **f, char **buf, size_t *size)
+int pdk_vetgit_undo(const struct pdk_vetgit_repos *g, FILE **f, char **buf, size_t *size)
 {
+	char *const *roots = g->roots, *const *gitdirs = g->gitdirs, *const *known = g->known;
+	char *const *gitfiles = g->gitfiles, *const *pins = g->pins;
+	size_t n_roots = g->n_roots, n = g->n_gitdirs, n_known = g->n_known;
+	size_t n_gitfiles = g->n_gitfiles, n_pins = g->n_pins;
 	int r = 0;
 
 	for (size_t i = 0; r == 0 && i < n; i++) {

@@ -29,8 +29,18 @@ int pdk_vetgit_gitdirs_under(const char *dir, char ***out, size_t *n_out);
  * before, else it is vetted as a new git directory.
  * What was undone, as clauses, onto *f (opened on buf and size on first use). 0 or -ENOMEM.
  */
-int pdk_vetgit_undo(char *const *roots, size_t n_roots, char *const *gitdirs, size_t n,
-		    char *const *known, size_t n_known, char *const *gitfiles, size_t n_gitfiles,
-		    char *const *pins, size_t n_pins, FILE **f, char **buf, size_t *size);
+struct pdk_vetgit_repos {
+	char *const *roots; /* what the trash may take from */
+	size_t n_roots;
+	char *const *gitdirs; /* the repositories' git directories */
+	size_t n_gitdirs;
+	char *const *known; /* the git directories in their modules and worktrees before */
+	size_t n_known;
+	char *const *gitfiles; /* submodules' .git, missing before */
+	size_t n_gitfiles;
+	char *const *pins; /* .git files put back after the run already */
+	size_t n_pins;
+};
+int pdk_vetgit_undo(const struct pdk_vetgit_repos *g, FILE **f, char **buf, size_t *size);
 
 #endif
