@@ -24,7 +24,7 @@ $(LIBPADDOCK_SO): libpaddock_pic.a
 	$(AM_V_CCLD)$(CC) $(CFLAGS) $(SAN_CFLAGS) $(HARDEN_LDFLAGS) $(LDFLAGS) -shared \
 		-Wl,-soname,libpaddock.so.0 $(SO_LDFLAGS) -o $@ \
 		-Wl,--whole-archive libpaddock_pic.a -Wl,--no-whole-archive \
-		$(SHARED_DEPS_LIBS) -lpthread
+		$(SHARED_DEPS_LIBS) -lpthread -lm
 	$(AM_V_at)ln -sf $@ libpaddock.so.0 && ln -sf libpaddock.so.0 libpaddock.so
 CLEANFILES += $(LIBPADDOCK_SO) libpaddock.so.0 libpaddock.so
 

@@ -498,7 +498,7 @@ int paddock_run(struct paddock_session *s, const struct paddock_request *rq,
 		struct paddock_result **ret, char *why, size_t why_len)
 {
 	struct paddock_result *res;
-	cJSON *args, *out;
+	cJSON *args, *out = NULL;
 	const cJSON *sc;
 	char *json;
 	int r;
@@ -576,7 +576,7 @@ int paddock_check(struct paddock_session *s, const struct paddock_request *rq,
 {
 	struct paddock_decision *d;
 	const char *verdict;
-	cJSON *args, *out;
+	cJSON *args, *out = NULL;
 	const cJSON *sc;
 	int r;
 
@@ -632,7 +632,7 @@ void paddock_decision_free(struct paddock_decision *d)
 int paddock_recall(struct paddock_session *s, const char *output_id, unsigned from,
 		   const char *match, char **ret, char *why, size_t why_len)
 {
-	cJSON *args = cJSON_CreateObject(), *out;
+	cJSON *args = cJSON_CreateObject(), *out = NULL;
 	const cJSON *sc;
 	const char *text, *kind;
 	int r;
