@@ -498,7 +498,7 @@ int paddock_run(struct paddock_session *s, const struct paddock_request *rq,
 		struct paddock_result **ret, char *why, size_t why_len)
 {
 	struct paddock_result *res;
-	cJSON *args, *out = NULL;
+	cJSON *args = NULL, *out = NULL;
 	const cJSON *sc;
 	char *json;
 	int r;
@@ -576,7 +576,7 @@ int paddock_check(struct paddock_session *s, const struct paddock_request *rq,
 {
 	struct paddock_decision *d;
 	const char *verdict;
-	cJSON *args, *out = NULL;
+	cJSON *args = NULL, *out = NULL;
 	const cJSON *sc;
 	int r;
 

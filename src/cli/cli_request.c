@@ -134,7 +134,7 @@ int pdk_cli_request_main(int argc, char **argv, int at)
 		pdk_strv_release(&v);
 		return fail("run: %s", why);
 	}
-	if ((r = pdk_agent_run_request(json, &req, why, sizeof(why))) < 0) {
+	if (pdk_agent_run_request(json, &req, why, sizeof(why)) < 0) {
 		pdk_request_release(&req);
 		cJSON_Delete(json);
 		pdk_strv_release(&v);

@@ -820,7 +820,7 @@ static bool abstract_live(struct pdk_netsup *ns, pid_t tid, const char *name, si
 /* Note the abstract name the socket has now (an autobind too) as the run's. */
 static void record_abstract(struct call *c)
 {
-	struct sockaddr_un sun;
+	struct sockaddr_un sun = {0};
 	socklen_t len = sizeof(sun);
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 	struct ubound u = {.fd = -1};
@@ -1211,10 +1211,12 @@ static int copy_msg(struct call *c, const struct msghdr *theirs, struct msghdr *
 
 /* A send with the command's message (already copied): the address checked
  * where there is one, on a socket of a family that uses it. */
-static long send_copied(struct call *c, struct msghdr *m, int flags)
+static long send_copied(struct call *c, struct msghdr *theirs, int flags)
 {
 	_cleanup_close_ int via = -1;
 	struct sockaddr_un sun;
+	/* A copy: the address may be pointed at sun, which ends with this call. */
+	struct msghdr copy = *theirs, *m = &copy;
 	int r;
 
 	if (m->msg_name && c->domain == AF_UNIX) {
