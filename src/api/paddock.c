@@ -236,7 +236,8 @@ static int call(struct paddock_session *s, const char *method, cJSON *params, cJ
 	cJSON_Delete(msg);
 	while (r == 0 && (m = recv_msg(s, &r))) {
 		const cJSON *mid = cJSON_GetObjectItemCaseSensitive(m, "id");
-		const char *meth = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "method"));
+		const char *meth =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "method"));
 
 		if (meth && mid && strcmp(meth, "elicitation/create") == 0) {
 			r = answer_question(s, m);
@@ -281,27 +282,32 @@ int paddock_session_new(const struct paddock_options *opts, struct paddock_sessi
 	if (opts) {
 		if (opts->size < offsetof(struct paddock_options, config) ||
 		    opts->size > sizeof(o))
-			return pdk_why(why, why_len, -EINVAL, "paddock_session_new: options.size %zu "
-				    "is not a size of struct paddock_options; use PADDOCK_OPTIONS_INIT",
-				    opts->size);
+			return pdk_why(why, why_len, -EINVAL,
+				"paddock_session_new: options.size %zu "
+				"is not a size of struct paddock_options; use PADDOCK_OPTIONS_INIT",
+				opts->size);
 		memcpy(&o, opts, opts->size);
 	}
 	if (o.bound && (o.bound < 1024 || o.bound > 1048576))
-		return pdk_why(why, why_len, -EINVAL, "paddock_session_new: bound %zu is out of range: "
-			    "give 1024 to 1048576 bytes, or 0 for the configured one", o.bound);
+		return pdk_why(why, why_len, -EINVAL,
+			"paddock_session_new: bound %zu is out of range: "
+			"give 1024 to 1048576 bytes, or 0 for the configured one", o.bound);
 	if (o.backend && !pdk_backend_find(o.backend))
-		return pdk_why(why, why_len, -EINVAL, "paddock_session_new: no backend '%.64s' in this "
-			    "build; give one of those `paddock doctor` lists, or NULL", o.backend);
+		return pdk_why(why, why_len, -EINVAL,
+			"paddock_session_new: no backend '%.64s' in this "
+			"build; give one of those `paddock doctor` lists, or NULL", o.backend);
 	if (o.state_home && o.state_home[0] != '/')
-		return pdk_why(why, why_len, -EINVAL, "paddock_session_new: state_home '%.200s' is not "
-			    "absolute; give an absolute path, or NULL", o.state_home);
+		return pdk_why(why, why_len, -EINVAL,
+			"paddock_session_new: state_home '%.200s' is not "
+			"absolute; give an absolute path, or NULL", o.state_home);
 	program = o.program ? o.program : getenv("PADDOCK_PROGRAM");
 	if (!program || !*program)
 		program = PDK_BINDIR "/paddock";
 	if (access(program, X_OK) < 0)
-		return pdk_why(why, why_len, -ENOENT, "paddock_session_new: the paddock program %.300s: "
-			    "%s; install paddock, or name it in options.program", program,
-			    strerror(errno));
+		return pdk_why(why, why_len, -ENOENT,
+			"paddock_session_new: the paddock program %.300s: "
+			"%s; install paddock, or name it in options.program", program,
+			strerror(errno));
 	/* A bad configuration is said now, in the caller's words, not on each call. */
 	if (pdk_cli_config_load_why(NULL, "paddock_session_new", o.config, false, &cfg, line,
 				    sizeof(line)) < 0)
@@ -316,7 +322,8 @@ int paddock_session_new(const struct paddock_options *opts, struct paddock_sessi
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		r = -errno;
 		free(s);
-		return pdk_why(why, why_len, r, "paddock_session_new: socketpair: %s", strerror(-r));
+		return pdk_why(why, why_len, r,
+			"paddock_session_new: socketpair: %s", strerror(-r));
 	}
 	s->engine = fork();
 	if (s->engine == 0)
@@ -402,8 +409,9 @@ static int request_args(const struct paddock_request *rq, cJSON **ret, char *why
 			    "struct paddock_request; use PADDOCK_REQUEST_INIT", rq->size);
 	memcpy(&q, rq, rq->size);
 	if (!q.argv || !q.argv[0] || !q.argv[0][0])
-		return pdk_why(why, why_len, -EINVAL, "paddock: the request has no program: give argv "
-			    "as {\"ls\", \"-l\", NULL}");
+		return pdk_why(why, why_len, -EINVAL,
+			"paddock: the request has no program: give argv "
+			"as {\"ls\", \"-l\", NULL}");
 	if (q.network > PADDOCK_NETWORK_FULL)
 		return pdk_why(why, why_len, -EINVAL, "paddock: request.network %d is none of "
 			    "PADDOCK_NETWORK_OFF, _DOMAINS, _FULL", (int)q.network);
@@ -416,7 +424,8 @@ static int request_args(const struct paddock_request *rq, cJSON **ret, char *why
 	    (q.cwd && !cJSON_AddStringToObject(a, "workingDirectory", q.cwd)) ||
 	    (q.network && !cJSON_AddStringToObject(a, "network", q.network == PADDOCK_NETWORK_FULL
 							       ? "full" : "domains")) ||
-	    (q.network == PADDOCK_NETWORK_DOMAINS && add_strings(a, "allowDomains", q.domains) < 0) ||
+	    (q.network == PADDOCK_NETWORK_DOMAINS &&
+	     add_strings(a, "allowDomains", q.domains) < 0) ||
 	    add_strings(a, "writePaths", q.write_paths) < 0 ||
 	    (q.timeout && !cJSON_AddNumberToObject(a, "timeoutSeconds", q.timeout)) ||
 	    (q.outside_sandbox && !cJSON_AddTrueToObject(a, "outsideSandbox")) ||
@@ -606,7 +615,8 @@ int paddock_check(struct paddock_session *s, const struct paddock_request *rq,
 	if (r == 0)
 		r = dup_member(sc, "rule", &d->rule);
 	if (r == 0)
-		r = dup_member(sc, d->verdict == PADDOCK_VERDICT_REFUSE ? "message" : "ask", &d->why);
+		r = dup_member(sc, d->verdict == PADDOCK_VERDICT_REFUSE ? "message" : "ask",
+			       &d->why);
 	if (r == 0 && !(d->json = cJSON_PrintUnformatted(sc)))
 		r = -ENOMEM;
 	cJSON_Delete(out);
@@ -641,8 +651,9 @@ int paddock_recall(struct paddock_session *s, const char *output_id, unsigned fr
 		*why = '\0';
 	if (!s || !ret || !output_id) {
 		cJSON_Delete(args);
-		return pdk_why(why, why_len, -EINVAL, "paddock_recall: the session, output_id or ret "
-			    "is NULL");
+		return pdk_why(why, why_len, -EINVAL,
+			"paddock_recall: the session, output_id or ret "
+			"is NULL");
 	}
 	if (!args || !cJSON_AddStringToObject(args, "id", output_id) ||
 	    (from && !cJSON_AddNumberToObject(args, "from", from)) ||
