@@ -51,6 +51,7 @@ EXTRA_DIST += \
 	tests/golden/seatbelt/no-roots.golden \
 	tests/golden/seatbelt/one-root.golden \
 	tests/golden/seatbelt/protected.golden \
+	tests/golden/seatbelt/secrets.golden \
 	tests/golden/seatbelt/several-roots.golden \
 	tests/golden/seatbelt/unix-socket-domains.golden \
 	tests/golden/seatbelt/unix-socket-off.golden \
