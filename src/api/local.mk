@@ -34,9 +34,16 @@ install-exec-local: $(LIBPADDOCK_SO)
 	cd '$(DESTDIR)$(libdir)' && ln -sf $(LIBPADDOCK_SO) libpaddock.so.0 && \
 		ln -sf libpaddock.so.0 libpaddock.so
 	$(INSTALL_DATA) libpaddock_pic.a '$(DESTDIR)$(libdir)/libpaddock.a'
+# A name for each function, linked to paddock(3), which documents them all.
+PADDOCK_MAN3_LINKS = paddock_session_new paddock_session_free paddock_run paddock_result_free \
+	paddock_check paddock_decision_free paddock_recall paddock_version
+install-data-local:
+	$(MKDIR_P) '$(DESTDIR)$(man3dir)'
+	cd '$(DESTDIR)$(man3dir)' && for f in $(PADDOCK_MAN3_LINKS); do ln -sf paddock.3 $$f.3; done
 uninstall-local:
 	rm -f '$(DESTDIR)$(libdir)/$(LIBPADDOCK_SO)' '$(DESTDIR)$(libdir)/libpaddock.so.0' \
 		'$(DESTDIR)$(libdir)/libpaddock.so' '$(DESTDIR)$(libdir)/libpaddock.a'
+	for f in $(PADDOCK_MAN3_LINKS); do rm -f '$(DESTDIR)$(man3dir)/'$$f.3; done
 
 # examples/run.c: a whole program over the library, built and run by make check.
 check_PROGRAMS += examples/run

@@ -25,7 +25,8 @@ check "make install DESTDIR puts the library in place" test $? = 0
 prefix=$(sed -n 's/^prefix=//p' "$top/paddock.pc")
 libdir=$(PKG_CONFIG_PATH= pkg-config --variable=libdir "$top/paddock.pc")
 for f in "$prefix/include/paddock.h" "$libdir/libpaddock.so.0" "$libdir/libpaddock.a" \
-	"$libdir/pkgconfig/paddock.pc" "$prefix/bin/paddock"; do
+	"$libdir/pkgconfig/paddock.pc" "$prefix/bin/paddock" "$prefix/share/man/man3/paddock.3" \
+	"$prefix/share/man/man3/paddock_run.3"; do
 	check "installed: $f" test -e "$inst$f"
 done
 
