@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # soak-mcp.py - the resident half of `make soak`: N run_command calls through one `paddock mcp`,
-# the server's descriptors and RSS sampled after the first 100 calls and at the end.
+# the server's descriptors and RSS sampled after the first 100 calls and at the end (and every
+# 1000 calls, on stderr).
 import json, os, subprocess, sys
 
 usage = "usage: soak-mcp.py PADDOCK N CWD (prints: fds_start fds_end rss_kb_start rss_kb_end)"
@@ -47,6 +48,9 @@ for i in range(1, n + 1):
         bad += 1
     if i == min(100, n):
         start = sample()
+    if i % 1000 == 0:
+        print("soak-mcp: %d calls: fds %d rss_kb %d failed %d" % ((i,) + sample() + (bad,)),
+              file=sys.stderr, flush=True)
 end = sample()
 p.stdin.close()
 p.wait()
