@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +52,9 @@ struct orders {
 	int exe;	      /* paddock's own executable, to finish it with, or -1 */
 	long kill_at;	      /* pdk_raw_ms_now() past which the run dies anyway; 0: never */
 	char *const *envp;    /* paddock's environment, for that */
+	pid_t (*spawn)(void *arg); /* starts the command as the guardian's child; NULL: none */
+	void *spawn_arg;
+	pid_t child;		   /* the command, once started */
 };
 
 /* Everything from here to guardian() runs in the guardian: raw system calls
@@ -131,23 +136,118 @@ static void kill_marked(const struct orders *o, int timeout_ms)
 	}
 }
 
-/* Kill the run: its cgroup, else every process marked as its own. 0, or 1
- * when the cgroup would not empty. */
-static int kill_run(const struct orders *o)
+/* Reap every child that has ended; the command's status into *ws, and
+ * *done set, when it is among them. */
+static void reap_children(const struct orders *o, int *ws, bool *done)
 {
+	int status;
+	long w;
+
+	while ((w = pdk_raw_syscall(SYS_wait4, -1, (long)&status, WNOHANG | __WALL, 0, 0)) > 0) {
+		if (o->child > 0 && w == o->child) {
+			*ws = status;
+			*done = true;
+		}
+	}
+}
+
+/* SIGKILL every child the guardian has: as a subreaper it inherits every
+ * orphan of the run. How many were signalled. */
+static int kill_children(void)
+{
+	char buf[4096];
+	long n, pid = 0;
+	int fd, hits = 0;
+
+	fd = pdk_raw_openat(AT_FDCWD, "/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while ((n = pdk_raw_read(fd, buf, sizeof(buf))) > 0) {
+		for (long i = 0; i < n; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9') {
+				pid = pid * 10 + (buf[i] - '0');
+				continue;
+			}
+			if (pid > 1 && pdk_raw_kill((pid_t)pid, SIGKILL) == 0)
+				hits++;
+			pid = 0;
+		}
+	}
+	if (pid > 1 && pdk_raw_kill((pid_t)pid, SIGKILL) == 0)
+		hits++;
+	pdk_raw_close(fd);
+	return hits;
+}
+
+/* Kill the command's group and every child of the guardian's, and reap them,
+ * until none is left or timeout_ms pass: true when none is. */
+static bool clear_children(const struct orders *o, int *ws, bool *done, long timeout_ms)
+{
+	long until = pdk_raw_ms_now() + timeout_ms;
+
+	for (;;) {
+		bool group = o->child > 0 && pdk_raw_kill(-o->child, SIGKILL) == 0;
+		int hits = kill_children();
+
+		reap_children(o, ws, done);
+		if (!group && !hits)
+			return true;
+		if (pdk_raw_ms_now() >= until)
+			return false;
+		pdk_raw_nap(1000 * 1000);
+	}
+}
+
+/* Kill the run: its cgroup, else every process marked as its own; then
+ * what is left of the guardian's own children. 0, or 1 when the cgroup
+ * would not empty. */
+static int kill_run(const struct orders *o, int *ws, bool *done)
+{
+	int rc = 0;
+
 	if (o->has_cg)
-		return pdk_cgroup_kill(&o->cg, 10000) == 0 ? 0 : 1;
-	if (o->mlen)
+		rc = pdk_cgroup_kill(&o->cg, 10000) == 0 ? 0 : 1;
+	else if (o->mlen)
 		kill_marked(o, 10000);
-	return 0;
+	if (o->spawn && !clear_children(o, ws, done, 10000))
+		rc = 1;
+	return rc;
+}
+
+/* What the guardian tells paddock: the command's pid (PDK_GUARD_PID), that
+ * it could not start it (PDK_GUARD_FAILED, -errno), or its wait status and
+ * whether nothing of the run was left after it (PDK_GUARD_EXIT). */
+static void tell(int fd, int what, int val, int cleared)
+{
+	int msg[3] = {what, val, cleared};
+
+	pdk_raw_syscall(SYS_sendto, fd, (long)msg, sizeof(msg), MSG_NOSIGNAL, 0);
+}
+
+/* Wait until fd a or b is readable or ms pass (ms < 0: no bound): a bit mask
+ * of the readable (1: a, 2: b), 0 at the time, or -errno. */
+static int wait_either(int a, int b, long ms)
+{
+	struct {
+		int fd;
+		short events, revents;
+	} pfd[2] = {{a, 1 /* POLLIN */, 0}, {b, 1, 0}};
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	int r = (int)pdk_raw_syscall(SYS_ppoll, (long)pfd, 2, ms < 0 ? 0 : (long)&ts, 0, 0);
+
+	if (r <= 0)
+		return r;
+	return (pfd[0].revents ? 1 : 0) | (pfd[1].revents ? 2 : 0);
 }
 
 /* The guardian; its exit status is what it returns. */
 static int guardian(struct orders *o)
 {
 	char b = 0;
-	long n;
-	int s_hi, l_hi = -1, f_hi = -1, e_hi = -1, rc = 0;
+	long n, kill_at = o->kill_at;
+	int s_hi, l_hi = -1, f_hi = -1, e_hi = -1, rc = 0, sfd, ws = 0;
+	bool done = true, told = true;
+	uint64_t sigchld = 1ULL << (SIGCHLD - 1);
 
 	/* Its own process group: a kill of paddock's group, or the terminal's
 	 * ^C (sent to the foreground group), does not take the guardian along;
@@ -159,6 +259,20 @@ static int guardian(struct orders *o)
 	pdk_raw_setpgid();
 	for (size_t i = 0; i < PDK_ARRAY_SIZE(ignored); i++)
 		pdk_raw_ignore(ignored[i]);
+	/* The command as the guardian's child, and every orphan of the run
+	 * too: when paddock dies, they are the guardian's to kill and reap,
+	 * not left to an init that may never reap them. Started before the
+	 * descriptors below are shuffled: it needs its pipes. */
+	if (o->spawn) {
+		pdk_raw_syscall(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+		o->child = o->spawn(o->spawn_arg);
+		if (o->child <= 0) {
+			tell(o->sock, PDK_GUARD_FAILED, o->child < 0 ? o->child : -EIO, 0);
+			return 1;
+		}
+		tell(o->sock, PDK_GUARD_PID, o->child, 0);
+		done = told = false;
+	}
 	/* Hold nothing of paddock's (its output pipes, its stdout) but the
 	 * socket and the cgroup slot's lock, which keeps the slot from the
 	 * next run until the guardian is done. Both are moved out of the way
@@ -186,25 +300,59 @@ static int guardian(struct orders *o)
 		pdk_raw_close(6);
 	}
 	pdk_raw_close_from(7);
-	/* The run's own time, past its timeout and the grace: a paddock that
-	 * cannot act (stopped with SIGSTOP, starved) still has its run ended. */
-	while (o->kill_at) {
-		long left = o->kill_at - pdk_raw_ms_now();
-		int ready = left > 0 ? pdk_raw_wait_readable(3, left) : 0;
+	/* SIGCHLD, blocked as every signal is, read as an event. */
+	sfd = (int)pdk_raw_syscall(SYS_signalfd4, -1, (long)&sigchld, 8,
+				   SFD_NONBLOCK | SFD_CLOEXEC, 0);
+	for (;;) {
+		long left = -1;
+		int ready;
 
-		if (ready == -EINTR)
+		reap_children(o, &ws, &done);
+		if (done && !told) {
+			/* Nothing of the run outlives its main process. */
+			bool cleared = clear_children(o, &ws, &done, 2000);
+
+			tell(3, PDK_GUARD_EXIT, ws, cleared);
+			told = true;
+		}
+		/* The run's own time, past its timeout and the grace: a paddock that
+		 * cannot act (stopped with SIGSTOP, starved) still has its run ended. */
+		if (kill_at) {
+			left = kill_at - pdk_raw_ms_now();
+			if (left <= 0) {
+				kill_run(o, &ws, &done);
+				kill_at = 0;
+				continue;
+			}
+		}
+		/* Without the signal's descriptor, a look at the children every 10 ms. */
+		if (sfd < 0 && !told && (left < 0 || left > 10))
+			left = 10;
+		ready = wait_either(3, sfd, left);
+		if (ready == -EINTR || ready == 0)
 			continue;
-		if (ready == 0)
-			kill_run(o);
+		if (ready < 0)
+			break;
+		if (ready & 2) {
+			uint8_t info[128 * 4];
+
+			while (pdk_raw_read(sfd, info, sizeof(info)) > 0)
+				;
+		}
+		if (!(ready & 1))
+			continue;
+		do
+			n = pdk_raw_read(3, &b, 1);
+		while (n == -EINTR);
+		if (n == 1 && b == 'd') {
+			if (o->spawn)
+				clear_children(o, &ws, &done, 2000);
+			return 0;
+		}
 		break;
 	}
-	do
-		n = pdk_raw_read(3, &b, 1);
-	while (n == -EINTR);
-	if (n == 1 && b == 'd')
-		return 0;
 	/* paddock is gone and did not clean up: the run must not outlive it. */
-	rc = kill_run(o);
+	rc = kill_run(o, &ws, &done);
 	/* Then what the command made at protected names is undone, by paddock itself: the
 	 * journal's lock goes along, so no other run takes it meanwhile. */
 	if (f_hi >= 0) {
@@ -219,15 +367,40 @@ static int guardian(struct orders *o)
 
 /* The end of the guardian's code. */
 
-int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char *marker,
-		    int devnull, int finish, long kill_after_ms)
+/* Read one message of the guardian's; 1, 0 when none waits (!block), or -errno. */
+static int hear(struct pdk_guard *g, bool block, int msg[3])
 {
-	struct orders o = {.lock = -1, .devnull = devnull, .finish = -1, .exe = -1};
+	size_t got = 0;
+
+	while (got < 3 * sizeof(int)) {
+		ssize_t n = recv(g->fd, (char *)msg + got, 3 * sizeof(int) - got,
+				 block || got ? 0 : MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && !got)
+			return 0;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		got += (size_t)n;
+	}
+	return 1;
+}
+
+int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char *marker,
+		    int devnull, int finish, long kill_after_ms, pid_t (*spawn)(void *arg),
+		    void *spawn_arg)
+{
+	struct orders o = {.lock = -1, .devnull = devnull, .finish = -1, .exe = -1,
+			   .spawn = spawn, .spawn_arg = spawn_arg};
+	int msg[3];
 	sigset_t all, old;
 	pid_t pid;
 	int sv[2];
 
 	g->fd = -1;
+	g->child = 0;
+	g->exited = false;
 	if (kill_after_ms > 0)
 		o.kill_at = pdk_raw_ms_now() + kill_after_ms;
 	o.mlen = marker ? strlen(marker) : 0;
@@ -280,7 +453,38 @@ int pdk_guard_start(struct pdk_guard *g, const struct pdk_cgroup *cg, const char
 	g->pid = pid;
 	if (!exit_hook)
 		exit_hook = atexit(reap_stale) == 0;
-	return 0;
+	if (!spawn)
+		return 0;
+	/* The guardian's first word: the command's pid, or why it could not start it. */
+	int r = hear(g, true, msg);
+
+	if (r > 0 && msg[0] == PDK_GUARD_PID && msg[1] > 0) {
+		g->child = msg[1];
+		return 0;
+	}
+	r = r < 0 ? r : msg[0] == PDK_GUARD_FAILED && msg[1] < 0 ? msg[1] : -EPROTO;
+	pdk_guard_stop(g, true);
+	return r;
+}
+
+int pdk_guard_child_status(struct pdk_guard *g, bool block, int *ret_wstatus, bool *ret_cleared)
+{
+	int msg[3], r;
+
+	if (g->exited)
+		return 1;
+	r = g->fd < 0 ? -EBADF : hear(g, block, msg);
+	if (r == 0)
+		return 0;
+	if (r < 0 || msg[0] != PDK_GUARD_EXIT) {
+		/* The guardian is gone, and the command (its child) with it. */
+		msg[1] = SIGKILL;
+		msg[2] = 0;
+	}
+	g->exited = true;
+	*ret_wstatus = msg[1];
+	*ret_cleared = msg[2] != 0;
+	return 1;
 }
 
 void pdk_guard_stop(struct pdk_guard *g, bool done)

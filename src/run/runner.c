@@ -525,6 +525,8 @@ struct run {
 	bool exited, term_sent, child_event;
 	bool cleared; /* nothing of the run was left after the last kill */
 	bool emptied; /* the cgroup was emptied, and its limit read, at the exit */
+	bool guarded; /* the guardian starts the command and reaps the run */
+	long guard_after; /* its kill_after_ms */
 #ifdef __linux__
 	char **marked_envp;
 	char marker[64];
@@ -583,13 +585,11 @@ static int run_limit_procs(struct run *x)
 		x->plan.envp = x->marked_envp;
 		/* Past the timeout and both graces, paddock's own kill is late:
 		 * it is stopped or starved, and the guardian ends the run. */
-		long after = spec->timeout > 0
-				 ? (long)((spec->timeout + 2 * PDK_KILL_GRACE + 1) * 1000)
-				 : 0;
-
-		if ((r = pdk_guard_start(&x->guard, x->cg, x->cg ? NULL : x->marker, x->devnull,
-					 spec->finish_fd > 2 ? spec->finish_fd : -1, after)) < 0)
-			return r;
+		x->guard_after = spec->timeout > 0
+				     ? (long)((spec->timeout + 2 * PDK_KILL_GRACE + 1) * 1000)
+				     : 0;
+		/* Started with the command, which it starts (run_start). */
+		x->guarded = true;
 	}
 #endif
 	if (st->procs_how == PDK_PROCS_CGROUP) {
@@ -622,14 +622,45 @@ static void run_catch_signals(struct run *x)
 #endif
 }
 
+/* Wait for the child: reaped here, or by the guardian, which says how it
+ * ended (and whether it cleared the rest of the run). */
+static void run_wait_child(struct run *x)
+{
+	bool cleared;
+
+	if (!x->guard.child) {
+		while (waitpid(x->pid, &x->wstatus, 0) < 0 && errno == EINTR)
+			;
+		return;
+	}
+	if (!x->guard.exited &&
+	    pdk_guard_child_status(&x->guard, true, &x->wstatus, &cleared) > 0)
+		x->cleared = cleared && x->cleared;
+}
+
 /* SIGKILL the child (and its group, when it has made one) and reap it. */
 static void run_kill_child(struct run *x, bool group)
 {
 	if (group)
 		kill(-x->pid, SIGKILL);
-	kill(x->pid, SIGKILL);
-	while (waitpid(x->pid, &x->wstatus, 0) < 0 && errno == EINTR)
-		;
+	/* Reaped by the guardian already, its pid may be another's now. */
+	if (!x->guard.exited)
+		kill(x->pid, SIGKILL);
+	run_wait_child(x);
+}
+
+/* The command as the guardian's child: spawn() there, the guardian its parent. */
+struct guarded_spawn {
+	struct child_args *ca;
+	bool must_fork;
+};
+
+static pid_t spawn_guarded(void *p)
+{
+	struct guarded_spawn *gs = p;
+
+	gs->ca->parent = getpid();
+	return spawn(gs->ca, gs->must_fork);
 }
 
 /* Start the command: 0 once it runs, 1 when it never did (the exec or the
@@ -651,7 +682,18 @@ static int run_start(struct run *x)
 			return r;
 		handover = r > 0;
 	}
-	x->pid = spawn(&ca, handover);
+	if (x->guarded) {
+#ifdef __linux__
+		struct guarded_spawn gs = {&ca, handover};
+
+		r = pdk_guard_start(&x->guard, x->cg, x->cg ? NULL : x->marker, x->devnull,
+				    spec->finish_fd > 2 ? spec->finish_fd : -1, x->guard_after,
+				    spawn_guarded, &gs);
+		x->pid = r < 0 ? r : x->guard.child;
+#endif
+	} else {
+		x->pid = spawn(&ca, handover);
+	}
 	if (x->pid < 0)
 		return x->pid;
 	if (handover && spec->backend->forked &&
@@ -671,8 +713,7 @@ static int run_start(struct run *x)
 		n = read(x->rpipe[0], &rep, sizeof(rep));
 	while (n < 0 && errno == EINTR);
 	if (n == (ssize_t)sizeof(rep)) {
-		while (waitpid(x->pid, &x->wstatus, 0) < 0 && errno == EINTR)
-			;
+		run_wait_child(x);
 		x->st.exec_errno = rep.err;
 		x->st.exec_stage = stages[rep.stage];
 		x->st.exit_status = 127;
@@ -773,8 +814,16 @@ static void run_reap(struct run *x)
 
 	x->child_event = false;
 	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)x->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid != x->pid)
+	if (x->guard.child) {
+		bool cleared;
+
+		if (pdk_guard_child_status(&x->guard, false, &x->wstatus, &cleared) <= 0)
+			return;
+		x->cleared = cleared;
+	} else if (waitid(P_PID, (id_t)x->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+		   si.si_pid != x->pid) {
 		return;
+	}
 	run_kill_child(x, true);
 #ifdef __linux__
 	/* What the limit saw, before the kill sets pids.max to 0 and counts
@@ -802,14 +851,18 @@ static void run_reap(struct run *x)
 static int run_watch(struct run *x)
 {
 	for (;;) {
-		struct pollfd pfd[3] = {
-		    {x->opipe[0], POLLIN, 0}, {x->epipe[0], POLLIN, 0}, {x->spipe[0], POLLIN, 0}};
+		/* The guardian's word that the command ended, when it is its parent. */
+		int gfd = x->guard.child && !x->exited ? x->guard.fd : -1;
+		struct pollfd pfd[4] = {{x->opipe[0], POLLIN, 0},
+					{x->epipe[0], POLLIN, 0},
+					{x->spipe[0], POLLIN, 0},
+					{gfd, POLLIN, 0}};
 		double t = now();
 
 		run_timers(x, t);
 		if (x->exited && ((x->opipe[0] < 0 && x->epipe[0] < 0) || t >= x->drain_until))
 			break;
-		if (poll(pfd, 3, run_wake_ms(x, t)) < 0 && errno != EINTR) {
+		if (poll(pfd, 4, run_wake_ms(x, t)) < 0 && errno != EINTR) {
 			/* Blind to the run: nothing of it may go on unwatched. */
 			int r = -errno;
 			if (x->spec->why)
@@ -831,6 +884,8 @@ static int run_watch(struct run *x)
 			run_read(&x->epipe[0], x->err);
 		if (pfd[2].revents & POLLIN)
 			run_signalled(x);
+		if (pfd[3].revents)
+			x->child_event = true;
 		if (!x->exited && x->child_event)
 			run_reap(x);
 	}

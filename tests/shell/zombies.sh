@@ -16,18 +16,23 @@ export TMPDIR="$T/tmp"
 
 # The namespace's side: N calls of CMD, counting those that exit 0 (kill: SIGKILL paddock once
 # the command has started, then wait, by event, until nothing but this shell and pid 1 runs);
-# then "alive=A zombies=Z ok=N" over every process of the namespace but pid 1 and this shell.
-# No fork while counting: each would be counted.
+# then "alive=A zombies=Z ok=N" over every process of the namespace but pid 1 and this shell, and
+# (kill) "zombie names: NAME..." on a line of its own. No fork while counting: each would count.
 cat >"$T/loop.sh" <<'EOF'
 P=$1 b=$2 count=$3 mode=$4 cmd=$5
 count_procs() {
-	alive=0 zombies=0
+	alive=0 zombies=0 names=
 	for d in /proc/[0-9]*; do
 		p=${d#/proc/}
 		[ "$p" = 1 ] || [ "$p" = $$ ] && continue
+		name=
 		while read -r k v; do
+			[ "$k" = Name: ] && name=$v
 			[ "$k" = State: ] || continue
-			case $v in Z*) zombies=$((zombies + 1)) ;; *) alive=$((alive + 1)) ;; esac
+			case $v in
+			Z*) zombies=$((zombies + 1)) names="$names $name" ;;
+			*) alive=$((alive + 1)) ;;
+			esac
 			break
 		done <"$d/status" 2>/dev/null
 	done
@@ -59,6 +64,7 @@ while [ $i -lt "$count" ]; do
 done
 count_procs
 echo "alive=$alive zombies=$zombies ok=$ok"
+if [ "$mode" = kill ]; then echo "zombie names:$names"; fi
 EOF
 
 # mcp: N calls of CMD through one paddock mcp, which then sees EOF and exits.
@@ -99,6 +105,16 @@ calls() {
 	echo "# $b, $k calls, $mode: $(($(date +%s) - t0)) s"
 }
 none() { has_line "alive=0 zombies=0 ok=${1:-$k}"; } # none [OK]: no process left, OK calls ran
+# guardian_only N: of the zombies left after N calls whose paddock was SIGKILLed, none is a process
+# of the run (the command's, bwrap's), and at most N are paddock's (its guardian, one a call).
+guardian_only() {
+	grep -q '^zombie names:' "$T/out" || return 1
+	set -- "$1" $(sed -n 's/^zombie names://p' "$T/out")
+	zmax=$1
+	shift
+	[ $# -le "$zmax" ] || return 1
+	for zname in "$@"; do [ "$zname" = paddock ] || return 1; done
+}
 
 asnobody=
 if command -v setpriv >/dev/null; then
@@ -133,11 +149,17 @@ for b in bwrap landlock; do
 	else
 		skip "$b: as uid 65534: needs setpriv"
 	fi
-	# SIGKILL of paddock: the guardian still kills the run, and nothing of it runs on. What was
-	# paddock's child then (the guardian, the command) goes to pid 1 as the kernel hands every
-	# orphan: the zombies counted here are those, and stay with an init that never reaps.
-	calls "$b" 2 kill 'touch started; sleep 1000 & sleep 1000'
-	check "$b: after SIGKILL of paddock nothing of the run is left running ($(cat "$T/out"))" \
-		grep -q "^alive=0 " "$T/out"
+	# SIGKILL of paddock: the guardian still kills the run, and nothing of it runs on. The
+	# guardian is the command's parent and the run's subreaper: it reaps every process of the
+	# run. It is paddock's only child, the one process the kernel hands to pid 1 when paddock
+	# dies; its own exit is all an init that never reaps keeps (nothing can reap it but pid 1).
+	for cmd in 'touch started; sleep 1000' 'touch started; sleep 1000 & sleep 1000'; do
+		calls "$b" 3 kill "$cmd"
+		got=$(tr '\n' ' ' <"$T/out")
+		check "$b: after SIGKILL of paddock mid-run ($cmd) nothing of the run runs ($got)" \
+			grep -q "^alive=0 " "$T/out"
+		check "$b: after SIGKILL of paddock mid-run ($cmd) every process of the run is reaped ($got)" \
+			guardian_only 3
+	done
 done
 finish
