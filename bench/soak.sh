@@ -20,7 +20,7 @@ cd "$T/proj" || exit 1
 base=$("$P" doctor --json 2>/dev/null | python3 -c \
 	'import json,sys; print((json.load(sys.stdin).get("cgroup") or {}).get("base") or "")')
 # What a session leaves, as "state_kib state_files trash_files cgroups busy_cgroups mounts tmp
-# zombies".
+# zombies store_outputs store_kib audit_files audit_kib".
 measure() {
 	kib=$(du -sk "$XDG_STATE_HOME" 2>/dev/null | cut -f1)
 	files=$(find "$XDG_STATE_HOME" 2>/dev/null | wc -l)
@@ -36,7 +36,13 @@ measure() {
 	mounts=$(wc -l </proc/self/mountinfo)
 	tmp=$(find "$TMPDIR" /tmp -maxdepth 1 2>/dev/null | wc -l)
 	zombies=$(grep -l '^State:.*Z' /proc/[0-9]*/status 2>/dev/null | wc -l)
-	echo "${kib:-0} $files $trash $cg $busy $mounts $tmp $zombies"
+	out=$XDG_STATE_HOME/paddock/output
+	outs=$(find "$out" -type f 2>/dev/null | wc -l)
+	outkib=$(du -sk "$out" 2>/dev/null | cut -f1)
+	audits=$(find "$XDG_STATE_HOME/paddock" -maxdepth 1 -name 'audit.log*' 2>/dev/null | wc -l)
+	auditkib=$(du -ck "$XDG_STATE_HOME"/paddock/audit.log* 2>/dev/null | tail -n 1 | cut -f1)
+	echo "${kib:-0} $files $trash $cg $busy $mounts $tmp $zombies $outs ${outkib:-0} $audits" \
+		"${auditkib:-0}"
 }
 
 # The mix a session makes, as soak-mcp.py's.
@@ -81,6 +87,10 @@ echo "| what | before | after 100 CLI calls | after $N CLI calls | after $N MCP 
 echo "|---|---|---|---|---|"
 row "state directory (KiB)" 1
 row "state directory (files)" 2
+row "output store (outputs)" 9
+row "output store (KiB)" 10
+row "audit log (files)" 11
+row "audit log (KiB)" 12
 row "trash (files)" 3
 row "cgroup slots" 4
 row "cgroup slots with a process" 5
