@@ -84,10 +84,13 @@ static double now(void)
 }
 
 #define READ_CHUNK (1024 * 1024)
-/* Static rather than allocated: a run then maps and unmaps nothing for it,
- * and only the pages a command's output reaches are ever touched. One run
- * at a time per process, as the signal pipe below already requires. */
-static char read_buf[READ_CHUNK];
+/* Mapped at the first run and kept: later runs map and unmap nothing for
+ * it, and only the pages a command's output reaches are ever touched. Not
+ * static storage: that would be part of the program's image, which under a
+ * tight address-space limit (ulimit -v) would then not even start, where
+ * a failed allocation here is one line. One run at a time per process, as
+ * the signal pipe below already requires. */
+static char *read_buf;
 
 static int sig_pipe_w = -1;
 
@@ -943,6 +946,13 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	};
 	int r;
 
+	if (!read_buf && !(read_buf = malloc(READ_CHUNK))) {
+		if (spec->why)
+			snprintf(spec->why, spec->why_len,
+				 "no memory for the command's output buffer (1 MiB); raise the "
+				 "address-space limit (ulimit -v)");
+		return -ENOMEM;
+	}
 	if ((r = run_open(&x)) == 0 && (r = run_limit_procs(&x)) == 0) {
 		run_catch_signals(&x);
 		r = run_start(&x);

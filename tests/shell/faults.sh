@@ -67,6 +67,16 @@ for kb in 8000 16000 64000; do
 	check "ulimit -v $kb: the result, or one line and exit 125; never a crash (rc $rc)" \
 		result_or_line
 done
+# Just above what the static program's image takes (2.6 MiB): it starts, and says what is short.
+# Its 1 MiB output buffer was part of that image once, and the program then died before main.
+if sanitized || ! ldd "$PADDOCK" 2>&1 | grep -q "statically linked"; then
+	skip "ulimit -v 3500: paddock is not a static program here"
+else
+	(ulimit -v 3500 && "$PADDOCK" run --yes -- echo hi >"$T/out" 2>"$T/err" </dev/null)
+	rc=$?
+	check "ulimit -v 3500: one line saying to raise it, exit 125; never a crash (rc $rc)" \
+		one_line_125 "ulimit -v"
+fi
 
 # --- the state directory read-only, or not the user's ---
 if [ "$(id -u)" -eq 0 ] && mount --bind "$XDG_STATE_HOME" "$XDG_STATE_HOME" &&
