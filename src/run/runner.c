@@ -629,16 +629,18 @@ static void run_catch_signals(struct run *x)
  * ended (and whether it cleared the rest of the run). */
 static void run_wait_child(struct run *x)
 {
+#ifdef __linux__
 	bool cleared;
 
-	if (!x->guard.child) {
-		while (waitpid(x->pid, &x->wstatus, 0) < 0 && errno == EINTR)
-			;
+	if (x->guard.child) {
+		if (!x->guard.exited &&
+		    pdk_guard_child_status(&x->guard, true, &x->wstatus, &cleared) > 0)
+			x->cleared = cleared && x->cleared;
 		return;
 	}
-	if (!x->guard.exited &&
-	    pdk_guard_child_status(&x->guard, true, &x->wstatus, &cleared) > 0)
-		x->cleared = cleared && x->cleared;
+#endif
+	while (waitpid(x->pid, &x->wstatus, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* SIGKILL the child (and its group, when it has made one) and reap it. */
@@ -652,6 +654,7 @@ static void run_kill_child(struct run *x, bool group)
 	run_wait_child(x);
 }
 
+#ifdef __linux__
 /* The command as the guardian's child: spawn() there, the guardian its parent. */
 struct guarded_spawn {
 	struct child_args *ca;
@@ -665,6 +668,7 @@ static pid_t spawn_guarded(void *p)
 	gs->ca->parent = getpid();
 	return spawn(gs->ca, gs->must_fork);
 }
+#endif
 
 /* Start the command: 0 once it runs, 1 when it never did (the exec or the
  * backend failed in the child: st says which), or -errno. */
@@ -817,14 +821,17 @@ static void run_reap(struct run *x)
 
 	x->child_event = false;
 	memset(&si, 0, sizeof(si));
-	if (x->guard.child) {
-		bool cleared;
+#ifdef __linux__
+	bool cleared;
 
+	if (x->guard.child) {
 		if (pdk_guard_child_status(&x->guard, false, &x->wstatus, &cleared) <= 0)
 			return;
 		x->cleared = cleared;
-	} else if (waitid(P_PID, (id_t)x->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
-		   si.si_pid != x->pid) {
+	} else
+#endif
+	if (waitid(P_PID, (id_t)x->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+	    si.si_pid != x->pid) {
 		return;
 	}
 	run_kill_child(x, true);
