@@ -317,6 +317,12 @@ if command -v ssh-agent >/dev/null && command -v ssh-keygen >/dev/null &&
 		check "$b: --print-profile names the agent's socket" \
 			has_line "network: unix socket $T/agent.sock (--ssh-agent)"
 	done
+	pcall check --json --ssh-agent -- ssh-add -l
+	check "paddock check --json names the granted agent's socket in network.unix_sockets" \
+		jq_ok "d['network']['unix_sockets'] == ['$T/agent.sock'] and d['verdict'] == 'ask'"
+	pcall check --ssh-agent -- ssh-add -l
+	check "paddock check names the granted agent's socket" \
+		has_line "network: unix socket $T/agent.sock (--ssh-agent)"
 	echo '{"argv": ["ssh-add", "-l"], "sshAgent": true}' > "$T/req.json"
 	pcall run --yes --request "$T/req.json"
 	check "a request (run_command's arguments) with sshAgent: true reaches the agent" \
