@@ -1,0 +1,72 @@
+/* zygote.h - a resident session's confined zygotes (Linux, Landlock): one process a policy
+ * shape, already confined, from which each call's command is one fork and exec. */
+#ifndef PDK_ZYGOTE_H
+#define PDK_ZYGOTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct pdk_confine;
+
+/* The most the command's path, directory, argv and environment may take together. */
+#define PDK_ZYGOTE_MAX_BODY (128 * 1024)
+
+/*
+ * Lifecycle. A resident session (paddock mcp --zygote) starts one host with
+ * pdk_zygote_host_start(): a child of the session, unconfined, that dies with it. A call
+ * whose confinement may come from a zygote (Landlock; no domains, granted sockets or
+ * devices) asks the host with pdk_zygote_get() for the zygote of its policy's shape (the key
+ * of pdk_zygote_key()): the host makes one the first time (prepares the backend, forks,
+ * the child confines itself and waits; the connect supervisor of that shape runs in the
+ * host) and hands back a descriptor of its socket. pdk_zygote_spawn() then has the zygote
+ * fork and exec the command, pdk_zygote_wait() reads how it ended. A call whose key differs
+ * gets a new zygote; one whose shape cannot be had from a zygote runs as without one.
+ */
+
+/* Fork the host; *ret_fd is the session's end of its socket (close-on-exec). The host exits
+ * when the session does, or when every holder of that end has closed it. 0 or -errno. */
+int pdk_zygote_host_start(int *ret_fd);
+
+/* Can this policy's confinement come from a zygote: no proxy, granted unix sockets or
+ * device nodes, whose descriptors and listeners are a run's own. */
+bool pdk_zygote_fits(const struct pdk_confine *policy);
+
+/* The shape's key, 16 hex digits: a hash of the policy as the backend reads it (roots,
+ * protected paths and what each is now, secrets and what each is now, network, process
+ * limit), so that a protected path or a secret that appeared, or a changed configuration,
+ * makes another key. */
+void pdk_zygote_key(const struct pdk_confine *policy, const char *backend, char key[17]);
+
+/* The zygote of key from the host on host_fd, made from policy when there is none: *ret_fd
+ * is a descriptor of its socket (close-on-exec). 0, or -errno (the call runs without). */
+int pdk_zygote_get(int host_fd, const char *key, const struct pdk_confine *policy,
+		   int *ret_fd);
+
+/* What a call asks of the zygote: the command, and the descriptors its child takes. */
+struct pdk_zygote_call {
+	const char *path;
+	char *const *argv;
+	char *const *envp;
+	const char *cwd;	/* NULL: the zygote's own */
+	int in, out, err;	/* the command's stdin, stdout, stderr */
+	int cgroup_procs;	/* the run's cgroup.procs, which the child joins first */
+};
+
+/*
+ * Fork and exec the command in the zygote on zfd: the child joins the cgroup, makes a
+ * session and process group of its own, takes the descriptors, resets its signals, closes
+ * every other descriptor at the exec, changes directory and execs. *ret_reply is this
+ * call's end of the socket the zygote reports on (close-on-exec), *ret_pid the command's
+ * pid (its process group). Returns 0 once it runs; 1 when it never did, with *ret_errno and
+ * *ret_stage (0 exec, 1 chdir, 3 setsid, 4 stdio, 5 cgroup); -errno when the zygote could
+ * not be asked (it is gone: the call fails, saying to call again).
+ */
+int pdk_zygote_spawn(int zfd, const struct pdk_zygote_call *call, int *ret_reply,
+		     pid_t *ret_pid, int *ret_errno, int *ret_stage);
+
+/* The command's wait status from reply, once the zygote has reaped it: 1 with it, 0 when it
+ * has not exited yet (only without block), -EPIPE when the zygote went away without saying. */
+int pdk_zygote_wait(int reply, bool block, int *ret_wstatus);
+
+#endif
