@@ -1522,6 +1522,11 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	if (sb->backend && !sb->vetting && (r = begin_vet(sb)) < 0)
 		return r;
 	r = run_proxied(sb, out, err, st);
+	/* The run is over, its cgroup emptied: the zygote may serve the next call. */
+	if (sb->spec.zygote_fd > 2) {
+		close(sb->spec.zygote_fd);
+		sb->spec.zygote_fd = 0;
+	}
 	if (r < 0 || !sb->backend || !sb->backend->started)
 		return r;
 	/* Stopped or timed out while the helper set up: that is the result. */

@@ -526,7 +526,7 @@ struct run {
 	bool exited, term_sent, child_event;
 	bool cleared; /* nothing of the run was left after the last kill */
 	bool emptied; /* the cgroup was emptied, and its limit read, at the exit */
-	int zreply;   /* spec->zygote_fd's report of this run's command; -1: not from one */
+	int zreply;   /* spec->zygote_fd once it runs the command (borrowed); -1: not from one */
 	bool zexited; /* it said how the command ended: wstatus holds it */
 #ifdef __linux__
 	char **marked_envp;
@@ -691,7 +691,7 @@ static int run_start_zygote(struct run *x)
 				 x->st.procs_why ? x->st.procs_why : "no cgroup");
 		return -EOPNOTSUPP;
 	}
-	r = pdk_zygote_spawn(spec->zygote_fd, &call, &x->zreply, &x->pid, &e, &stage);
+	r = pdk_zygote_spawn(spec->zygote_fd, &call, &x->pid, &e, &stage);
 	close(x->opipe[1]);
 	close(x->epipe[1]);
 	x->opipe[1] = x->epipe[1] = -1;
@@ -708,6 +708,7 @@ static int run_start_zygote(struct run *x)
 		x->st.exit_status = 127;
 		return 1;
 	}
+	x->zreply = spec->zygote_fd;
 	x->deadline = x->start + spec->timeout;
 	return 0;
 }
@@ -964,8 +965,6 @@ static void run_close(struct run *x)
 	}
 	if (x->devnull >= 0)
 		close(x->devnull);
-	if (x->zreply >= 0)
-		close(x->zreply);
 }
 
 int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk_capture *err,

@@ -1,6 +1,7 @@
 /* zygote.c - a resident session's confined zygotes (Linux, Landlock): the host that makes one
  * a policy shape, the zygote's loop of fork and exec, and a call's requests to them. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,9 +25,8 @@
 #define MAGIC_GET 0x7a796701U
 #define MAGIC_SPAWN 0x7a796702U
 #define MAX_POLICY (192 * 1024)
-#define MAX_KIDS 256
-#define MAX_ZYGOTES 16
-#define SPAWN_FDS 5 /* reply, in, out, err, cgroup.procs */
+#define MAX_ZYGOTES 32
+#define SPAWN_FDS 4 /* in, out, err, cgroup.procs */
 
 struct get_hdr {
 	uint32_t magic;
@@ -313,13 +313,14 @@ static void close_all_from(int first, int keep)
 
 /* --- the zygote: confined, it forks and execs each call's command -------------------------- */
 
-struct kid {
-	pid_t pid;
-	int reply; /* -1: the call is gone; the kid was killed and waits to be reaped */
-};
+/*
+ * A zygote serves one call at a time, on a connection of that call's own that the host
+ * hands it: the spawn request comes on it, the zygote's reports go back on it, and its end
+ * (the call done, or its paddock killed) kills what is left of the command and empties the
+ * private /dev/shm, so that the next call finds it as a fresh run would. Then the zygote
+ * tells the host it is idle. What it cannot empty, it does not hand on: it exits.
+ */
 
-static struct kid kids[MAX_KIDS];
-static size_t n_kids;
 static int chld_w = -1;
 
 static void on_chld(int sig)
@@ -333,35 +334,46 @@ static void on_chld(int sig)
 	errno = e;
 }
 
-static void kill_kid(const struct kid *k)
+static void say(int conn, const struct report *rep)
 {
-	kill(-k->pid, SIGKILL);
-	kill(k->pid, SIGKILL);
+	if (conn >= 0)
+		(void)send(conn, rep, sizeof(*rep), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-static void say(int reply, const struct report *rep)
+/* Everything below the directory dfd (taken), however the command left its modes. */
+static int empty_dir(int dfd, int depth)
 {
-	if (reply >= 0)
-		(void)send(reply, rep, sizeof(*rep), MSG_NOSIGNAL | MSG_DONTWAIT);
-}
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+	int r = 0;
 
-/* Reap whatever exited: a call's command is reported; an orphan of a run (the zygote is
- * their subreaper) is only reaped. */
-static void reap(void)
-{
-	int ws;
-	pid_t pid;
+	if (!d) {
+		close(dfd);
+		return -1;
+	}
+	while (r == 0 && (e = readdir(d))) {
+		int sub;
 
-	while ((pid = waitpid(-1, &ws, WNOHANG)) > 0)
-		for (size_t i = 0; i < n_kids; i++) {
-			if (kids[i].pid != pid)
-				continue;
-			say(kids[i].reply, &(struct report){.what = 2, .pid = pid, .wstatus = ws});
-			if (kids[i].reply >= 0)
-				close(kids[i].reply);
-			kids[i] = kids[--n_kids];
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+			continue;
+		if ((errno != EISDIR && errno != EPERM) || depth > 64) {
+			r = -1;
 			break;
 		}
+		if (fchmodat(dirfd(d), e->d_name, 0700, 0) < 0) {
+			/* the open below says whether it matters */
+		}
+		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0 || empty_dir(sub, depth + 1) < 0 ||
+		    unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0)
+			r = -1;
+		else
+			rewinddir(d);
+	}
+	closedir(d);
+	return r;
 }
 
 /* Async-signal-safe from the fork to the exec, as the runner's child. */
@@ -373,7 +385,7 @@ kid_main(const char *path, char *const *argv, char *const *envp, const char *cwd
 		int err, stage;
 	} rep = {0, 0};
 
-	if (write(fds[4], "0", 1) != 1) {
+	if (write(fds[3], "0", 1) != 1) {
 		rep = (struct child_rep){errno, 5};
 		goto fail;
 	}
@@ -385,7 +397,7 @@ kid_main(const char *path, char *const *argv, char *const *envp, const char *cwd
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != zygote)
 		_exit(127);
-	if (dup2(fds[1], 0) < 0 || dup2(fds[2], 1) < 0 || dup2(fds[3], 2) < 0) {
+	if (dup2(fds[0], 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[2], 2) < 0) {
 		rep = (struct child_rep){errno, 4};
 		goto fail;
 	}
@@ -404,8 +416,9 @@ fail:
 	_exit(127);
 }
 
-/* One call: the command's strings from the message, its descriptors in fds. */
-static void spawn_one(const char *msg, size_t n, int *fds)
+/* The call's command from the message and its descriptors in fds (closed here): its pid
+ * once it runs, else 0 (STARTED says why). */
+static pid_t spawn_one(int conn, const char *msg, size_t n, int *fds)
 {
 	struct spawn_hdr h;
 	struct report rep = {.what = 1, .err = EINVAL};
@@ -416,16 +429,17 @@ static void spawn_one(const char *msg, size_t n, int *fds)
 	struct {
 		int err, stage;
 	} crep;
+	pid_t pid = 0;
 	ssize_t k;
 
 	memcpy(&h, msg, sizeof(h));
-	if (h.n_argv < 1 || h.n_argv > r.left || h.n_envp > r.left || n_kids == MAX_KIDS)
+	if (h.magic != MAGIC_SPAWN || h.n_argv < 1 || h.n_argv > r.left || h.n_envp > r.left)
 		goto out;
 	path = get_str(&r);
 	cwd = get_str(&r);
 	argv = calloc(h.n_argv + 1, sizeof(*argv));
 	envp = calloc(h.n_envp + 1, sizeof(*envp));
-	if (!argv || !envp || !path) {
+	if (!argv || !envp) {
 		rep.err = ENOMEM;
 		goto out;
 	}
@@ -435,17 +449,19 @@ static void spawn_one(const char *msg, size_t n, int *fds)
 	for (uint32_t i = 0; i < h.n_envp && !r.bad; i++)
 		if (!(envp[i] = get_str(&r)))
 			r.bad = true;
-	if (r.bad || r.left)
+	if (!path || r.bad || r.left)
 		goto out;
 	if (pipe2(ep, O_CLOEXEC) < 0) {
 		rep.err = errno;
 		goto out;
 	}
-	pid_t self = getpid(), pid = fork();
+	pid_t self = getpid();
+	pid = fork();
 	if (pid == 0)
 		kid_main(path, (char *const *)argv, (char *const *)envp, cwd, fds, ep[1], self);
 	if (pid < 0) {
 		rep.err = errno;
+		pid = 0;
 		goto out;
 	}
 	close(ep[1]);
@@ -455,36 +471,31 @@ static void spawn_one(const char *msg, size_t n, int *fds)
 	while (k < 0 && errno == EINTR);
 	rep.pid = pid;
 	if (k == (ssize_t)sizeof(crep)) {
-		/* Never ran: reaped with the others, nothing to report of its exit. */
+		/* Never ran: reaped with the others, nothing more to report. */
 		rep.err = crep.err;
 		rep.stage = crep.stage;
-		say(fds[0], &rep);
-		goto out;
+		pid = 0;
+	} else {
+		rep.err = 0;
 	}
-	rep.err = 0;
-	kids[n_kids++] = (struct kid){pid, fds[0]};
-	fds[0] = -1;
-	say(kids[n_kids - 1].reply, &rep);
-	for (int i = 1; i < SPAWN_FDS; i++)
-		close(fds[i]);
-	close(ep[0]);
-	return;
 out:
-	if (rep.err)
-		say(fds[0], &rep);
+	say(conn, &rep);
 	for (int i = 0; i < SPAWN_FDS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	for (int i = 0; i < 2; i++)
 		if (ep[i] >= 0)
 			close(ep[i]);
+	return pid;
 }
 
-static void __attribute__((noreturn)) zygote_main(int ctl)
+static void __attribute__((noreturn)) zygote_main(int ctl, int shm)
 {
 	static char msg[sizeof(struct spawn_hdr) + PDK_ZYGOTE_MAX_BODY];
 	struct sigaction sa = {.sa_handler = on_chld, .sa_flags = SA_RESTART | SA_NOCLDSTOP};
-	int sp[2];
+	int sp[2], conn = -1;
+	pid_t kid = 0;
+	bool spawned = false;
 
 	if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) < 0)
 		_exit(1);
@@ -492,52 +503,84 @@ static void __attribute__((noreturn)) zygote_main(int ctl)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCHLD, &sa, NULL);
 	for (;;) {
-		struct pollfd pfd[2 + MAX_KIDS];
-		size_t n = 0;
+		struct pollfd pfd[3] = {{conn < 0 ? ctl : -1, POLLIN, 0},
+					{sp[0], POLLIN, 0},
+					{conn, POLLIN, 0}};
 		int fds[SPAWN_FDS];
 		char drain[64];
 		ssize_t k;
 
-		pfd[n++] = (struct pollfd){n_kids < MAX_KIDS ? ctl : -1, POLLIN, 0};
-		pfd[n++] = (struct pollfd){sp[0], POLLIN, 0};
-		for (size_t i = 0; i < n_kids; i++)
-			pfd[n++] = (struct pollfd){kids[i].reply, POLLIN, 0};
-		if (poll(pfd, n, -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (pfd[1].revents & POLLIN) {
+			int ws;
+			pid_t pid;
+
 			while (read(sp[0], drain, sizeof(drain)) > 0)
 				;
-			reap();
+			/* The call's command is reported; an orphan of a run (the zygote is
+			 * their subreaper) is only reaped. */
+			while ((pid = waitpid(-1, &ws, WNOHANG)) > 0)
+				if (pid == kid) {
+					say(conn, &(struct report){.what = 2, .pid = pid, .wstatus = ws});
+					kid = 0;
+				}
 		}
-		/* A call that went away (its paddock killed) takes its command with it. */
-		for (size_t i = 0; i < n_kids && 2 + i < n; i++)
-			if (kids[i].reply >= 0 && pfd[2 + i].fd == kids[i].reply &&
-			    pfd[2 + i].revents) {
-				kill_kid(&kids[i]);
-				close(kids[i].reply);
-				kids[i].reply = -1;
-			}
-		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+		if (pfd[0].revents) {
+			k = recv_fds(ctl, drain, sizeof(drain), &conn, 1, 0);
+			if (k == -EBADMSG)
+				continue;
+			if (k <= 0)
+				break;
+			spawned = false;
 			continue;
-		k = recv_fds(ctl, msg, sizeof(msg), fds, SPAWN_FDS, MSG_DONTWAIT);
-		if (k == -EAGAIN || k == -EBADMSG)
+		}
+		if (conn < 0 || !pfd[2].revents)
 			continue;
-		if (k <= 0)
-			break;
-		if ((size_t)k < sizeof(struct spawn_hdr) ||
-		    ((const struct spawn_hdr *)(const void *)msg)->magic != MAGIC_SPAWN) {
+		k = recv_fds(conn, msg, sizeof(msg), fds, SPAWN_FDS, MSG_DONTWAIT);
+		if (k == -EAGAIN)
+			continue;
+		if (k > 0 && (size_t)k >= sizeof(struct spawn_hdr) && !spawned) {
+			spawned = true;
+			kid = spawn_one(conn, msg, (size_t)k, fds);
+			continue;
+		}
+		if (k > 0) {
+			/* One command a call. */
 			for (int i = 0; i < SPAWN_FDS; i++)
 				close(fds[i]);
+			say(conn, &(struct report){.what = 1, .err = EBUSY});
 			continue;
 		}
-		spawn_one(msg, (size_t)k, fds);
+		if (k == -EBADMSG)
+			continue;
+		/* The call is over (or its paddock is gone): nothing of it goes on, and
+		 * nothing it left in /dev/shm reaches the next. */
+		if (kid) {
+			kill(-kid, SIGKILL);
+			kill(kid, SIGKILL);
+			kid = 0;
+		}
+		close(conn);
+		conn = -1;
+		if (shm >= 0) {
+			/* A description of its own: a dup would share the last read's end. */
+			int dup = openat(shm, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+			if (dup < 0 || empty_dir(dup, 0) < 0)
+				_exit(1);
+		}
+		if (send(ctl, "i", 1, MSG_NOSIGNAL) != 1)
+			break;
 	}
-	/* The session is gone: so is every command it started here. */
-	for (size_t i = 0; i < n_kids; i++)
-		kill_kid(&kids[i]);
+	/* The session is gone: so is the command it started here. */
+	if (kid) {
+		kill(-kid, SIGKILL);
+		kill(kid, SIGKILL);
+	}
 	_exit(0);
 }
 
@@ -546,7 +589,8 @@ static void __attribute__((noreturn)) zygote_main(int ctl)
 struct zygote {
 	char key[17];
 	pid_t pid;
-	int fd;		/* the host's end of its socket: calls send on dups of it */
+	int fd;		/* the host's end of its socket */
+	bool busy;	/* handed to a call that has not ended yet */
 	void *state;	/* the backend's, with the connect supervisor of its listener */
 	char *blob;	/* the policy's bytes, which policy points into */
 	struct pdk_confine policy;
@@ -575,8 +619,9 @@ static void zygote_drop(const struct pdk_backend *b, struct zygote *z)
 
 static int zygote_make(const struct pdk_backend *b, struct zygote *z)
 {
-	int sv[2], ready = -EIO, r, handover = 0;
+	int sv[2], ready = -EIO, r, handover = 0, shm = -1;
 	pid_t pid, host = getpid();
+	struct stat host_shm, own_shm;
 
 	if ((r = b->prepare(&z->policy, &z->state)) < 0)
 		return r;
@@ -584,6 +629,8 @@ static int zygote_make(const struct pdk_backend *b, struct zygote *z)
 		return handover;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
+	if (stat("/dev/shm", &host_shm) < 0)
+		host_shm.st_dev = 0;
 	pid = fork();
 	if (pid < 0) {
 		r = -errno;
@@ -601,15 +648,19 @@ static int zygote_make(const struct pdk_backend *b, struct zygote *z)
 		if (ready == 0) {
 			/* Nothing of the host's: only the socket calls come on, and 0-2. */
 			close_all_from(3, sv[1]);
-			/* Not dumpable: a command cannot read or write the zygote's memory
-			 * through /proc, as it could a process of its own. */
+			/* Not dumpable: a command cannot reach the zygote's memory through
+			 * /proc, as it can its own processes'. */
 			if (prctl(PR_SET_DUMPABLE, 0) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 				ready = -errno;
+			/* A /dev/shm of the run's own (another device than the host's) is
+			 * emptied after each call; the host's stays read-only and as it is. */
+			if (stat("/dev/shm", &own_shm) == 0 && own_shm.st_dev != host_shm.st_dev)
+				shm = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		}
 		(void)send(sv[1], &ready, sizeof(ready), MSG_NOSIGNAL);
 		if (ready < 0)
 			_exit(1);
-		zygote_main(sv[1]);
+		zygote_main(sv[1], shm);
 	}
 	close(sv[1]);
 	z->pid = pid;
@@ -621,24 +672,6 @@ static int zygote_make(const struct pdk_backend *b, struct zygote *z)
 	return ready;
 }
 
-static struct zygote *zygote_find(const struct pdk_backend *b, const char *key)
-{
-	for (size_t i = 0; i < n_zygotes; i++) {
-		struct zygote *z = &zygotes[i];
-
-		if (strcmp(z->key, key) != 0)
-			continue;
-		/* One that died (killed, out of memory) is made again. */
-		if (waitpid(z->pid, NULL, WNOHANG) == z->pid) {
-			z->pid = 0;
-			zygote_drop(b, z);
-			return NULL;
-		}
-		return z;
-	}
-	return NULL;
-}
-
 /* A new zygote for key, from the policy's bytes (taken); NULL with *err. */
 static struct zygote *zygote_new(const struct pdk_backend *b, const char *key, char *blob,
 				 size_t len, int *err)
@@ -647,8 +680,19 @@ static struct zygote *zygote_new(const struct pdk_backend *b, const char *key, c
 	struct zygote *z;
 	uint64_t procs = 0;
 
-	if (n_zygotes == MAX_ZYGOTES)
-		zygote_drop(b, &zygotes[0]);
+	if (n_zygotes == MAX_ZYGOTES) {
+		/* Room: an idle one of another shape goes, the first found. */
+		size_t i = 0;
+
+		while (i < n_zygotes && zygotes[i].busy)
+			i++;
+		if (i == n_zygotes) {
+			free(blob);
+			*err = -EBUSY;
+			return NULL;
+		}
+		zygote_drop(b, &zygotes[i]);
+	}
 	z = &zygotes[n_zygotes++];
 	*z = (struct zygote){.fd = -1, .blob = blob};
 	snprintf(z->key, sizeof(z->key), "%s", key);
@@ -672,6 +716,48 @@ static struct zygote *zygote_new(const struct pdk_backend *b, const char *key, c
 	return z;
 }
 
+/* A call asks for the zygote of its key: a connection to an idle one, made when none. */
+static void host_get(const struct pdk_backend *b, const char *msg, size_t k, int reply)
+{
+	struct get_hdr h;
+	struct zygote *z = NULL;
+	int err = 0, cp[2] = {-1, -1};
+
+	if (k < sizeof(h) || !b || !b->prepare || !b->enter) {
+		err = -EINVAL;
+	} else {
+		memcpy(&h, msg, sizeof(h));
+		h.key[16] = '\0';
+		if (h.magic != MAGIC_GET)
+			err = -EINVAL;
+	}
+	for (size_t i = 0; !err && i < n_zygotes; i++)
+		if (!zygotes[i].busy && !strcmp(zygotes[i].key, h.key)) {
+			z = &zygotes[i];
+			break;
+		}
+	if (!err && !z) {
+		char *blob = malloc(k - sizeof(h) + 1);
+
+		if (!blob)
+			err = -ENOMEM;
+		else
+			memcpy(blob, msg + sizeof(h), k - sizeof(h));
+		if (blob)
+			z = zygote_new(b, h.key, blob, k - sizeof(h), &err);
+	}
+	if (z && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cp) < 0)
+		err = -errno;
+	if (z && !err && (err = send_fds(z->fd, "c", 1, &cp[0], 1)) < 0)
+		zygote_drop(b, z);
+	if (!err)
+		z->busy = true;
+	(void)send_fds(reply, &err, sizeof(err), err ? NULL : &cp[1], err ? 0 : 1);
+	for (int i = 0; i < 2; i++)
+		if (cp[i] >= 0)
+			close(cp[i]);
+}
+
 static void __attribute__((noreturn)) host_main(int sock, pid_t session)
 {
 	const struct pdk_backend *b = pdk_backend_find("landlock");
@@ -682,35 +768,40 @@ static void __attribute__((noreturn)) host_main(int sock, pid_t session)
 		_exit(1);
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
-		struct get_hdr h;
-		struct zygote *z;
-		int reply, err = 0;
-		ssize_t k = recv_fds(sock, msg, sizeof(msg), &reply, 1, 0);
+		struct pollfd pfd[1 + MAX_ZYGOTES];
+		size_t n = 0;
+		int reply;
+		ssize_t k;
 
+		pfd[n++] = (struct pollfd){sock, POLLIN, 0};
+		for (size_t i = 0; i < n_zygotes; i++)
+			pfd[n++] = (struct pollfd){zygotes[i].fd, POLLIN, 0};
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		/* The zygotes' word first: one idle again serves the call waiting. Walked
+		 * from the end, as a drop moves the last one into the place it leaves. */
+		for (size_t i = n - 1; i >= 1; i--) {
+			struct zygote *z = &zygotes[i - 1];
+			char c;
+
+			if (!pfd[i].revents || z->fd != pfd[i].fd)
+				continue;
+			if (recv(z->fd, &c, 1, MSG_DONTWAIT) == 1)
+				z->busy = false;
+			else if (errno != EAGAIN)
+				zygote_drop(b, z);
+		}
+		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		k = recv_fds(sock, msg, sizeof(msg), &reply, 1, 0);
 		if (k == -EBADMSG)
 			continue;
 		if (k <= 0)
 			break;
-		if ((size_t)k < sizeof(h) || !b || !b->prepare || !b->enter) {
-			err = -EINVAL;
-		} else {
-			memcpy(&h, msg, sizeof(h));
-			h.key[16] = '\0';
-			if (h.magic != MAGIC_GET)
-				err = -EINVAL;
-		}
-		z = err ? NULL : zygote_find(b, h.key);
-		if (!err && !z) {
-			char *blob = malloc((size_t)k - sizeof(h) + 1);
-
-			if (!blob) {
-				err = -ENOMEM;
-			} else {
-				memcpy(blob, msg + sizeof(h), (size_t)k - sizeof(h));
-				z = zygote_new(b, h.key, blob, (size_t)k - sizeof(h), &err);
-			}
-		}
-		(void)send_fds(reply, &err, sizeof(err), z ? &z->fd : NULL, z ? 1 : 0);
+		host_get(b, msg, (size_t)k, reply);
 		close(reply);
 	}
 	while (n_zygotes)
@@ -787,13 +878,13 @@ int pdk_zygote_get(int host_fd, const char *key, const struct pdk_confine *polic
 	return 0;
 }
 
-int pdk_zygote_spawn(int zfd, const struct pdk_zygote_call *call, int *ret_reply,
-		     pid_t *ret_pid, int *ret_errno, int *ret_stage)
+int pdk_zygote_spawn(int conn, const struct pdk_zygote_call *call, pid_t *ret_pid,
+		     int *ret_errno, int *ret_stage)
 {
 	struct buf b = {0};
 	struct spawn_hdr h = {.magic = MAGIC_SPAWN};
 	struct report rep;
-	int rp[2], fds[SPAWN_FDS], r;
+	int fds[SPAWN_FDS], r;
 	ssize_t k;
 
 	while (call->argv[h.n_argv])
@@ -811,49 +902,37 @@ int pdk_zygote_spawn(int zfd, const struct pdk_zygote_call *call, int *ret_reply
 		free(b.p);
 		return -E2BIG;
 	}
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, rp) < 0) {
-		free(b.p);
-		return -errno;
-	}
-	fds[0] = rp[1];
-	fds[1] = call->in;
-	fds[2] = call->out;
-	fds[3] = call->err;
-	fds[4] = call->cgroup_procs;
-	r = send_fds(zfd, b.p, b.len, fds, SPAWN_FDS);
+	fds[0] = call->in;
+	fds[1] = call->out;
+	fds[2] = call->err;
+	fds[3] = call->cgroup_procs;
+	r = send_fds(conn, b.p, b.len, fds, SPAWN_FDS);
 	free(b.p);
-	close(rp[1]);
-	if (r < 0) {
-		close(rp[0]);
+	if (r < 0)
 		return r == -ECONNREFUSED || r == -ENOTCONN ? -EPIPE : r;
-	}
 	do
-		k = recv(rp[0], &rep, sizeof(rep), 0);
+		k = recv(conn, &rep, sizeof(rep), 0);
 	while (k < 0 && errno == EINTR);
-	if (k != (ssize_t)sizeof(rep) || rep.what != 1) {
-		close(rp[0]);
+	if (k != (ssize_t)sizeof(rep) || rep.what != 1)
 		return -EPIPE;
-	}
 	*ret_pid = rep.pid;
 	if (rep.err) {
-		close(rp[0]);
 		if (!rep.pid)
 			return -rep.err;
 		*ret_errno = rep.err;
 		*ret_stage = rep.stage;
 		return 1;
 	}
-	*ret_reply = rp[0];
 	return 0;
 }
 
-int pdk_zygote_wait(int reply, bool block, int *ret_wstatus)
+int pdk_zygote_wait(int conn, bool block, int *ret_wstatus)
 {
 	struct report rep;
 	ssize_t k;
 
 	do
-		k = recv(reply, &rep, sizeof(rep), block ? 0 : MSG_DONTWAIT);
+		k = recv(conn, &rep, sizeof(rep), block ? 0 : MSG_DONTWAIT);
 	while (k < 0 && errno == EINTR);
 	if (k < 0 && errno == EAGAIN)
 		return 0;

@@ -16,12 +16,14 @@ struct pdk_confine;
  * Lifecycle. A resident session (paddock mcp --zygote) starts one host with
  * pdk_zygote_host_start(): a child of the session, unconfined, that dies with it. A call
  * whose confinement may come from a zygote (Landlock; no domains, granted sockets or
- * devices) asks the host with pdk_zygote_get() for the zygote of its policy's shape (the key
- * of pdk_zygote_key()): the host makes one the first time (prepares the backend, forks,
- * the child confines itself and waits; the connect supervisor of that shape runs in the
- * host) and hands back a descriptor of its socket. pdk_zygote_spawn() then has the zygote
- * fork and exec the command, pdk_zygote_wait() reads how it ended. A call whose key differs
- * gets a new zygote; one whose shape cannot be had from a zygote runs as without one.
+ * devices) asks the host with pdk_zygote_get() for a zygote of its policy's shape (the key
+ * of pdk_zygote_key()): the host hands it a connection of its own to an idle one, which it
+ * makes the first time or when all of that shape are busy (it prepares the backend and
+ * forks; the child confines itself and waits; the connect supervisor of that zygote runs in
+ * the host). pdk_zygote_spawn() has the zygote fork and exec the command, pdk_zygote_wait()
+ * reads how it ended. Closing the connection ends the call: the zygote kills what is left
+ * of the command, empties the run's /dev/shm and is idle again. A zygote serves one call at
+ * a time; calls at once get one each.
  */
 
 /* Fork the host; *ret_fd is the session's end of its socket (close-on-exec). The host exits
@@ -38,8 +40,9 @@ bool pdk_zygote_fits(const struct pdk_confine *policy);
  * makes another key. */
 void pdk_zygote_key(const struct pdk_confine *policy, const char *backend, char key[17]);
 
-/* The zygote of key from the host on host_fd, made from policy when there is none: *ret_fd
- * is a descriptor of its socket (close-on-exec). 0, or -errno (the call runs without). */
+/* A connection to an idle zygote of key from the host on host_fd, made from policy when there
+ * is none: *ret_fd (close-on-exec; closing it ends the call). 0, or -errno (the call runs
+ * without). */
 int pdk_zygote_get(int host_fd, const char *key, const struct pdk_confine *policy,
 		   int *ret_fd);
 
@@ -54,19 +57,18 @@ struct pdk_zygote_call {
 };
 
 /*
- * Fork and exec the command in the zygote on zfd: the child joins the cgroup, makes a
+ * Fork and exec the command in the zygote on conn: the child joins the cgroup, makes a
  * session and process group of its own, takes the descriptors, resets its signals, closes
- * every other descriptor at the exec, changes directory and execs. *ret_reply is this
- * call's end of the socket the zygote reports on (close-on-exec), *ret_pid the command's
- * pid (its process group). Returns 0 once it runs; 1 when it never did, with *ret_errno and
+ * every other descriptor at the exec, changes directory and execs; *ret_pid is its pid (its
+ * process group). Returns 0 once it runs; 1 when it never did, with *ret_errno and
  * *ret_stage (0 exec, 1 chdir, 3 setsid, 4 stdio, 5 cgroup); -errno when the zygote could
- * not be asked (it is gone: the call fails, saying to call again).
+ * not be asked (it is gone: the call fails, saying to call again). Once a call.
  */
-int pdk_zygote_spawn(int zfd, const struct pdk_zygote_call *call, int *ret_reply,
-		     pid_t *ret_pid, int *ret_errno, int *ret_stage);
+int pdk_zygote_spawn(int conn, const struct pdk_zygote_call *call, pid_t *ret_pid,
+		     int *ret_errno, int *ret_stage);
 
-/* The command's wait status from reply, once the zygote has reaped it: 1 with it, 0 when it
+/* The command's wait status from conn, once the zygote has reaped it: 1 with it, 0 when it
  * has not exited yet (only without block), -EPIPE when the zygote went away without saying. */
-int pdk_zygote_wait(int reply, bool block, int *ret_wstatus);
+int pdk_zygote_wait(int conn, bool block, int *ret_wstatus);
 
 #endif
