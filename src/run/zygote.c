@@ -789,10 +789,12 @@ static void __attribute__((noreturn)) host_main(int sock, pid_t session)
 
 			if (!pfd[i].revents || z->fd != pfd[i].fd)
 				continue;
-			if (recv(z->fd, &c, 1, MSG_DONTWAIT) == 1)
+			ssize_t got = recv(z->fd, &c, 1, MSG_DONTWAIT);
+
+			if (got == 1)
 				z->busy = false;
-			else if (errno != EAGAIN)
-				zygote_drop(b, z);
+			else if (got == 0 || errno != EAGAIN)
+				zygote_drop(b, z); /* gone: made again when asked for */
 		}
 		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
