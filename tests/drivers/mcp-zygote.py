@@ -175,6 +175,31 @@ r = s.run(sh("sh -c 'sleep 1000; : %s' & setsid sh -c 'sleep 1001; : %s' &"
 ok(r[0] == 0 and "started" in r[1] and wait_gone(MARK, 30),
    "nothing a call started is left after it: background and setsid'd processes", (r, alive(MARK)))
 
+# The timeout and a cancel kill through the process group and the cgroup, as for a fresh run.
+s.id += 1
+s.send({"jsonrpc": "2.0", "id": s.id, "method": "tools/call",
+        "params": {"name": "run_command",
+                   "arguments": {"argv": sh("sleep 1000; : %s" % MARK), "timeoutSeconds": 1}}})
+m = s.reply(s.id)
+st = (m or {}).get("result", {}).get("structuredContent", {})
+ok(st.get("timed_out") is True and wait_gone(MARK, 30), "the timeout kills the zygote's command", m)
+i = s.start(sh("sleep 1000; : %s-c" % MARK))
+end = time.time() + 30
+while not alive(MARK + "-c") and time.time() < end:
+    time.sleep(0.05)
+s.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": i}})
+ok(alive(MARK + "-c") == [] or wait_gone(MARK + "-c", 30), "a cancel kills the zygote's command")
+r = s.run(sh("echo $PPID"))
+ok(r[0] == 0 and r[1].strip(), "twin: the next call runs", r)
+
+bad = os.path.join(PROJ, "not-a-program")
+with open(bad, "wb") as f:
+    f.write(b"\x7fELF garbage")
+os.chmod(bad, 0o755)
+r = s.run([bad])
+ok(r[0] is None or r[0] == 126 or "Exec format error" in json.dumps(r[3]),
+   "an exec that fails in the zygote's child is the command's failure", r)
+
 # Calls at once: a zygote each, none waits for another.
 ids = [s.start(sh("sleep 1; echo $PPID")) for _ in range(3)]
 rs = [s.reply(i) for i in ids]
