@@ -17,7 +17,7 @@ static const char usage[] =
 	"Each round makes one run_command call of `true` and runs the floor once; prints the\n"
 	"medians and their ratio (TARGET: exit 2 above it with -s). -m: also make CALLS calls\n"
 	"and compare the server's RSS after 100 and after CALLS. -c N: each round makes N calls\n"
-	"at once and runs N floors at once; prints the throughput of the calls against the floor's.\n";
+	"at once and runs N floors at once; prints the calls' throughput against the floors'.\n";
 
 static int to_srv = -1, from_srv = -1;
 static char buf[1 << 16];
@@ -101,7 +101,8 @@ static double call_batch(int k)
 			size_t n = (size_t)(nl + 1 - buf);
 			if (memmem(buf, n, "\"id\":", 5) &&
 			    (memmem(buf, n, "\"result\"", 8) || memmem(buf, n, "\"error\"", 7))) {
-				if (memmem(buf, n, "\"isError\":true", 14) || memmem(buf, n, "\"error\":{", 9)) {
+				if (memmem(buf, n, "\"isError\":true", 14) ||
+				    memmem(buf, n, "\"error\":{", 9)) {
 					fprintf(stderr, "mcp-rtt: a call at once failed\n");
 					exit(1);
 				}
@@ -296,8 +297,8 @@ int main(int argc, char **argv)
 		double ma = median(a, rounds), mb = median(b, rounds), ratio = mb / ma;
 		for (int i = 2; sargv[i]; i++)
 			snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), " %s", sargv[i]);
-		printf("| `paddock mcp%s`, %d run_command `true` at once | %.0f calls/s | %s: %.0f/s | "
-		       "%.2fx%s |\n",
+		printf("| `paddock mcp%s`, %d run_command `true` at once | %.0f calls/s | %s: "
+		       "%.0f/s | %.2fx%s |\n",
 		       opts, batch, batch / ma, label, batch / mb, ratio,
 		       target > 0 ? (ratio >= target ? " (target met)" : " (target missed)") : "");
 		if (target > 0 && ratio < target && strict)

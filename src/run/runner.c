@@ -687,7 +687,8 @@ static int run_start_zygote(struct run *x)
 		if (spec->why)
 			snprintf(spec->why, spec->why_len,
 				 "the resident zygote needs a pids cgroup of the run's own, and "
-				 "none could be made here (%s); start 'paddock mcp' without --zygote",
+				 "none could be made here (%s); start 'paddock mcp' without "
+				 "--zygote",
 				 x->st.procs_why ? x->st.procs_why : "no cgroup");
 		return -EOPNOTSUPP;
 	}

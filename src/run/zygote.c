@@ -525,7 +525,9 @@ static void __attribute__((noreturn)) zygote_main(int ctl, int shm)
 			 * their subreaper) is only reaped. */
 			while ((pid = waitpid(-1, &ws, WNOHANG)) > 0)
 				if (pid == kid) {
-					say(conn, &(struct report){.what = 2, .pid = pid, .wstatus = ws});
+					struct report rep = {.what = 2, .pid = pid, .wstatus = ws};
+
+					say(conn, &rep);
 					kid = 0;
 				}
 		}
