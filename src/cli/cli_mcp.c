@@ -63,8 +63,10 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	bool own_session;
 	int c, r, code = PDK_EXIT_FAILURE;
 
+#ifdef __linux__
 	/* PADDOCK_ZYGOTE=1 asks what --zygote does, for a server another program starts. */
 	o.zygote = getenv("PADDOCK_ZYGOTE") && strcmp(getenv("PADDOCK_ZYGOTE"), "1") == 0;
+#endif
 	/* The words every call's run options start from, as run's own argv. */
 	if (pdk_strv_push(&o.run_opts, "run") < 0) {
 		pdk_cli_error("mcp: out of memory");
@@ -99,8 +101,14 @@ int pdk_cli_mcp_main(int argc, char **argv)
 			o.config_path = optarg;
 			break;
 		case 'z':
+#ifdef __linux__
 			o.zygote = true;
 			continue;
+#else
+			pdk_cli_error("mcp: --zygote is for Landlock, on Linux only; start the "
+				      "server without it");
+			goto out;
+#endif
 		case 'h':
 			fputs(mcp_usage, stdout);
 			code = 0;
