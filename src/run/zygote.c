@@ -401,7 +401,14 @@ kid_main(const char *path, char *const *argv, char *const *envp, const char *cwd
 		rep = (struct child_rep){errno, 4};
 		goto fail;
 	}
-	pdk_reset_signals();
+	/* The zygote set every signal to its default when it started, and has a handler of
+	 * its own for SIGCHLD only: that one goes back, not the other 63. */
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigset_t none;
+
+	sigaction(SIGCHLD, &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	pdk_cloexec_from(3);
 	if (cwd && chdir(cwd) < 0) {
 		rep = (struct child_rep){errno, 1};

@@ -181,6 +181,10 @@ r = s.run(sh("sh -c 'sleep 1000; : %s' & setsid sh -c 'sleep 1001; : %s' &"
 ok(r[0] == 0 and "started" in r[1] and wait_gone(MARK, 30),
    "nothing a call started is left after it: background and setsid'd processes", (r, alive(MARK)))
 
+r = s.run(["grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"])
+ok(r[0] == 0 and r[1].count("0000000000000000") == 2,
+   "the command starts with no signal ignored or blocked", r)
+
 # The timeout and a cancel kill through the process group and the cgroup, as for a fresh run.
 s.id += 1
 s.send({"jsonrpc": "2.0", "id": s.id, "method": "tools/call",
