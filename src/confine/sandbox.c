@@ -1288,9 +1288,18 @@ static int from_zygote(struct pdk_sandbox *sb, int host)
 	const char *why;
 	char key[17];
 	int fd, version;
+	size_t body = 0;
 
 	if (strcmp(sb->backend->name, "landlock") != 0 || sb->domains_mode ||
 	    !pdk_zygote_fits(&sb->policy) || pdk_cgroup_where(&version, &why, &why) < 0)
+		return 0;
+	/* A call too big for one message to the zygote (what paddock adds to the
+	 * environment later is a few lines) is set up as without one. */
+	for (char **a = sb->argv; *a; a++)
+		body += strlen(*a) + 2;
+	for (char **e = sb->envp; e && *e; e++)
+		body += strlen(*e) + 2;
+	if (body > PDK_ZYGOTE_MAX_BODY / 2)
 		return 0;
 	pdk_zygote_key(&sb->policy, sb->backend->name, key);
 	if (pdk_zygote_get(host, key, &sb->policy, &fd) < 0)

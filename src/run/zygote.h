@@ -23,7 +23,8 @@ struct pdk_confine;
  * the host). pdk_zygote_spawn() has the zygote fork and exec the command, pdk_zygote_wait()
  * reads how it ended. Closing the connection ends the call: the zygote kills what is left
  * of the command, empties the run's /dev/shm and is idle again. A zygote serves one call at
- * a time; calls at once get one each.
+ * a time; calls at once get one each, up to 32 zygotes in all (past that a call is set up
+ * as without one).
  */
 
 /* Fork the host; *ret_fd is the session's end of its socket (close-on-exec). The host exits

@@ -185,6 +185,10 @@ r = s.run(["grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"])
 ok(r[0] == 0 and r[1].count("0000000000000000") == 2,
    "the command starts with no signal ignored or blocked", r)
 
+r = s.run(["sh", "-c", "echo ${#1} $PPID", "sh", "x" * 70000])
+ok(r[0] == 0 and r[1].split()[:1] == ["70000"] and r[1].split()[1:] != [ppid],
+   "a call too big for the zygote's message runs, set up as without it", r)
+
 # The timeout and a cancel kill through the process group and the cgroup, as for a fresh run.
 s.id += 1
 s.send({"jsonrpc": "2.0", "id": s.id, "method": "tools/call",
