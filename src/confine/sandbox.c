@@ -31,6 +31,10 @@
 #include "core/state.h"
 #include "trash/trash.h"
 #include "core/util.h"
+#ifdef __linux__
+#include "run/cgroup.h"
+#include "run/zygote.h"
+#endif
 #ifdef HAVE_BWRAP
 #endif
 
@@ -1280,6 +1284,38 @@ static int grant_env(struct pdk_sandbox *sb)
 	return 0;
 }
 
+#ifdef __linux__
+/* A resident session's zygote of this policy's shape, when the backend is Landlock and the
+ * shape fits one (run/zygote.h): the command is forked there, confined already, and nothing
+ * is prepared here. 1 when it is; 0 when the run sets up as without one. */
+static int from_zygote(struct pdk_sandbox *sb, int host)
+{
+	const char *why;
+	char key[17];
+	int fd, version;
+	size_t body = 0;
+
+	if (strcmp(sb->backend->name, "landlock") != 0 || sb->net.domains_mode ||
+	    !pdk_zygote_fits(&sb->policy) || pdk_cgroup_where(&version, &why, &why) < 0)
+		return 0;
+	/* A call too big for one message to the zygote (what paddock adds to the
+	 * environment later is a few lines) is set up as without one. */
+	for (char **a = sb->argv; *a; a++)
+		body += strlen(*a) + 2;
+	for (char **e = sb->envp; e && *e; e++)
+		body += strlen(*e) + 2;
+	if (body > PDK_ZYGOTE_MAX_BODY / 2)
+		return 0;
+	pdk_zygote_key(&sb->policy, sb->backend->name, key);
+	if (pdk_zygote_get(host, key, &sb->policy, &fd) < 0)
+		return 0;
+	sb->spec.path = sb->path;
+	sb->spec.argv = sb->argv;
+	sb->spec.zygote_fd = fd;
+	return 1;
+}
+#endif
+
 int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cfg,
 		      const char *path, char **env, struct pdk_sandbox *sb, char *why,
 		      size_t why_len)
@@ -1330,6 +1366,10 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	sb->named = name != NULL;
 	if ((r = select_backend(sb, name, why, why_len)) < 0)
 		return r;
+#ifdef __linux__
+	if (req->zygote_host > 2 && !req->print_profile && from_zygote(sb, req->zygote_host) == 1)
+		return 0;
+#endif
 	return arm(sb, why, why_len);
 }
 
@@ -1498,6 +1538,11 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	if (sb->backend && !sb->trash.vetting && (r = begin_vet(sb)) < 0)
 		return r;
 	r = run_proxied(sb, out, err, st);
+	/* The run is over, its cgroup emptied: the zygote may serve the next call. */
+	if (sb->spec.zygote_fd > 2) {
+		close(sb->spec.zygote_fd);
+		sb->spec.zygote_fd = 0;
+	}
 	if (r < 0 || !sb->backend || !sb->backend->started)
 		return r;
 	/* Stopped or timed out while the helper set up: that is the result. */
@@ -1676,6 +1721,9 @@ int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note, char **ret_sw
 void pdk_sandbox_release(struct pdk_sandbox *sb)
 {
 	disarm(sb);
+	if (sb->spec.zygote_fd > 2)
+		close(sb->spec.zygote_fd);
+	sb->spec.zygote_fd = 0;
 	pdk_strv_freep(&sb->roots);
 	pdk_strv_freep(&sb->protect);
 	pdk_strv_freep(&sb->trash.missing);

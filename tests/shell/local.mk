@@ -23,7 +23,11 @@ SHELL_TESTS += tests/shell/pkg.sh tests/shell/audit.sh
 endif
 if BACKEND_LANDLOCK
 SHELL_TESTS += tests/shell/landlock-attack.sh
+if OS_LINUX
+SHELL_TESTS += tests/shell/mcp-zygote.sh
 endif
+endif
+EXTRA_DIST += tests/shell/mcp-zygote.sh tests/drivers/mcp-zygote.py
 if BACKEND_BWRAP
 SHELL_TESTS += tests/shell/bwrap-attack.sh tests/shell/net-domains.sh
 endif
