@@ -2,7 +2,10 @@
 # mcp-zygote.py - `paddock mcp --zygote` under Landlock, by attack and its legitimate twin:
 # the calls come from one confined zygote, which holds what a fresh run holds, and leaves
 # nothing of a call to the next. Prints TAP. Needs PADDOCK, T and MARK in the environment.
-import json, os, select, signal, socket, subprocess, sys, time
+import json, os, socket, sys, time
+
+import mcpclient
+from mcpclient import alive, wait_gone
 
 PADDOCK = os.environ["PADDOCK"]
 T = os.environ["T"]
@@ -22,50 +25,15 @@ def ok(cond, desc, show=None):
             print("#   " + line[:300])
 
 
-class Server:
+class Server(mcpclient.Server):
     def __init__(self, *args):
-        self.p = subprocess.Popen([PADDOCK, "mcp", "--backend", "landlock", *args],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, cwd=PROJ)
-        self.buf = b""
-        self.seen = []
+        super().__init__(PADDOCK, "--backend", "landlock", *args, cwd=PROJ)
         self.id = 0
-        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                              "clientInfo": {"name": "mcp-zygote", "version": "1"}}})
-        self.reply(0)
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, obj):
-        self.p.stdin.write((json.dumps(obj) + "\n").encode())
-        self.p.stdin.flush()
-
-    def reply(self, id, timeout=60):
-        for i, m in enumerate(self.seen):
-            if m.get("id") == id:
-                return self.seen.pop(i)
-        end = time.time() + timeout
-        fd = self.p.stdout.fileno()
-        while time.time() < end:
-            while b"\n" in self.buf:
-                line, self.buf = self.buf.split(b"\n", 1)
-                m = json.loads(line)
-                if m.get("id") == id and ("result" in m or "error" in m):
-                    return m
-                self.seen.append(m)
-            r, _, _ = select.select([fd], [], [], max(0, end - time.time()))
-            if not r:
-                break
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            self.buf += chunk
-        return None
+        self.init(name="mcp-zygote")
 
     def start(self, argv):
         self.id += 1
-        self.send({"jsonrpc": "2.0", "id": self.id, "method": "tools/call",
-                   "params": {"name": "run_command", "arguments": {"argv": argv}}})
+        self.call(self.id, "run_command", {"argv": argv})
         return self.id
 
     def run(self, argv):
@@ -73,31 +41,6 @@ class Server:
         m = self.reply(self.start(argv))
         s = (m or {}).get("result", {}).get("structuredContent", {})
         return s.get("exit_status"), s.get("stdout", ""), s.get("stderr", ""), m
-
-    def close(self):
-        try:
-            self.p.stdin.close()
-        except Exception:
-            pass
-        try:
-            self.p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait()
-
-
-def alive(pattern):
-    r = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
-    return r.stdout.split()
-
-
-def wait_gone(pattern, timeout=30):
-    end = time.time() + timeout
-    while time.time() < end:
-        if not alive(pattern):
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def sh(script):
