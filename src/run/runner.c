@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 
 #include "cgroup.h"
+#include "zygote.h"
 #endif
 #include "confine/confine.h"
 
@@ -530,6 +531,8 @@ struct run {
 	bool emptied; /* the cgroup was emptied, and its limit read, at the exit */
 	bool guarded; /* the guardian starts the command and reaps the run */
 	long guard_after; /* its kill_after_ms */
+	int zreply;   /* spec->zygote_fd once it runs the command (borrowed); -1: not from one */
+	bool zexited; /* it said how the command ended: wstatus holds it */
 #ifdef __linux__
 	char **marked_envp;
 	char marker[64];
@@ -625,13 +628,36 @@ static void run_catch_signals(struct run *x)
 #endif
 }
 
-/* Wait for the child: reaped here, or by the guardian, which says how it
- * ended (and whether it cleared the rest of the run). */
+#ifdef __linux__
+/* Has the zygote's command exited (wstatus then says how)? With block, wait until it has.
+ * A zygote gone without a word leaves a command killed with it. */
+static bool zygote_exited(struct run *x, bool block)
+{
+	int r;
+
+	if (x->zexited)
+		return true;
+	r = pdk_zygote_wait(x->zreply, block, &x->wstatus);
+	if (r == 0)
+		return false;
+	if (r < 0)
+		x->wstatus = SIGKILL;
+	x->zexited = true;
+	return true;
+}
+#endif
+
+/* Wait for the child: reaped here, or by the zygote or the guardian, which
+ * say how it ended (the guardian also whether it cleared the rest of the run). */
 static void run_wait_child(struct run *x)
 {
 #ifdef __linux__
 	bool cleared;
 
+	if (x->zreply >= 0) {
+		zygote_exited(x, true);
+		return;
+	}
 	if (x->guard.child) {
 		if (!x->guard.exited &&
 		    pdk_guard_child_status(&x->guard, true, &x->wstatus, &cleared) > 0)
@@ -648,8 +674,8 @@ static void run_kill_child(struct run *x, bool group)
 {
 	if (group)
 		kill(-x->pid, SIGKILL);
-	/* Reaped by the guardian already, its pid may be another's now. */
-	if (!x->guard.exited)
+	/* Reaped by the zygote or the guardian already, its pid may be another's now. */
+	if (!x->guard.exited && !x->zexited)
 		kill(x->pid, SIGKILL);
 	run_wait_child(x);
 }
@@ -670,6 +696,64 @@ static pid_t spawn_guarded(void *p)
 }
 #endif
 
+#ifdef __linux__
+/* The command from the session's zygote, confined already: one fork there and the exec. */
+static int run_start_zygote(struct run *x)
+{
+	const struct pdk_run_spec *spec = x->spec;
+	struct pdk_zygote_call call = {
+	    .path = spec->path,
+	    .argv = spec->argv,
+	    .envp = x->plan.envp ? x->plan.envp : spec->envp,
+	    .cwd = spec->cwd,
+	    .in = x->devnull,
+	    .out = x->opipe[1],
+	    .err = x->epipe[1],
+	    .cgroup_procs = x->cg ? pdk_cgroup_procs_fd(x->cg) : -1,
+	};
+	int e = 0, stage = 0, r;
+
+	x->start = now();
+	/* What a run leaves behind is found by its cgroup: the zygote, not paddock, is
+	 * the parent of its processes. */
+	if (call.cgroup_procs < 0) {
+		if (spec->why)
+			snprintf(spec->why, spec->why_len,
+				 "the resident zygote needs a pids cgroup of the run's own, and "
+				 "none could be made here (%s); start 'paddock mcp' without "
+				 "--zygote",
+				 x->st.procs_why ? x->st.procs_why : "no cgroup");
+		return -EOPNOTSUPP;
+	}
+	/* The zygote is the command's parent and reaps it: the guardian only kills. */
+	if (x->guarded &&
+	    (r = pdk_guard_start(&x->guard, x->cg, x->cg ? NULL : x->marker, x->devnull,
+				 spec->finish_fd > 2 ? spec->finish_fd : -1, x->guard_after, NULL,
+				 NULL)) < 0)
+		return r;
+	r = pdk_zygote_spawn(spec->zygote_fd, &call, &x->pid, &e, &stage);
+	close(x->opipe[1]);
+	close(x->epipe[1]);
+	x->opipe[1] = x->epipe[1] = -1;
+	if (r < 0) {
+		if (spec->why)
+			snprintf(spec->why, spec->why_len,
+				 "the resident zygote could not start the command: %s; call again",
+				 strerror(-r));
+		return r;
+	}
+	if (r == 1) {
+		x->st.exec_errno = e;
+		x->st.exec_stage = stages[stage >= 0 && stage < 6 ? stage : 2];
+		x->st.exit_status = 127;
+		return 1;
+	}
+	x->zreply = spec->zygote_fd;
+	x->deadline = x->start + spec->timeout;
+	return 0;
+}
+#endif
+
 /* Start the command: 0 once it runs, 1 when it never did (the exec or the
  * backend failed in the child: st says which), or -errno. */
 static int run_start(struct run *x)
@@ -682,6 +766,10 @@ static int run_start(struct run *x)
 	ssize_t n;
 	int r;
 
+#ifdef __linux__
+	if (spec->zygote_fd > 2)
+		return run_start_zygote(x);
+#endif
 	x->start = now();
 	if (spec->backend && spec->backend->before_fork) {
 		r = spec->backend->before_fork(spec->backend_state);
@@ -824,7 +912,10 @@ static void run_reap(struct run *x)
 #ifdef __linux__
 	bool cleared;
 
-	if (x->guard.child) {
+	if (x->zreply >= 0) {
+		if (!zygote_exited(x, false))
+			return;
+	} else if (x->guard.child) {
 		if (pdk_guard_child_status(&x->guard, false, &x->wstatus, &cleared) <= 0)
 			return;
 		x->cleared = cleared;
@@ -861,12 +952,13 @@ static void run_reap(struct run *x)
 static int run_watch(struct run *x)
 {
 	for (;;) {
-		/* The guardian's word that the command ended, when it is its parent. */
-		int gfd = x->guard.child && !x->exited ? x->guard.fd : -1;
+		/* The word of the zygote or the guardian that the command ended, when it
+		 * is its parent. */
+		int cfd = x->zreply >= 0 ? x->zreply : x->guard.child ? x->guard.fd : -1;
 		struct pollfd pfd[4] = {{x->opipe[0], POLLIN, 0},
 					{x->epipe[0], POLLIN, 0},
 					{x->spipe[0], POLLIN, 0},
-					{gfd, POLLIN, 0}};
+					{x->exited ? -1 : cfd, POLLIN, 0}};
 		double t = now();
 
 		run_timers(x, t);
@@ -894,6 +986,7 @@ static int run_watch(struct run *x)
 			run_read(&x->epipe[0], x->err);
 		if (pfd[2].revents & POLLIN)
 			run_signalled(x);
+		/* The word of the zygote or the guardian that the command ended. */
 		if (pfd[3].revents)
 			x->child_event = true;
 		if (!x->exited && x->child_event)
@@ -947,6 +1040,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	    .rpipe = {-1, -1},
 	    .spipe = {-1, -1},
 	    .devnull = -1,
+	    .zreply = -1,
 	    .guard = {.fd = -1},
 	    .child_event = true,
 	    .cleared = true,
