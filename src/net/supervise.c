@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -597,6 +598,7 @@ struct call {
 	int domain, type, proto;
 	int fds[MAX_FDS]; /* descriptors an SCM_RIGHTS message carries */
 	size_t n_fds;
+	bool in_loop; /* made by the loop itself, which may not wait */
 };
 
 static int grab(struct call *c, int tfd, int *ret)
@@ -1459,6 +1461,7 @@ static long do_sendmmsg(struct call *c)
  * it), or is to go on as the command made it. */
 #define ANSWERED (LONG_MIN + 1)
 #define CONTINUED (LONG_MIN + 2)
+#define DEFERRED (LONG_MIN + 3)
 /* Symbolic links an open that makes a file follows at the last name, as the kernel's. */
 #define MAX_LINKS 40
 
@@ -1679,18 +1682,22 @@ static bool is_git(const struct pdk_netsup *ns, pid_t tid)
 /* The command's umask (its files are made with it), 022 if it cannot be read. */
 static mode_t umask_of(pid_t tid)
 {
-	char proc[64], line[128];
-	unsigned m = 022;
-	FILE *f;
+	char proc[64], buf[1024];
+	const char *at;
+	int fd;
+	ssize_t n;
 
 	snprintf(proc, sizeof(proc), "/proc/%d/status", (int)tid);
-	if (!(f = fopen(proc, "re")))
+	if ((fd = open(proc, O_RDONLY | O_CLOEXEC)) < 0)
 		return 022;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Umask: %o", &m) == 1)
-			break;
-	fclose(f);
-	return (mode_t)(m & 0777);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 022;
+	buf[n] = '\0';
+	if (!(at = strstr(buf, "\nUmask:")))
+		return 022;
+	return (mode_t)(strtoul(at + 7, NULL, 8) & 0777);
 }
 
 /* The call made on the command's behalf, by a thread of its own: with the command's
@@ -1701,7 +1708,6 @@ static mode_t umask_of(pid_t tid)
  * else. */
 struct act {
 	const struct fsop *op;
-	int ruleset;
 	mode_t umask;
 	struct place *from, *to;
 	const char *target; /* symlink's */
@@ -1709,20 +1715,14 @@ struct act {
 	long r;
 };
 
-static void *act_main(void *p)
+/* The call itself, in the actor's thread. */
+static long act_do(struct act *a)
 {
-	struct act *a = p;
 	const struct fsop *op = a->op;
 	char proc[64];
 	long r = -1;
 
-	a->r = -EACCES;
-	if (unshare(CLONE_FS) < 0)
-		return NULL;
 	umask(a->umask);
-	if (a->ruleset >= 0 && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-				syscall(__NR_landlock_restrict_self, a->ruleset, 0) < 0))
-		return NULL;
 	switch (op->kind) {
 	case FS_MKDIR: r = mkdirat(a->to->dir, a->to->name, op->mode); break;
 	case FS_MKNOD: r = mknodat(a->to->dir, a->to->name, op->mode, op->dev); break;
@@ -1747,22 +1747,94 @@ static void *act_main(void *p)
 			   op->mode);
 		break;
 	}
-	a->r = r < 0 ? -errno : r;
+	return r < 0 ? -errno : r;
+}
+
+/* A thread that makes the calls for one worker, restricted once: its own umask, and
+ * the command's Landlock ruleset, which it keeps for good (so it can no longer read the
+ * command's memory: the worker does that). */
+struct actor {
+	sem_t go, done;
+	struct act *job; /* NULL: end */
+	pthread_t thread;
+	int ruleset;
+};
+static __thread struct actor *my_actor;
+/* This thread's umask is its own (the loop's: it makes the calls itself). */
+static __thread bool fs_private;
+
+static void *actor_main(void *p)
+{
+	struct actor *ac = p;
+	bool ok = unshare(CLONE_FS) == 0 &&
+		  (ac->ruleset < 0 || (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+				       syscall(__NR_landlock_restrict_self, ac->ruleset, 0) == 0));
+
+	for (;;) {
+		struct act *a;
+
+		while (sem_wait(&ac->go) < 0)
+			;
+		if (!(a = ac->job))
+			break;
+		a->r = ok ? act_do(a) : -EACCES;
+		sem_post(&ac->done);
+	}
 	return NULL;
+}
+
+static void actor_end(void)
+{
+	struct actor *ac = my_actor;
+
+	if (!ac)
+		return;
+	my_actor = NULL;
+	ac->job = NULL;
+	sem_post(&ac->go);
+	pthread_join(ac->thread, NULL);
+	sem_destroy(&ac->go);
+	sem_destroy(&ac->done);
+	free(ac);
 }
 
 static long act(struct call *c, struct act *a)
 {
-	pthread_t t;
+	struct actor *ac = my_actor;
 	int r;
 
-	a->ruleset = c->ns->fs_ruleset;
 	a->umask = umask_of(c->req->pid);
+	/* No ruleset to keep (bwrap: the mount namespace holds what the command may not
+	 * write), and a working directory and umask of this thread's own: made here. */
+	if (c->ns->fs_ruleset < 0 && fs_private) {
+		if ((r = still_valid(c)) < 0)
+			return r;
+		return act_do(a);
+	}
+	if (!ac) {
+		pthread_attr_t attr;
+
+		if (!(ac = calloc(1, sizeof(*ac))))
+			return -ENOMEM;
+		ac->ruleset = c->ns->fs_ruleset;
+		sem_init(&ac->go, 0, 0);
+		sem_init(&ac->done, 0, 0);
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 128 * 1024);
+		r = pthread_create(&ac->thread, &attr, actor_main, ac);
+		pthread_attr_destroy(&attr);
+		if (r != 0) {
+			free(ac);
+			return -r;
+		}
+		my_actor = ac;
+	}
 	if ((r = still_valid(c)) < 0)
 		return r;
-	if ((r = pthread_create(&t, NULL, act_main, a)) != 0)
-		return -r;
-	pthread_join(t, NULL);
+	ac->job = a;
+	sem_post(&ac->go);
+	while (sem_wait(&ac->done) < 0)
+		;
 	return a->r;
 }
 
@@ -1791,6 +1863,11 @@ static long open_as_asked(struct call *c, const struct fsop *op, int root, struc
 
 		if (held_missing(c->ns, pl) && !is_git(c->ns, c->req->pid))
 			return refuse(c);
+		/* The loop makes the call itself; an open of a fifo waits for its other
+		 * end, which a worker does instead. */
+		if (c->in_loop && fstatat(pl->dir, pl->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISFIFO(st.st_mode))
+			return DEFERRED;
 		if ((fd = act(c, &a)) >= 0)
 			break;
 		if (fd != -ELOOP || (op->flags & O_NOFOLLOW) || hops >= MAX_LINKS)
@@ -1876,9 +1953,9 @@ out:
 	return r;
 }
 
-static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req)
+static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req, bool in_loop)
 {
-	struct call c = {.ns = ns, .req = req, .pidfd = -1, .fd = -1};
+	struct call c = {.ns = ns, .req = req, .pidfd = -1, .fd = -1, .in_loop = in_loop};
 	struct fsop op;
 	long r;
 
@@ -1907,25 +1984,28 @@ static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req)
 	return r;
 }
 
-static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req)
+/* false: not answered, for a worker to (the loop may not wait for what it asks). */
+static bool answer(struct pdk_netsup *ns, const struct seccomp_notif *req, bool in_loop)
 {
 	struct seccomp_notif_resp *resp;
 	size_t size = ns->sizes.seccomp_notif_resp > sizeof(*resp) ? ns->sizes.seccomp_notif_resp
 								    : sizeof(*resp);
-	long r = handle(ns, req);
+	long r = handle(ns, req, in_loop);
 	struct fsop op;
 	bool fs = fs_call(req, &op);
 
+	if (r == DEFERRED)
+		return false;
 	if (r == ANSWERED) {
 		/* sent with its descriptor */
 		pthread_mutex_lock(&ns->lock);
 		ns->performed++;
 		pthread_mutex_unlock(&ns->lock);
-		return;
+		return true;
 	}
 	resp = calloc(1, size);
 	if (!resp)
-		return; /* the call waits until the run ends; it is killed then */
+		return true; /* the call waits until the run ends; it is killed then */
 	resp->id = req->id;
 	if (r == CONTINUED)
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -1946,6 +2026,7 @@ static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req)
 	/* ENOENT: the caller died meanwhile. */
 	(void)ioctl(ns->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
 	free(resp);
+	return true;
 }
 
 static void answer_continue(struct pdk_netsup *ns, const struct seccomp_notif *req)
@@ -1986,7 +2067,7 @@ static void *job_main(void *p)
 		ns->q_head = (ns->q_head + 1) % MAX_JOBS;
 		ns->q_len--;
 		pthread_mutex_unlock(&ns->lock);
-		answer(ns, req);
+		(void)answer(ns, req, false);
 		free(req);
 		pthread_mutex_lock(&ns->lock);
 	}
@@ -1994,6 +2075,7 @@ out:
 	if (--ns->jobs == 0)
 		pthread_cond_broadcast(&ns->idle);
 	pthread_mutex_unlock(&ns->lock);
+	actor_end();
 	return NULL;
 }
 
@@ -2049,6 +2131,8 @@ static void *sup_main(void *p)
 			      : sizeof(struct seccomp_notif);
 
 	drop_capabilities();
+	/* The calls made here take the command's umask, set on each. */
+	fs_private = unshare(CLONE_FS) == 0;
 	for (;;) {
 		struct pollfd pfd[2] = {{ns->listener, POLLIN, 0}, {ns->stop[0], POLLIN, 0}};
 		struct seccomp_notif *req;
@@ -2080,11 +2164,18 @@ static void *sup_main(void *p)
 			free(req);
 			continue;
 		}
+		/* A call that makes a name is made here: a worker's turn costs more than
+		 * the call. */
+		if (fs_call(req, &op) && answer(ns, req, true)) {
+			free(req);
+			continue;
+		}
 		if (!dispatch(ns, req)) {
-			answer(ns, req);
+			(void)answer(ns, req, false);
 			free(req);
 		}
 	}
+	actor_end();
 	return NULL;
 }
 
