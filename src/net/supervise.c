@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -318,8 +319,15 @@ static int find_git(struct pdk_netsup *ns)
 int pdk_netsup_hold_missing(struct pdk_netsup *ns, const char *const *paths, size_t n,
 			    const char *const *roots, size_t n_roots, int ruleset)
 {
+	struct utsname u;
+	unsigned major = 0, minor = 0;
 	int r;
 
+	/* Before 5.9 no descriptor can be handed to the command: its opens could not be
+	 * made for it, and the missing paths are left to the vetting after the run. */
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2 ||
+	    major * 1000 + minor < 5009)
+		return 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *p = paths[i], *slash = strrchr(p, '/');
 		_cleanup_free_ char *dir = NULL;
@@ -1889,7 +1897,14 @@ static long open_as_asked(struct call *c, const struct fsop *op, int root, struc
 	add.srcfd = (uint32_t)fd;
 	add.newfd_flags = op->flags & O_CLOEXEC;
 	r = ioctl(c->ns->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
-	r = r < 0 ? -errno : ANSWERED;
+	if (r < 0 && errno == EINVAL) {
+		/* Before 5.14: added, then its number is the answer. */
+		add.flags = 0;
+		r = ioctl(c->ns->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+		r = r < 0 ? -errno : r;
+	} else {
+		r = r < 0 ? -errno : ANSWERED;
+	}
 	close((int)fd);
 	return r;
 }
