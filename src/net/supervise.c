@@ -1750,9 +1750,9 @@ static long act_do(struct act *a)
 		break;
 	case FS_OPEN:
 		/* The last name is not followed here: open_as_asked() follows a link itself,
-		 * checking where it leads. */
-		r = openat(a->to->dir, a->to->name, (int)op->flags | O_NOFOLLOW | O_CLOEXEC,
-			   op->mode);
+		 * checking where it leads. A terminal opened is not paddock's to keep. */
+		r = openat(a->to->dir, a->to->name,
+			   (int)op->flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, op->mode);
 		break;
 	}
 	return r < 0 ? -errno : r;

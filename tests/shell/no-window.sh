@@ -361,6 +361,26 @@ if [ -n "$ll" ] && [ "${users#* }" = nobody ] &&
 		check "landlock, no mount namespace: the command got to its wait" false
 		release nons
 	fi
+	# A missing protected path is refused there too: the supervisor needs no namespace.
+	R=$T/$u/home/miss-nons
+	mkmiss "$u" "$R"
+	READY=$T/$u/tmp/ready-mnons GO=$T/$u/tmp/go-mnons
+	rm -f "$READY" "$GO"
+	mkfifo "$GO" && chown 65534:65534 "$GO"
+	(cd "$R" && as "$u" bwrap --dev-bind / / --unshare-user --disable-userns -- \
+		"$P" run --backend landlock -- sh -c "$miss_attack") >"$T/out" 2>"$T/err" </dev/null &
+	pid=$!
+	bgpids="$bgpids $pid"
+	if wait_for_file "$READY" 60; then
+		check "landlock, no mount namespace, mid-run: no missing protected path was made" \
+			none_made "$R"
+		check "landlock, no mount namespace, mid-run: ... the ordinary names beside them are" \
+			twins_made "$R"
+	else
+		check "landlock, no mount namespace, missing paths: the command got to its wait" false
+	fi
+	release mnons
+	wait "$pid"
 else
 	skip "landlock without a mount namespace: needs root, Landlock and bwrap --disable-userns"
 fi
