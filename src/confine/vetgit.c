@@ -315,63 +315,59 @@ static bool in_repository(const char *dir, char *const *gitdirs, size_t n)
 
 int pdk_vetgit_undo(const struct pdk_vetgit_repos *g, FILE **f, char **buf, size_t *size)
 {
-	char *const *roots = g->roots, *const *gitdirs = g->gitdirs, *const *known = g->known;
-	char *const *gitfiles = g->gitfiles, *const *pins = g->pins;
-	size_t n_roots = g->n_roots, n = g->n_gitdirs, n_known = g->n_known;
-	size_t n_gitfiles = g->n_gitfiles, n_pins = g->n_pins;
 	int r = 0;
 
-	for (size_t i = 0; r == 0 && i < n; i++) {
+	for (size_t i = 0; r == 0 && i < g->n_gitdirs; i++) {
 		_cleanup_strv_ char **now = NULL;
 		size_t n_now = 0;
 
-		if ((r = pdk_vetgit_scan(&gitdirs[i], 1, &now, &n_now)) < 0)
+		if ((r = pdk_vetgit_scan(&g->gitdirs[i], 1, &now, &n_now)) < 0)
 			return r;
 		for (size_t k = 0; r == 0 && k < n_now; k++)
-			if (!pdk_strv_contains(known, n_known, now[k]))
-				r = vet_new(roots, n_roots, gitdirs[i], now[k], f, buf, size);
+			if (!pdk_strv_contains(g->known, g->n_known, now[k]))
+				r = vet_new(g->roots, g->n_roots, g->gitdirs[i], now[k], f, buf, size);
 	}
 	/* What the user's git in a work tree enters: its submodules' .git. One the command
 	 * made a repository of its own in is vetted as a new git directory; a gitdir: file
 	 * must name a git directory of the repository's (a pinned one was put back). */
-	for (size_t i = 0; r == 0 && i < n; i++) {
+	for (size_t i = 0; r == 0 && i < g->n_gitdirs; i++) {
 		_cleanup_strv_ char **links = NULL;
 		size_t n_links = 0;
 
-		r = gitlinks(gitdirs[i], &links, &n_links);
+		r = gitlinks(g->gitdirs[i], &links, &n_links);
 		for (size_t k = 0; r == 0 && k < n_links; k++) {
 			_cleanup_free_ char *dir = NULL;
 			struct stat st;
 
-			if (pdk_strv_contains(pins, n_pins, links[k]) ||
-			    pdk_strv_contains(known, n_known, links[k]) || lstat(links[k], &st) < 0)
+			if (pdk_strv_contains(g->pins, g->n_pins, links[k]) ||
+			    pdk_strv_contains(g->known, g->n_known, links[k]) || lstat(links[k], &st) < 0)
 				continue;
 			if (S_ISDIR(st.st_mode)) {
-				r = vet_new(roots, n_roots, NULL, links[k], f, buf, size);
+				r = vet_new(g->roots, g->n_roots, NULL, links[k], f, buf, size);
 				continue;
 			}
 			if (S_ISREG(st.st_mode) && (dir = named_dir(links[k])) &&
-			    in_repository(dir, gitdirs, n))
+			    in_repository(dir, g->gitdirs, g->n_gitdirs))
 				continue;
 			if (!open_note(f, buf, size))
 				return -ENOMEM;
-			undo_one(roots, n_roots, links[k],
+			undo_one(g->roots, g->n_roots, links[k],
 				 "a submodule's .git naming a git directory outside its repository's",
 				 *f);
 		}
 	}
-	for (size_t i = 0; r == 0 && i < n_gitfiles; i++) {
+	for (size_t i = 0; r == 0 && i < g->n_gitfiles; i++) {
 		_cleanup_free_ char *dir = NULL;
 		struct stat st;
 
-		if (lstat(gitfiles[i], &st) < 0 || S_ISDIR(st.st_mode))
+		if (lstat(g->gitfiles[i], &st) < 0 || S_ISDIR(st.st_mode))
 			continue;
-		if (S_ISREG(st.st_mode) && (dir = named_dir(gitfiles[i])) &&
-		    in_repository(dir, gitdirs, n))
+		if (S_ISREG(st.st_mode) && (dir = named_dir(g->gitfiles[i])) &&
+		    in_repository(dir, g->gitdirs, g->n_gitdirs))
 			continue;
 		if (!open_note(f, buf, size))
 			return -ENOMEM;
-		undo_one(roots, n_roots, gitfiles[i],
+		undo_one(g->roots, g->n_roots, g->gitfiles[i],
 			 "a submodule's .git naming a git directory outside its repository's", *f);
 	}
 	return r;
