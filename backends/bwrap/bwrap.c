@@ -74,6 +74,9 @@ struct bwrap_state {
 	 * are the policy's. */
 	const char *const *roots;
 	size_t n_roots;
+	/* The protected paths (borrowed): the supervisor refuses to make a missing one. */
+	const char *const *protect;
+	size_t n_protect;
 	const char *const *unix_paths;
 	const int *unix_fds;
 	size_t n_unix;
@@ -465,6 +468,8 @@ static int bwrap_prepare(const struct pdk_confine *policy, void **ret_state)
 	s->n_unix = policy->n_unix;
 	s->roots = policy->roots;
 	s->n_roots = policy->n_roots;
+	s->protect = policy->protect;
+	s->n_protect = policy->n_protect;
 	s->unix_supervised =
 	    pdk_netsup_probe(s->unsupervised_why, sizeof(s->unsupervised_why)) == 0;
 	r = 0;
@@ -617,8 +622,12 @@ static int bwrap_before_fork(void *state)
 		return r;
 	pdk_netsup_pass_others(s->sup);
 	if ((r = pdk_netsup_allow_unix(s->sup, s->unix_paths, s->unix_fds, s->n_unix)) < 0 ||
-	    (r = pdk_netsup_allow_bind(s->sup, s->roots, s->n_roots)) < 0)
+	    (r = pdk_netsup_allow_bind(s->sup, s->roots, s->n_roots)) < 0 ||
+	    (r = pdk_netsup_hold_missing(s->sup, s->protect, s->n_protect, s->roots, s->n_roots,
+					 -1)) < 0)
 		return r;
+	/* bwrap makes its sandbox under the filter: its own calls go on until then. */
+	pdk_netsup_defer_fs(s->sup);
 	return 1;
 }
 
@@ -686,6 +695,8 @@ static int bwrap_spawned(void *state, char *why, size_t why_len)
 			 what[0] ? what : strerror(-r));
 		return r;
 	}
+	if (s->sup)
+		pdk_netsup_arm_fs(s->sup);
 	r = write(s->block_wr, "g", 1) == 1 ? 0 : -errno;
 	close(steal_fd(&s->block_wr));
 	return r;

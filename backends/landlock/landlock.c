@@ -123,6 +123,9 @@ struct ll_state {
 	 * address alone, through connect_bpf, stacked on the main program. */
 	const char *const *roots;
 	size_t n_roots;
+	/* The protected paths (borrowed): the supervisor refuses to make a missing one. */
+	const char *const *protect;
+	size_t n_protect;
 	const char *const *unix_paths;
 	const int *unix_fds;
 	size_t n_unix;
@@ -568,6 +571,8 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 	st->n_unix = policy->n_unix;
 	st->roots = policy->roots;
 	st->n_roots = policy->n_roots;
+	st->protect = policy->protect;
+	st->n_protect = policy->n_protect;
 	r = pdk_seccomp_compile(seccomp_net(st), &st->bpf);
 	if (r < 0)
 		return r;
@@ -800,7 +805,9 @@ static int landlock_before_fork(void *p)
 	if (st->network)
 		pdk_netsup_pass_others(st->sup);
 	if ((r = pdk_netsup_allow_unix(st->sup, st->unix_paths, st->unix_fds, st->n_unix)) < 0 ||
-	    (r = pdk_netsup_allow_bind(st->sup, st->roots, st->n_roots)) < 0)
+	    (r = pdk_netsup_allow_bind(st->sup, st->roots, st->n_roots)) < 0 ||
+	    (r = pdk_netsup_hold_missing(st->sup, st->protect, st->n_protect, st->roots,
+					 st->n_roots, st->ruleset_fd)) < 0)
 		return r;
 	return 1;
 }

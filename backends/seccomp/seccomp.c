@@ -49,6 +49,7 @@ enum when {
 	NO_UNIX,        /* unix sockets not allowed (no supervisor) */
 	UNIX_NOTIFY_ONLY, /* the UNIX_NOTIFY program */
 	NO_LISTENER,    /* wherever a supervisor listens */
+	CREATE_NOTIFY,  /* calls that make a name, wherever a supervisor listens */
 };
 
 struct rule {
@@ -74,6 +75,19 @@ struct rule {
 #define SUPERVISE(name, why_)                                                                      \
 	{                                                                                          \
 		.syscall = name, .when = SUPERVISED, .notify = true, .why = why_                   \
+	}
+/* A call that makes a name: paddock refuses one at a missing protected path and
+ * performs the others on the command's behalf. */
+#define MAKES(name)                                                                                \
+	{                                                                                          \
+		.syscall = name, .when = CREATE_NOTIFY, .notify = true,                            \
+		.why = "a missing protected path refused, others made on its behalf"               \
+	}
+#define OPENS(name, i)                                                                             \
+	{                                                                                          \
+		.syscall = name, .when = CREATE_NOTIFY, .notify = true, .n_args = 1,               \
+		.arg = {ARG(i, SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT)},                             \
+		.why = "with O_CREAT: as mkdir, the descriptor handed to the command"              \
 	}
 #define CLONE_NS(f)                                                                                \
 	{                                                                                          \
@@ -278,6 +292,30 @@ static const struct rule rules[] = {
      .arg = {ARG(1, SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER,
 		 SECCOMP_FILTER_FLAG_NEW_LISTENER)},
      .why = "seccomp filters with a listener of their own (they would answer first)"},
+    /* A protected path that is missing (an agent's configuration, a git hook
+     * directory) may not be made while the run lasts: these go to the supervisor,
+     * which reads the path, finds the directory as the command sees it, and makes
+     * the name there itself. */
+    MAKES("mkdir"),
+    MAKES("mkdirat"),
+    MAKES("mknod"),
+    MAKES("mknodat"),
+    MAKES("symlink"),
+    MAKES("symlinkat"),
+    MAKES("link"),
+    MAKES("linkat"),
+    MAKES("rename"),
+    MAKES("renameat"),
+    MAKES("renameat2"),
+    MAKES("creat"),
+    OPENS("open", 1),
+    OPENS("openat", 2),
+    /* openat2's flags are in memory, out of the filter's sight; libc's open()
+     * is openat, and callers of openat2 fall back to it on ENOSYS. */
+    {.syscall = "openat2",
+     .err = ENOSYS,
+     .when = CREATE_NOTIFY,
+     .why = "openat2 (its flags are in memory; callers fall back to openat)"},
     /* SCTP connects through setsockopt(), out of the supervisor's sight. */
     {.syscall = "socket",
      .err = EPROTONOSUPPORT,
@@ -331,7 +369,8 @@ static bool applies(const struct rule *r, enum pdk_seccomp_net net)
 
 	/* The stacked program holds its own rules and no other. */
 	if (net == PDK_SECCOMP_UNIX_NOTIFY)
-		return r->when == UNIX_NOTIFY_ONLY || r->when == NO_LISTENER;
+		return r->when == UNIX_NOTIFY_ONLY || r->when == NO_LISTENER ||
+		       r->when == CREATE_NOTIFY;
 	net = base(net, &unix_ok);
 	switch (r->when) {
 	case NET_OFF: return net == PDK_SECCOMP_NET_OFF;
@@ -340,6 +379,9 @@ static bool applies(const struct rule *r, enum pdk_seccomp_net net)
 	case NO_UNIX: return !unix_ok;
 	case UNIX_NOTIFY_ONLY: return false;
 	case NO_LISTENER: return net == PDK_SECCOMP_NET_SUPERVISED || unix_ok;
+	/* The main program has the listener in the supervised mode only; the others
+	 * stack UNIX_NOTIFY's. */
+	case CREATE_NOTIFY: return net == PDK_SECCOMP_NET_SUPERVISED;
 	default: return true;
 	}
 }

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,9 +25,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,6 +143,25 @@ struct pdk_netsup {
 	struct ubound *ubound;
 	size_t n_ubound;
 	unsigned long performed, refused;
+	/* Protected paths missing at the start whose directory is there: a
+	 * call that would make one is refused. The calls that make a name are
+	 * performed on the command's behalf, under fs_ruleset (the command's
+	 * own Landlock ruleset; -1: none, its mount namespace holds it). Until
+	 * fs_armed (bwrap sets up its sandbox first), they go on as asked. */
+	struct missing *missing;
+	size_t n_missing;
+	struct stat *git; /* the host's git, which may make them (a checkout) */
+	size_t n_git;
+	int fs_ruleset;
+	bool fs_armed;
+};
+
+/* A missing protected path: the name it would have in the directory dev:ino. */
+struct missing {
+	dev_t dev;
+	ino_t ino;
+	char *name;
+	char *path;
 };
 
 static long sys_pidfd_open(pid_t pid, unsigned flags)
@@ -183,7 +205,8 @@ int pdk_netsup_new(struct pdk_netsup **ret)
 	if (!ns)
 		return -ENOMEM;
 	ns->to_parent[0] = ns->to_parent[1] = ns->to_child[0] = ns->to_child[1] = -1;
-	ns->stop[0] = ns->stop[1] = ns->listener = ns->bind_ruleset = -1;
+	ns->stop[0] = ns->stop[1] = ns->listener = ns->bind_ruleset = ns->fs_ruleset = -1;
+	ns->fs_armed = true;
 	pthread_mutex_init(&ns->lock, NULL);
 	pthread_cond_init(&ns->idle, NULL);
 	pthread_cond_init(&ns->work, NULL);
@@ -262,6 +285,94 @@ int pdk_netsup_allow_bind(struct pdk_netsup *ns, const char *const *roots, size_
 		close(ns->bind_ruleset);
 	ns->bind_ruleset = (int)fd;
 	return 0;
+}
+
+/* The host's git executables, by inode: each git on PATH, and git's own directory. */
+static int find_git(struct pdk_netsup *ns)
+{
+	const char *env = getenv("PATH");
+	_cleanup_free_ char *path = strdup(env && *env ? env : "/usr/bin:/bin");
+	char *save = NULL, file[PATH_MAX];
+
+	if (!path)
+		return -ENOMEM;
+	for (char *d = strtok_r(path, ":", &save);; d = strtok_r(NULL, ":", &save)) {
+		struct stat st, *g;
+
+		if (d)
+			snprintf(file, sizeof(file), "%s/git", d);
+		else
+			snprintf(file, sizeof(file), "/usr/lib/git-core/git");
+		if (d && d[0] != '/')
+			continue;
+		if (stat(file, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (!(g = realloc(ns->git, (ns->n_git + 1) * sizeof(*g))))
+				return -ENOMEM;
+			ns->git = g;
+			g[ns->n_git++] = st;
+		}
+		if (!d)
+			return 0;
+	}
+}
+
+int pdk_netsup_hold_missing(struct pdk_netsup *ns, const char *const *paths, size_t n,
+			    const char *const *roots, size_t n_roots, int ruleset)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+	int r;
+
+	/* Before 5.9 no descriptor can be handed to the command: its opens could not be
+	 * made for it, and the missing paths are left to the vetting after the run. */
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2 ||
+	    major * 1000 + minor < 5009)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = paths[i], *slash = strrchr(p, '/');
+		_cleanup_free_ char *dir = NULL;
+		struct missing *m;
+		struct stat st;
+		bool inside = false;
+
+		for (size_t k = 0; k < n_roots && !inside; k++)
+			inside = pdk_path_under(p, roots[k]) && strcmp(p, roots[k]) != 0;
+		if (!inside || !slash || !slash[1] || lstat(p, &st) == 0 || errno != ENOENT)
+			continue;
+		/* One whose directory is missing too is left to the vetting after the run:
+		 * `git init` makes .git/hooks and .git/config of its own. */
+		if (!(dir = strndup(p, slash == p ? 1 : (size_t)(slash - p))))
+			return -ENOMEM;
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		m = realloc(ns->missing, (ns->n_missing + 1) * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		ns->missing = m;
+		m += ns->n_missing;
+		*m = (struct missing){.dev = st.st_dev, .ino = st.st_ino};
+		if (!(m->name = strdup(slash + 1)) || !(m->path = strdup(p))) {
+			free(m->name);
+			return -ENOMEM;
+		}
+		ns->n_missing++;
+	}
+	if (ns->n_missing && (r = find_git(ns)) < 0)
+		return r;
+	if (ruleset >= 0 && ns->n_missing && ns->fs_ruleset < 0 &&
+	    (ns->fs_ruleset = fcntl(ruleset, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -errno;
+	return 0;
+}
+
+void pdk_netsup_defer_fs(struct pdk_netsup *ns)
+{
+	ns->fs_armed = false;
+}
+
+void pdk_netsup_arm_fs(struct pdk_netsup *ns)
+{
+	__atomic_store_n(&ns->fs_armed, true, __ATOMIC_RELEASE);
 }
 
 /* Child side: async-signal-safe calls only. */
@@ -495,6 +606,7 @@ struct call {
 	int domain, type, proto;
 	int fds[MAX_FDS]; /* descriptors an SCM_RIGHTS message carries */
 	size_t n_fds;
+	bool in_loop; /* made by the loop itself, which may not wait */
 };
 
 static int grab(struct call *c, int tfd, int *ret)
@@ -1351,11 +1463,523 @@ static long do_sendmmsg(struct call *c)
 	return sent ? (long)sent : r;
 }
 
-static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req)
+/* ---- calls that make a name ---- */
+
+/* handle()'s word that the call is answered already (an open's descriptor sent with
+ * it), or is to go on as the command made it. */
+#define ANSWERED (LONG_MIN + 1)
+#define CONTINUED (LONG_MIN + 2)
+#define DEFERRED (LONG_MIN + 3)
+/* Symbolic links an open that makes a file follows at the last name, as the kernel's. */
+#define MAX_LINKS 40
+
+enum fs_kind { FS_MKDIR, FS_MKNOD, FS_SYMLINK, FS_LINK, FS_RENAME, FS_OPEN };
+
+/* A call that makes a name: where (at, path: a dirfd and the address of the path in the
+ * command), from where for link and rename, and the rest of its arguments. */
+struct fsop {
+	enum fs_kind kind;
+	int from_at, at;
+	uint64_t from, path, target;
+	uint64_t flags; /* open's, linkat's, renameat2's */
+	mode_t mode;
+	dev_t dev;
+};
+
+#define OP(k, fa, a_, f, p, t, fl, m, d)                                                          \
+	(struct fsop)                                                                              \
+	{                                                                                          \
+		.kind = (k), .from_at = (fa), .at = (a_), .from = (f), .path = (p), .target = (t), \
+		.flags = (fl), .mode = (mode_t)(m), .dev = (dev_t)(d)                              \
+	}
+
+static bool fs_call(const struct seccomp_notif *req, struct fsop *op)
 {
-	struct call c = {.ns = ns, .req = req, .pidfd = -1, .fd = -1};
+	const __u64 *a = req->data.args;
+
+	*op = (struct fsop){.at = AT_FDCWD, .from_at = AT_FDCWD};
+	switch (req->data.nr) {
+#ifdef __NR_mkdir
+	case __NR_mkdir: *op = OP(FS_MKDIR, 0, AT_FDCWD, 0, a[0], 0, 0, a[1], 0); break;
+#endif
+	case __NR_mkdirat: *op = OP(FS_MKDIR, 0, (int)a[0], 0, a[1], 0, 0, a[2], 0); break;
+#ifdef __NR_mknod
+	case __NR_mknod: *op = OP(FS_MKNOD, 0, AT_FDCWD, 0, a[0], 0, 0, a[1], a[2]); break;
+#endif
+	case __NR_mknodat:
+		*op = OP(FS_MKNOD, 0, (int)a[0], 0, a[1], 0, 0, a[2], a[3]);
+		break;
+#ifdef __NR_symlink
+	case __NR_symlink: *op = OP(FS_SYMLINK, 0, AT_FDCWD, 0, a[1], a[0], 0, 0, 0); break;
+#endif
+	case __NR_symlinkat: *op = OP(FS_SYMLINK, 0, (int)a[1], 0, a[2], a[0], 0, 0, 0); break;
+#ifdef __NR_link
+	case __NR_link: *op = OP(FS_LINK, AT_FDCWD, AT_FDCWD, a[0], a[1], 0, 0, 0, 0); break;
+#endif
+	case __NR_linkat:
+		*op = OP(FS_LINK, (int)a[0], (int)a[2], a[1], a[3], 0, a[4], 0, 0);
+		break;
+#ifdef __NR_rename
+	case __NR_rename: *op = OP(FS_RENAME, AT_FDCWD, AT_FDCWD, a[0], a[1], 0, 0, 0, 0); break;
+#endif
+	case __NR_renameat:
+		*op = OP(FS_RENAME, (int)a[0], (int)a[2], a[1], a[3], 0, 0, 0, 0);
+		break;
+	case __NR_renameat2:
+		*op = OP(FS_RENAME, (int)a[0], (int)a[2], a[1], a[3], 0, a[4], 0, 0);
+		break;
+#ifdef __NR_open
+	case __NR_open: *op = OP(FS_OPEN, 0, AT_FDCWD, 0, a[0], 0, a[1], a[2], 0); break;
+#endif
+	case __NR_openat: *op = OP(FS_OPEN, 0, (int)a[0], 0, a[1], 0, a[2], a[3], 0); break;
+#ifdef __NR_creat
+	case __NR_creat:
+		*op = OP(FS_OPEN, 0, AT_FDCWD, 0, a[0], 0, O_CREAT | O_WRONLY | O_TRUNC, a[1], 0);
+		break;
+#endif
+	default: return false;
+	}
+	return true;
+}
+
+/* A NUL-terminated string of the command's at addr, read a page at a time (the
+ * next page may not be mapped). */
+static int peek_str(pid_t pid, uint64_t addr, char *buf, size_t size)
+{
+	const size_t page = 4096;
+	size_t got = 0;
+	int r;
+
+	while (got < size) {
+		size_t chunk = page - (size_t)((addr + got) % page);
+
+		if (chunk > size - got)
+			chunk = size - got;
+		if ((r = peek(pid, addr + got, buf + got, chunk)) < 0)
+			return r;
+		if (memchr(buf + got, '\0', chunk))
+			return 0;
+		got += chunk;
+	}
+	return -ENAMETOOLONG;
+}
+
+/* The directory a relative path of the thread tid starts from (its working
+ * directory, or its descriptor at), as it sees it, into base (PATH_MAX). */
+static int base_of(pid_t tid, int at, char *base)
+{
+	char proc[64];
+	ssize_t n;
+
+	if (at == AT_FDCWD)
+		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)tid);
+	else if (at >= 0)
+		snprintf(proc, sizeof(proc), "/proc/%d/fd/%d", (int)tid, at);
+	else
+		return -EBADF;
+	n = readlink(proc, base, PATH_MAX - 1);
+	if (n < 0)
+		return errno == ENOENT && at != AT_FDCWD ? -EBADF : -errno;
+	base[n] = '\0';
+	/* A socket, a pipe, a directory out of its root: nothing to start from. */
+	return n && base[0] == '/' ? 0 : -ENOTDIR;
+}
+
+/* Where a call makes a name: the directory (an O_PATH descriptor of it, reached as the
+ * command would from its root, with its path) and the last name in it. */
+struct place {
+	int dir;
+	struct stat st;
+	bool slash; /* the path ended in '/' */
+	char name[NAME_MAX + 1];
+	char path[2 * PATH_MAX + 2];
+};
+
+static int place_of(int root, const char *base, const char *path, struct place *pl)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	char *full = pl->path, *slash;
+	size_t len;
+	long fd;
+
+	pl->dir = -1;
+	if (!path[0])
+		return -ENOENT;
+	if (path[0] == '/')
+		snprintf(full, sizeof(pl->path), "%s", path);
+	else
+		snprintf(full, sizeof(pl->path), "%s/%s", base, path);
+	len = strlen(full);
+	pl->slash = len > 1 && full[len - 1] == '/';
+	while (len > 1 && full[len - 1] == '/')
+		full[--len] = '\0';
+	slash = strrchr(full, '/');
+	if (!slash[1] || !strcmp(slash + 1, ".") || !strcmp(slash + 1, "..")) {
+		/* No new name: the call fails on the directory itself, as it would. */
+		snprintf(pl->name, sizeof(pl->name), ".");
+	} else {
+		if (strlen(slash + 1) > NAME_MAX)
+			return -ENAMETOOLONG;
+		snprintf(pl->name, sizeof(pl->name), "%s", slash + 1);
+		if (slash == full)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	fd = syscall(__NR_openat2, root, full, &how, sizeof(how));
+	if (fd < 0)
+		return errno == EXDEV ? -ELOOP : -errno;
+	pl->dir = (int)fd;
+	return fstat(pl->dir, &pl->st) < 0 ? -errno : 0;
+}
+
+static void place_close(struct place *pl)
+{
+	if (pl->dir >= 0)
+		close(pl->dir);
+	pl->dir = -1;
+}
+
+/* The missing protected path a name at pl would make, or NULL. */
+static const struct missing *held_missing(const struct pdk_netsup *ns, const struct place *pl)
+{
+	if (pl->name[0] == '.' && !pl->name[1])
+		return NULL;
+	for (size_t i = 0; i < ns->n_missing; i++) {
+		const struct missing *m = &ns->missing[i];
+
+		if (m->dev == pl->st.st_dev && m->ino == pl->st.st_ino &&
+		    !strcmp(m->name, pl->name))
+			return m;
+	}
+	return NULL;
+}
+
+/* A name with a mount on it in the command's view (bwrap's and Landlock's pins of the
+ * directories above a held path): the kernel refuses to move it for a caller in that mount
+ * namespace only, which paddock is not. */
+static int mounted_on(const struct place *pl)
+{
+	struct statx dir, it;
+
+	if (statx(pl->dir, "", AT_EMPTY_PATH, STATX_MNT_ID, &dir) < 0 ||
+	    statx(pl->dir, pl->name, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &it) < 0)
+		return 0;
+	return (dir.stx_mask & it.stx_mask & STATX_MNT_ID) && dir.stx_mnt_id != it.stx_mnt_id
+		       ? -EBUSY
+		       : 0;
+}
+
+/* Is the thread tid running git itself (the host's git, by inode)? A checkout of a branch
+ * that tracks .vscode makes it; what git makes is vetted after the run as before. */
+static bool is_git(const struct pdk_netsup *ns, pid_t tid)
+{
+	char proc[64];
+	struct stat st;
+
+	snprintf(proc, sizeof(proc), "/proc/%d/exe", (int)tid);
+	if (stat(proc, &st) < 0)
+		return false;
+	for (size_t i = 0; i < ns->n_git; i++)
+		if (ns->git[i].st_dev == st.st_dev && ns->git[i].st_ino == st.st_ino)
+			return true;
+	return false;
+}
+
+/* The command's umask (its files are made with it), 022 if it cannot be read. */
+static mode_t umask_of(pid_t tid)
+{
+	char proc[64], buf[1024];
+	const char *at;
+	int fd;
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/%d/status", (int)tid);
+	if ((fd = open(proc, O_RDONLY | O_CLOEXEC)) < 0)
+		return 022;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 022;
+	buf[n] = '\0';
+	if (!(at = strstr(buf, "\nUmask:")))
+		return 022;
+	return (mode_t)(strtoul(at + 7, NULL, 8) & 0777);
+}
+
+/* The call made on the command's behalf, by a thread of its own: with the command's
+ * umask, under the command's Landlock ruleset where it has one (so that it writes
+ * only where the command may and reads no secret), in directories reached through the
+ * command's root (its mount namespace: what it holds read-only stays so), by the last
+ * name only, so that a path or a directory swapped since the check reaches nothing
+ * else. */
+struct act {
+	const struct fsop *op;
+	mode_t umask;
+	struct place *from, *to;
+	const char *target; /* symlink's */
+	int src;            /* linkat(AT_EMPTY_PATH): paddock's copy of the command's fd */
+	long r;
+};
+
+/* The call itself, in the actor's thread. */
+static long act_do(struct act *a)
+{
+	const struct fsop *op = a->op;
+	char proc[64];
+	long r = -1;
+
+	umask(a->umask);
+	switch (op->kind) {
+	case FS_MKDIR: r = mkdirat(a->to->dir, a->to->name, op->mode); break;
+	case FS_MKNOD: r = mknodat(a->to->dir, a->to->name, op->mode, op->dev); break;
+	case FS_SYMLINK: r = symlinkat(a->target, a->to->dir, a->to->name); break;
+	case FS_LINK:
+		if (a->src >= 0) {
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", a->src);
+			r = linkat(AT_FDCWD, proc, a->to->dir, a->to->name, AT_SYMLINK_FOLLOW);
+		} else {
+			r = linkat(a->from->dir, a->from->name, a->to->dir, a->to->name,
+				   (int)(op->flags & AT_SYMLINK_FOLLOW));
+		}
+		break;
+	case FS_RENAME:
+		r = syscall(SYS_renameat2, a->from->dir, a->from->name, a->to->dir, a->to->name,
+			    (unsigned)op->flags);
+		break;
+	case FS_OPEN:
+		/* The last name is not followed here: open_as_asked() follows a link itself,
+		 * checking where it leads. A terminal opened is not paddock's to keep. */
+		r = openat(a->to->dir, a->to->name,
+			   (int)op->flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, op->mode);
+		break;
+	}
+	return r < 0 ? -errno : r;
+}
+
+/* A thread that makes the calls for one worker, restricted once: its own umask, and
+ * the command's Landlock ruleset, which it keeps for good (so it can no longer read the
+ * command's memory: the worker does that). */
+struct actor {
+	sem_t go, done;
+	struct act *job; /* NULL: end */
+	pthread_t thread;
+	int ruleset;
+};
+static __thread struct actor *my_actor;
+/* This thread's umask is its own (the loop's: it makes the calls itself). */
+static __thread bool fs_private;
+
+static void *actor_main(void *p)
+{
+	struct actor *ac = p;
+	bool ok = unshare(CLONE_FS) == 0 &&
+		  (ac->ruleset < 0 || (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+				       syscall(__NR_landlock_restrict_self, ac->ruleset, 0) == 0));
+
+	for (;;) {
+		struct act *a;
+
+		while (sem_wait(&ac->go) < 0)
+			;
+		if (!(a = ac->job))
+			break;
+		a->r = ok ? act_do(a) : -EACCES;
+		sem_post(&ac->done);
+	}
+	return NULL;
+}
+
+static void actor_end(void)
+{
+	struct actor *ac = my_actor;
+
+	if (!ac)
+		return;
+	my_actor = NULL;
+	ac->job = NULL;
+	sem_post(&ac->go);
+	pthread_join(ac->thread, NULL);
+	sem_destroy(&ac->go);
+	sem_destroy(&ac->done);
+	free(ac);
+}
+
+static long act(struct call *c, struct act *a)
+{
+	struct actor *ac = my_actor;
+	int r;
+
+	a->umask = umask_of(c->req->pid);
+	/* No ruleset to keep (bwrap: the mount namespace holds what the command may not
+	 * write), and a working directory and umask of this thread's own: made here. */
+	if (c->ns->fs_ruleset < 0 && fs_private) {
+		if ((r = still_valid(c)) < 0)
+			return r;
+		return act_do(a);
+	}
+	if (!ac) {
+		pthread_attr_t attr;
+
+		if (!(ac = calloc(1, sizeof(*ac))))
+			return -ENOMEM;
+		ac->ruleset = c->ns->fs_ruleset;
+		sem_init(&ac->go, 0, 0);
+		sem_init(&ac->done, 0, 0);
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 128 * 1024);
+		r = pthread_create(&ac->thread, &attr, actor_main, ac);
+		pthread_attr_destroy(&attr);
+		if (r != 0) {
+			free(ac);
+			return -r;
+		}
+		my_actor = ac;
+	}
+	if ((r = still_valid(c)) < 0)
+		return r;
+	ac->job = a;
+	sem_post(&ac->go);
+	while (sem_wait(&ac->done) < 0)
+		;
+	return a->r;
+}
+
+static long refuse(struct call *c)
+{
+	pthread_mutex_lock(&c->ns->lock);
+	c->ns->refused++;
+	pthread_mutex_unlock(&c->ns->lock);
+	return -EPERM;
+}
+
+/* open() with O_CREAT: on the command's behalf, the descriptor sent to it. A symbolic
+ * link at the last name is followed here, each place it leads checked. */
+static long open_as_asked(struct call *c, const struct fsop *op, int root, struct place *pl)
+{
+	struct act a = {.op = op, .to = pl, .src = -1};
+	struct seccomp_notif_addfd add = {.id = c->req->id, .flags = SECCOMP_ADDFD_FLAG_SEND};
+	struct stat st;
+	long r, fd;
+
+	if (pl->slash)
+		return -EISDIR;
+	for (int hops = 0;; hops++) {
+		char link[PATH_MAX], dir[sizeof(pl->path)];
+		ssize_t n;
+
+		if (held_missing(c->ns, pl) && !is_git(c->ns, c->req->pid))
+			return refuse(c);
+		/* The loop makes the call itself; an open of a fifo waits for its other
+		 * end, which a worker does instead. */
+		if (c->in_loop && fstatat(pl->dir, pl->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISFIFO(st.st_mode))
+			return DEFERRED;
+		if ((fd = act(c, &a)) >= 0)
+			break;
+		if (fd != -ELOOP || (op->flags & O_NOFOLLOW) || hops >= MAX_LINKS)
+			return fd;
+		if ((n = readlinkat(pl->dir, pl->name, link, sizeof(link) - 1)) < 0)
+			return fd;
+		link[n] = '\0';
+		snprintf(dir, sizeof(dir), "%s", pl->path);
+		place_close(pl);
+		if ((r = place_of(root, dir, link, pl)) < 0)
+			return r;
+	}
+	/* The command has no controlling terminal: /dev/tty would be paddock's. */
+	if (fstat((int)fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 5 &&
+	    minor(st.st_rdev) == 0) {
+		close((int)fd);
+		return -ENXIO;
+	}
+	add.srcfd = (uint32_t)fd;
+	add.newfd_flags = op->flags & O_CLOEXEC;
+	r = ioctl(c->ns->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+	if (r < 0 && errno == EINVAL) {
+		/* Before 5.14: added, then its number is the answer. */
+		add.flags = 0;
+		r = ioctl(c->ns->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+		r = r < 0 ? -errno : r;
+	} else {
+		r = r < 0 ? -errno : ANSWERED;
+	}
+	close((int)fd);
+	return r;
+}
+
+static long do_fs(struct call *c, const struct fsop *op)
+{
+	pid_t tid = c->req->pid;
+	char base[PATH_MAX], path[PATH_MAX], from[PATH_MAX], target[PATH_MAX];
+	struct place to = {.dir = -1}, src = {.dir = -1};
+	struct act a = {.op = op, .to = &to, .from = &src, .target = target, .src = -1};
+	_cleanup_close_ int root = -1;
+	char proc[64];
 	long r;
 
+	if ((r = peek_str(tid, op->path, path, sizeof(path))) < 0)
+		return r;
+	if (op->kind == FS_SYMLINK && (r = peek_str(tid, op->target, target, sizeof(target))) < 0)
+		return r;
+	if ((op->kind == FS_LINK || op->kind == FS_RENAME) &&
+	    (r = peek_str(tid, op->from, from, sizeof(from))) < 0)
+		return r;
+	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)tid);
+	if ((root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if ((path[0] != '/' && (r = base_of(tid, op->at, base)) < 0) ||
+	    (r = place_of(root, base, path, &to)) < 0)
+		goto out;
+	if (op->kind == FS_OPEN) {
+		r = open_as_asked(c, op, root, &to);
+		goto out;
+	}
+	if (held_missing(c->ns, &to) && !is_git(c->ns, tid)) {
+		r = refuse(c);
+		goto out;
+	}
+	if (op->kind == FS_LINK && !from[0] && (op->flags & AT_EMPTY_PATH)) {
+		if ((r = open_pidfd(tid)) < 0)
+			goto out;
+		c->pidfd = (int)r;
+		if ((r = grab(c, op->from_at, &a.src)) < 0)
+			goto out;
+	} else if ((op->kind == FS_LINK || op->kind == FS_RENAME) &&
+		   ((from[0] != '/' && (r = base_of(tid, op->from_at, base)) < 0) ||
+		    (r = place_of(root, base, from, &src)) < 0)) {
+		goto out;
+	}
+	/* An exchange makes the name at from too. */
+	if (op->kind == FS_RENAME && (op->flags & RENAME_EXCHANGE) && held_missing(c->ns, &src) &&
+	    !is_git(c->ns, tid)) {
+		r = refuse(c);
+		goto out;
+	}
+	if (op->kind == FS_RENAME && ((r = mounted_on(&src)) < 0 || (r = mounted_on(&to)) < 0))
+		goto out;
+	r = act(c, &a);
+out:
+	if (a.src >= 0)
+		close(a.src);
+	place_close(&to);
+	place_close(&src);
+	return r;
+}
+
+static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req, bool in_loop)
+{
+	struct call c = {.ns = ns, .req = req, .pidfd = -1, .fd = -1, .in_loop = in_loop};
+	struct fsop op;
+	long r;
+
+	if (fs_call(req, &op)) {
+		r = do_fs(&c, &op);
+		if (c.pidfd >= 0)
+			close(c.pidfd);
+		return r;
+	}
 	r = open_pidfd(req->pid);
 	if (r < 0)
 		return r;
@@ -1375,23 +1999,41 @@ static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req)
 	return r;
 }
 
-static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req)
+/* false: not answered, for a worker to (the loop may not wait for what it asks). */
+static bool answer(struct pdk_netsup *ns, const struct seccomp_notif *req, bool in_loop)
 {
 	struct seccomp_notif_resp *resp;
 	size_t size = ns->sizes.seccomp_notif_resp > sizeof(*resp) ? ns->sizes.seccomp_notif_resp
 								    : sizeof(*resp);
-	long r = handle(ns, req);
+	long r = handle(ns, req, in_loop);
+	struct fsop op;
+	bool fs = fs_call(req, &op);
 
+	if (r == DEFERRED)
+		return false;
+	if (r == ANSWERED) {
+		/* sent with its descriptor */
+		pthread_mutex_lock(&ns->lock);
+		ns->performed++;
+		pthread_mutex_unlock(&ns->lock);
+		return true;
+	}
 	resp = calloc(1, size);
 	if (!resp)
-		return; /* the call waits until the run ends; it is killed then */
+		return true; /* the call waits until the run ends; it is killed then */
 	resp->id = req->id;
-	if (r < 0)
+	if (r == CONTINUED)
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else if (r < 0)
 		resp->error = (int32_t)r;
 	else
 		resp->val = r;
 	pthread_mutex_lock(&ns->lock);
-	if (r < 0 && r != -EINPROGRESS && r != -EAGAIN)
+	/* A call that makes a name and fails as the kernel fails it was performed; its
+	 * refusals are counted by refuse(). */
+	if (fs)
+		ns->performed += r != -EPERM;
+	else if (r < 0 && r != -EINPROGRESS && r != -EAGAIN)
 		ns->refused++;
 	else
 		ns->performed++;
@@ -1399,6 +2041,17 @@ static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req)
 	/* ENOENT: the caller died meanwhile. */
 	(void)ioctl(ns->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
 	free(resp);
+	return true;
+}
+
+static void answer_continue(struct pdk_netsup *ns, const struct seccomp_notif *req)
+{
+	struct seccomp_notif_resp resp[2]; /* room for a larger size the kernel names */
+
+	memset(resp, 0, sizeof(resp));
+	resp->id = req->id;
+	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	(void)ioctl(ns->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
 }
 
 /* A worker: the calls the loop queues, one at a time, until none came for
@@ -1429,7 +2082,7 @@ static void *job_main(void *p)
 		ns->q_head = (ns->q_head + 1) % MAX_JOBS;
 		ns->q_len--;
 		pthread_mutex_unlock(&ns->lock);
-		answer(ns, req);
+		(void)answer(ns, req, false);
 		free(req);
 		pthread_mutex_lock(&ns->lock);
 	}
@@ -1437,6 +2090,7 @@ out:
 	if (--ns->jobs == 0)
 		pthread_cond_broadcast(&ns->idle);
 	pthread_mutex_unlock(&ns->lock);
+	actor_end();
 	return NULL;
 }
 
@@ -1492,9 +2146,12 @@ static void *sup_main(void *p)
 			      : sizeof(struct seccomp_notif);
 
 	drop_capabilities();
+	/* The calls made here take the command's umask, set on each. */
+	fs_private = unshare(CLONE_FS) == 0;
 	for (;;) {
 		struct pollfd pfd[2] = {{ns->listener, POLLIN, 0}, {ns->stop[0], POLLIN, 0}};
 		struct seccomp_notif *req;
+		struct fsop op;
 
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -1514,11 +2171,26 @@ static void *sup_main(void *p)
 			free(req); /* ENOENT: its caller died; EINTR */
 			continue;
 		}
+		/* Nothing missing to be made, or bwrap still setting up: a call that makes
+		 * a name goes on as made, on no reading of the command's memory. */
+		if (fs_call(req, &op) &&
+		    (!ns->n_missing || !__atomic_load_n(&ns->fs_armed, __ATOMIC_ACQUIRE))) {
+			answer_continue(ns, req);
+			free(req);
+			continue;
+		}
+		/* A call that makes a name is made here: a worker's turn costs more than
+		 * the call. */
+		if (fs_call(req, &op) && answer(ns, req, true)) {
+			free(req);
+			continue;
+		}
 		if (!dispatch(ns, req)) {
-			answer(ns, req);
+			(void)answer(ns, req, false);
 			free(req);
 		}
 	}
+	actor_end();
 	return NULL;
 }
 
@@ -1621,6 +2293,14 @@ void pdk_netsup_free(struct pdk_netsup *ns)
 	free(ns->ubound);
 	if (ns->bind_ruleset >= 0)
 		close(ns->bind_ruleset);
+	if (ns->fs_ruleset >= 0)
+		close(ns->fs_ruleset);
+	for (size_t i = 0; i < ns->n_missing; i++) {
+		free(ns->missing[i].name);
+		free(ns->missing[i].path);
+	}
+	free(ns->missing);
+	free(ns->git);
 	free(ns->bound);
 	pthread_mutex_destroy(&ns->lock);
 	pthread_cond_destroy(&ns->idle);

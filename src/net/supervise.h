@@ -32,6 +32,17 @@ int pdk_netsup_allow_unix(struct pdk_netsup *ns, const char *const *paths, const
  * roots[n] (made under a Landlock domain that allows nothing else; without
  * Landlock, to no path). Abstract names are always the run's to bind. */
 int pdk_netsup_allow_bind(struct pdk_netsup *ns, const char *const *roots, size_t n);
+/* Parent, before the fork: of the protected paths (absolute, real), those inside roots
+ * that are missing while their directory is there may not be made while the run lasts:
+ * a call that would make one (mkdir, mknod, symlink, link, rename, open with O_CREAT)
+ * fails with EPERM; the others are performed on the command's behalf, in its view of
+ * the tree, under ruleset (the command's Landlock ruleset; -1: none). 0 or -errno. */
+int pdk_netsup_hold_missing(struct pdk_netsup *ns, const char *const *paths, size_t n,
+			    const char *const *roots, size_t n_roots, int ruleset);
+/* Parent: those calls go on as made until pdk_netsup_arm_fs() (a wrapper that makes
+ * its sandbox under the filter first: bwrap). */
+void pdk_netsup_defer_fs(struct pdk_netsup *ns);
+void pdk_netsup_arm_fs(struct pdk_netsup *ns);
 /*
  * Child, after fork, async-signal-safe: load the filter (struct sock_filter
  * filter[len], which sends the supervised calls to user notification) with a

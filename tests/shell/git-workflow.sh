@@ -84,16 +84,21 @@ for b in $backends; do
 	check "$b: ... while .mcp.json, as git checked it out, stays" test -f "$W/.mcp.json"
 	git -C "$W" checkout -q -f master 2>/dev/null
 	git -C "$W" clean -qfd >/dev/null
-	(cd "$W" && "$P" run --backend "$b" -- sh -c 'git checkout -q -b evil && mkdir .vscode &&
-		echo evil >.vscode/tasks.json && git add -A && git commit -qm evil') >"$T/out" 2>&1 </dev/null
+	# (A mkdir of the missing .vscode is refused at once: the file goes into the index, and git
+	# itself checks the branch out.)
+	(cd "$W" && "$P" run --backend "$b" -- sh -c 'git checkout -q -b evil &&
+		f=$(echo evil | git hash-object -w --stdin) &&
+		git update-index --add --cacheinfo 100644,$f,.vscode/tasks.json && git commit -qm evil &&
+		git checkout -q master && git checkout -q evil') >"$T/out" 2>&1 </dev/null
 	check "$b: .vscode/tasks.json committed by the command itself goes" sh -c \
 		"[ ! -e '$W/.vscode' ] && grep -q '^sandbox: the command made .*\.vscode' '$T/out'"
 	git -C "$W" checkout -q -f master 2>/dev/null
 	# In two runs: the first commits .vscode/tasks.json on a branch of its own and leaves
 	# it; the second checks that branch out. A commit a sandbox made is never git's own.
-	(cd "$W" && "$P" run --backend "$b" -- sh -c 'git checkout -q -b evil2 && mkdir .vscode &&
-		echo evil >.vscode/tasks.json && git add -A && git commit -qm evil2 && git checkout -q master') \
-		>/dev/null 2>&1 </dev/null
+	(cd "$W" && "$P" run --backend "$b" -- sh -c 'git checkout -q -b evil2 &&
+		f=$(echo evil | git hash-object -w --stdin) &&
+		git update-index --add --cacheinfo 100644,$f,.vscode/tasks.json &&
+		git commit -qm evil2 && git checkout -q master') >/dev/null 2>&1 </dev/null
 	(cd "$W" && "$P" run --backend "$b" -- git checkout -q evil2) >"$T/out" 2>&1 </dev/null
 	check "$b: a branch an earlier run committed .vscode/tasks.json on, checked out: .vscode goes" \
 		sh -c "[ ! -e '$W/.vscode' ] && grep -q '^sandbox: the command made .*\.vscode' '$T/out'"

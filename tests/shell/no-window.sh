@@ -2,8 +2,9 @@
 # no-window.sh - what a running command writes at a protected path is not there for the user's
 # own tools while the run lasts: under each Linux backend, as root and as uid 65534, a command
 # writes a git hook, .claude/settings.json and .vscode/tasks.json, then waits on a fifo while
-# the user commits and looks; after paddock's SIGKILL and with two runs at once too; and the
-# twins: ordinary files beside them are written, and --allow-agent-config, approved, lets them.
+# the user commits and looks; after paddock's SIGKILL and with two runs at once too; a missing
+# protected path is not made at all, by any call, the attempt failing at once; and the twins:
+# ordinary files beside them are written, a build works, and each grant, approved, lets its own.
 . "$(dirname "$0")/lib.sh"
 
 command -v git >/dev/null || skip_all "git missing"
@@ -165,6 +166,92 @@ for u in $users; do
 			grep -q 'allow-agent-config' "$T/err"
 	done
 done
+# A protected path that is missing cannot be made while the run lasts, in any of the ways a name
+# is made (mkdir, a file, a symlink, a hard link, a rename onto it), and the attempt fails at
+# once; the ordinary names beside them are made, and each grant lets its own kind be made.
+# Its errors go to $READY.err too, there before $READY is, for the test to read mid-run.
+miss_attack='exec 3>&2 2>"$READY.err"
+mkdir .claude; mkdir .git/hooks; echo "{}" > .mcp.json; ln -s a .envrc; ln a .aider.conf.yml
+mkdir d.tmp && mv d.tmp .vscode; echo x > f.tmp && mv f.tmp .profile
+mkdir -p made/sub && echo ok > made/sub/f && mv made/sub/f made/g && ln -s g made/l && ln made/g made/h
+cat "$READY.err" >&3; : > "$READY"; read x < "$GO"; exit 3'
+none_made() { # none_made DIR: nothing at the protected names, and no hook ran
+	for name in .claude .git/hooks .mcp.json .envrc .aider.conf.yml .vscode .profile; do
+		[ -e "$1/$name" ] || [ -L "$1/$name" ] && return 1
+	done
+	return 0
+}
+twins_made() { [ -d "$1/made/sub" ] && [ -f "$1/made/g" ] && [ -L "$1/made/l" ] && [ -f "$1/made/h" ]; }
+# mkmiss U DIR: a repository of U's with a commit and no .git/hooks, .claude or .vscode.
+mkmiss() {
+	as "$1" sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a && git commit -qm a &&
+		rm -rf .git/hooks' sh "$2"
+}
+one_attack=$attack
+attack=$miss_attack
+for u in $users; do
+	for b in $backends; do
+		R=$T/$u/home/miss-$b
+		mkmiss "$u" "$R"
+		start "$u" "$b" "$R" miss
+		if wait_for_file "$READY" 60; then
+			check "$u, $b, mid-run: no missing protected path was made, by any call" \
+				none_made "$R"
+			check "$u, $b, mid-run: ... each attempt failed at once with EPERM" \
+				test "$(grep -c 'Operation not permitted' "$READY.err")" -ge 7
+			check "$u, $b, mid-run: the ordinary names beside them are made" twins_made "$R"
+		else
+			check "$u, $b, missing paths: the command got to its wait" false
+		fi
+		release miss
+		wait "$pid"
+		check "$u, $b, missing paths: after the run nothing is there either" none_made "$R"
+		check "$u, $b, missing paths: the refusal names --allow-agent-config" \
+			grep -q 'allow-agent-config' "$T/out-miss"
+		check "$u, $b, missing paths: ... and --allow-git-hooks" \
+			grep -q 'allow-git-hooks' "$T/out-miss"
+
+		# The twins: with each grant, approved, its own kind is made; the other stays held.
+		rm -rf "$R/made" "$R/d.tmp" "$R/f.tmp"
+		start "$u" "$b" "$R" agent --allow-agent-config --yes
+		if wait_for_file "$READY" 60; then
+			check "$u, $b, --allow-agent-config: .claude, .mcp.json and .vscode are made, no hooks" \
+				sh -c '[ -d "$1/.claude" ] && [ -f "$1/.mcp.json" ] && [ -d "$1/.vscode" ] &&
+					[ ! -e "$1/.git/hooks" ]' sh "$R"
+		else
+			check "$u, $b, --allow-agent-config: the command got to its wait" false
+		fi
+		release agent
+		wait "$pid"
+		rm -rf "$R/made" "$R/d.tmp" "$R/f.tmp"
+		start "$u" "$b" "$R" hooks --allow-git-hooks --yes
+		if wait_for_file "$READY" 60; then
+			check "$u, $b, --allow-git-hooks: .git/hooks is made" test -d "$R/.git/hooks"
+		else
+			check "$u, $b, --allow-git-hooks: the command got to its wait" false
+		fi
+		release hooks
+		wait "$pid"
+	done
+done
+attack=$one_attack
+# A real build beside the missing paths: cc compiles and links (its temporary files, an
+# output renamed into place), make's targets are made.
+if command -v cc >/dev/null && command -v make >/dev/null; then
+	for b in $backends; do
+		R=$T/root/home/build-$b
+		mkmiss root "$R"
+		printf 'int main(void) { return 0; }\n' >"$R/m.c"
+		printf 'all: m\nm: m.o\n\tcc -o m m.o\nm.o: m.c\n\tcc -c -o m.o m.c\n' >"$R/Makefile"
+		(cd "$R" && as root "$P" run --backend "$b" -- sh -c 'make -s && ./m && echo built') \
+			>"$T/out" 2>"$T/err" </dev/null
+		check "$b: a build with make and cc works beside the missing protected paths" \
+			grep -qx built "$T/out"
+	done
+else
+	skip "a build beside the missing protected paths: cc or make missing"
+fi
+
 # HOME as the writable root: its start-up files, the agents' configuration there and a
 # directory of the PATH in it are held while the run lasts; a file of its own beside them is not.
 home_attack='echo "touch \"\$MARKFILE\"" >> .bashrc; echo "{}" > .claude/settings.json
@@ -274,6 +361,26 @@ if [ -n "$ll" ] && [ "${users#* }" = nobody ] &&
 		check "landlock, no mount namespace: the command got to its wait" false
 		release nons
 	fi
+	# A missing protected path is refused there too: the supervisor needs no namespace.
+	R=$T/$u/home/miss-nons
+	mkmiss "$u" "$R"
+	READY=$T/$u/tmp/ready-mnons GO=$T/$u/tmp/go-mnons
+	rm -f "$READY" "$GO"
+	mkfifo "$GO" && chown 65534:65534 "$GO"
+	(cd "$R" && as "$u" bwrap --dev-bind / / --unshare-user --disable-userns -- \
+		"$P" run --backend landlock -- sh -c "$miss_attack") >"$T/out" 2>"$T/err" </dev/null &
+	pid=$!
+	bgpids="$bgpids $pid"
+	if wait_for_file "$READY" 60; then
+		check "landlock, no mount namespace, mid-run: no missing protected path was made" \
+			none_made "$R"
+		check "landlock, no mount namespace, mid-run: ... the ordinary names beside them are" \
+			twins_made "$R"
+	else
+		check "landlock, no mount namespace, missing paths: the command got to its wait" false
+	fi
+	release mnons
+	wait "$pid"
 else
 	skip "landlock without a mount namespace: needs root, Landlock and bwrap --disable-userns"
 fi
