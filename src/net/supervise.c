@@ -606,7 +606,6 @@ struct call {
 	int domain, type, proto;
 	int fds[MAX_FDS]; /* descriptors an SCM_RIGHTS message carries */
 	size_t n_fds;
-	bool in_loop; /* made by the loop itself, which may not wait */
 };
 
 static int grab(struct call *c, int tfd, int *ret)
@@ -1465,23 +1464,15 @@ static long do_sendmmsg(struct call *c)
 
 /* ---- calls that make a name ---- */
 
-/* handle()'s word that the call is answered already (an open's descriptor sent with
- * it), or is to go on as the command made it. */
-#define ANSWERED (LONG_MIN + 1)
-#define CONTINUED (LONG_MIN + 2)
-#define DEFERRED (LONG_MIN + 3)
-/* Symbolic links an open that makes a file follows at the last name, as the kernel's. */
-#define MAX_LINKS 40
-
-enum fs_kind { FS_MKDIR, FS_MKNOD, FS_SYMLINK, FS_LINK, FS_RENAME, FS_OPEN };
+enum fs_kind { FS_MKDIR, FS_MKNOD, FS_SYMLINK, FS_RENAME };
 
 /* A call that makes a name: where (at, path: a dirfd and the address of the path in the
- * command), from where for link and rename, and the rest of its arguments. */
+ * command), from where for rename, and the rest of its arguments. */
 struct fsop {
 	enum fs_kind kind;
 	int from_at, at;
 	uint64_t from, path, target;
-	uint64_t flags; /* open's, linkat's, renameat2's */
+	uint64_t flags; /* renameat2's */
 	mode_t mode;
 	dev_t dev;
 };
@@ -1513,12 +1504,6 @@ static bool fs_call(const struct seccomp_notif *req, struct fsop *op)
 	case __NR_symlink: *op = OP(FS_SYMLINK, 0, AT_FDCWD, 0, a[1], a[0], 0, 0, 0); break;
 #endif
 	case __NR_symlinkat: *op = OP(FS_SYMLINK, 0, (int)a[1], 0, a[2], a[0], 0, 0, 0); break;
-#ifdef __NR_link
-	case __NR_link: *op = OP(FS_LINK, AT_FDCWD, AT_FDCWD, a[0], a[1], 0, 0, 0, 0); break;
-#endif
-	case __NR_linkat:
-		*op = OP(FS_LINK, (int)a[0], (int)a[2], a[1], a[3], 0, a[4], 0, 0);
-		break;
 #ifdef __NR_rename
 	case __NR_rename: *op = OP(FS_RENAME, AT_FDCWD, AT_FDCWD, a[0], a[1], 0, 0, 0, 0); break;
 #endif
@@ -1528,15 +1513,6 @@ static bool fs_call(const struct seccomp_notif *req, struct fsop *op)
 	case __NR_renameat2:
 		*op = OP(FS_RENAME, (int)a[0], (int)a[2], a[1], a[3], 0, a[4], 0, 0);
 		break;
-#ifdef __NR_open
-	case __NR_open: *op = OP(FS_OPEN, 0, AT_FDCWD, 0, a[0], 0, a[1], a[2], 0); break;
-#endif
-	case __NR_openat: *op = OP(FS_OPEN, 0, (int)a[0], 0, a[1], 0, a[2], a[3], 0); break;
-#ifdef __NR_creat
-	case __NR_creat:
-		*op = OP(FS_OPEN, 0, AT_FDCWD, 0, a[0], 0, O_CREAT | O_WRONLY | O_TRUNC, a[1], 0);
-		break;
-#endif
 	default: return false;
 	}
 	return true;
@@ -1719,7 +1695,6 @@ struct act {
 	mode_t umask;
 	struct place *from, *to;
 	const char *target; /* symlink's */
-	int src;            /* linkat(AT_EMPTY_PATH): paddock's copy of the command's fd */
 	long r;
 };
 
@@ -1727,7 +1702,6 @@ struct act {
 static long act_do(struct act *a)
 {
 	const struct fsop *op = a->op;
-	char proc[64];
 	long r = -1;
 
 	umask(a->umask);
@@ -1735,24 +1709,9 @@ static long act_do(struct act *a)
 	case FS_MKDIR: r = mkdirat(a->to->dir, a->to->name, op->mode); break;
 	case FS_MKNOD: r = mknodat(a->to->dir, a->to->name, op->mode, op->dev); break;
 	case FS_SYMLINK: r = symlinkat(a->target, a->to->dir, a->to->name); break;
-	case FS_LINK:
-		if (a->src >= 0) {
-			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", a->src);
-			r = linkat(AT_FDCWD, proc, a->to->dir, a->to->name, AT_SYMLINK_FOLLOW);
-		} else {
-			r = linkat(a->from->dir, a->from->name, a->to->dir, a->to->name,
-				   (int)(op->flags & AT_SYMLINK_FOLLOW));
-		}
-		break;
 	case FS_RENAME:
 		r = syscall(SYS_renameat2, a->from->dir, a->from->name, a->to->dir, a->to->name,
 			    (unsigned)op->flags);
-		break;
-	case FS_OPEN:
-		/* The last name is not followed here: open_as_asked() follows a link itself,
-		 * checking where it leads. A terminal opened is not paddock's to keep. */
-		r = openat(a->to->dir, a->to->name,
-			   (int)op->flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, op->mode);
 		break;
 	}
 	return r < 0 ? -errno : r;
@@ -1854,67 +1813,12 @@ static long refuse(struct call *c)
 	return -EPERM;
 }
 
-/* open() with O_CREAT: on the command's behalf, the descriptor sent to it. A symbolic
- * link at the last name is followed here, each place it leads checked. */
-static long open_as_asked(struct call *c, const struct fsop *op, int root, struct place *pl)
-{
-	struct act a = {.op = op, .to = pl, .src = -1};
-	struct seccomp_notif_addfd add = {.id = c->req->id, .flags = SECCOMP_ADDFD_FLAG_SEND};
-	struct stat st;
-	long r, fd;
-
-	if (pl->slash)
-		return -EISDIR;
-	for (int hops = 0;; hops++) {
-		char link[PATH_MAX], dir[sizeof(pl->path)];
-		ssize_t n;
-
-		if (held_missing(c->ns, pl) && !is_git(c->ns, c->req->pid))
-			return refuse(c);
-		/* The loop makes the call itself; an open of a fifo waits for its other
-		 * end, which a worker does instead. */
-		if (c->in_loop && fstatat(pl->dir, pl->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISFIFO(st.st_mode))
-			return DEFERRED;
-		if ((fd = act(c, &a)) >= 0)
-			break;
-		if (fd != -ELOOP || (op->flags & O_NOFOLLOW) || hops >= MAX_LINKS)
-			return fd;
-		if ((n = readlinkat(pl->dir, pl->name, link, sizeof(link) - 1)) < 0)
-			return fd;
-		link[n] = '\0';
-		snprintf(dir, sizeof(dir), "%s", pl->path);
-		place_close(pl);
-		if ((r = place_of(root, dir, link, pl)) < 0)
-			return r;
-	}
-	/* The command has no controlling terminal: /dev/tty would be paddock's. */
-	if (fstat((int)fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 5 &&
-	    minor(st.st_rdev) == 0) {
-		close((int)fd);
-		return -ENXIO;
-	}
-	add.srcfd = (uint32_t)fd;
-	add.newfd_flags = op->flags & O_CLOEXEC;
-	r = ioctl(c->ns->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
-	if (r < 0 && errno == EINVAL) {
-		/* Before 5.14: added, then its number is the answer. */
-		add.flags = 0;
-		r = ioctl(c->ns->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
-		r = r < 0 ? -errno : r;
-	} else {
-		r = r < 0 ? -errno : ANSWERED;
-	}
-	close((int)fd);
-	return r;
-}
-
 static long do_fs(struct call *c, const struct fsop *op)
 {
 	pid_t tid = c->req->pid;
 	char base[PATH_MAX], path[PATH_MAX], from[PATH_MAX], target[PATH_MAX];
 	struct place to = {.dir = -1}, src = {.dir = -1};
-	struct act a = {.op = op, .to = &to, .from = &src, .target = target, .src = -1};
+	struct act a = {.op = op, .to = &to, .from = &src, .target = target};
 	_cleanup_close_ int root = -1;
 	char proc[64];
 	long r;
@@ -1923,8 +1827,7 @@ static long do_fs(struct call *c, const struct fsop *op)
 		return r;
 	if (op->kind == FS_SYMLINK && (r = peek_str(tid, op->target, target, sizeof(target))) < 0)
 		return r;
-	if ((op->kind == FS_LINK || op->kind == FS_RENAME) &&
-	    (r = peek_str(tid, op->from, from, sizeof(from))) < 0)
+	if (op->kind == FS_RENAME && (r = peek_str(tid, op->from, from, sizeof(from))) < 0)
 		return r;
 	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)tid);
 	if ((root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
@@ -1932,25 +1835,14 @@ static long do_fs(struct call *c, const struct fsop *op)
 	if ((path[0] != '/' && (r = base_of(tid, op->at, base)) < 0) ||
 	    (r = place_of(root, base, path, &to)) < 0)
 		goto out;
-	if (op->kind == FS_OPEN) {
-		r = open_as_asked(c, op, root, &to);
-		goto out;
-	}
 	if (held_missing(c->ns, &to) && !is_git(c->ns, tid)) {
 		r = refuse(c);
 		goto out;
 	}
-	if (op->kind == FS_LINK && !from[0] && (op->flags & AT_EMPTY_PATH)) {
-		if ((r = open_pidfd(tid)) < 0)
-			goto out;
-		c->pidfd = (int)r;
-		if ((r = grab(c, op->from_at, &a.src)) < 0)
-			goto out;
-	} else if ((op->kind == FS_LINK || op->kind == FS_RENAME) &&
-		   ((from[0] != '/' && (r = base_of(tid, op->from_at, base)) < 0) ||
-		    (r = place_of(root, base, from, &src)) < 0)) {
+	if (op->kind == FS_RENAME &&
+	    ((from[0] != '/' && (r = base_of(tid, op->from_at, base)) < 0) ||
+	     (r = place_of(root, base, from, &src)) < 0))
 		goto out;
-	}
 	/* An exchange makes the name at from too. */
 	if (op->kind == FS_RENAME && (op->flags & RENAME_EXCHANGE) && held_missing(c->ns, &src) &&
 	    !is_git(c->ns, tid)) {
@@ -1961,16 +1853,14 @@ static long do_fs(struct call *c, const struct fsop *op)
 		goto out;
 	r = act(c, &a);
 out:
-	if (a.src >= 0)
-		close(a.src);
 	place_close(&to);
 	place_close(&src);
 	return r;
 }
 
-static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req, bool in_loop)
+static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req)
 {
-	struct call c = {.ns = ns, .req = req, .pidfd = -1, .fd = -1, .in_loop = in_loop};
+	struct call c = {.ns = ns, .req = req, .pidfd = -1, .fd = -1};
 	struct fsop op;
 	long r;
 
@@ -1999,32 +1889,20 @@ static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req, bool 
 	return r;
 }
 
-/* false: not answered, for a worker to (the loop may not wait for what it asks). */
-static bool answer(struct pdk_netsup *ns, const struct seccomp_notif *req, bool in_loop)
+static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req)
 {
 	struct seccomp_notif_resp *resp;
 	size_t size = ns->sizes.seccomp_notif_resp > sizeof(*resp) ? ns->sizes.seccomp_notif_resp
 								    : sizeof(*resp);
-	long r = handle(ns, req, in_loop);
+	long r = handle(ns, req);
 	struct fsop op;
 	bool fs = fs_call(req, &op);
 
-	if (r == DEFERRED)
-		return false;
-	if (r == ANSWERED) {
-		/* sent with its descriptor */
-		pthread_mutex_lock(&ns->lock);
-		ns->performed++;
-		pthread_mutex_unlock(&ns->lock);
-		return true;
-	}
 	resp = calloc(1, size);
 	if (!resp)
-		return true; /* the call waits until the run ends; it is killed then */
+		return; /* the call waits until the run ends; it is killed then */
 	resp->id = req->id;
-	if (r == CONTINUED)
-		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	else if (r < 0)
+	if (r < 0)
 		resp->error = (int32_t)r;
 	else
 		resp->val = r;
@@ -2041,7 +1919,6 @@ static bool answer(struct pdk_netsup *ns, const struct seccomp_notif *req, bool 
 	/* ENOENT: the caller died meanwhile. */
 	(void)ioctl(ns->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
 	free(resp);
-	return true;
 }
 
 static void answer_continue(struct pdk_netsup *ns, const struct seccomp_notif *req)
@@ -2082,7 +1959,7 @@ static void *job_main(void *p)
 		ns->q_head = (ns->q_head + 1) % MAX_JOBS;
 		ns->q_len--;
 		pthread_mutex_unlock(&ns->lock);
-		(void)answer(ns, req, false);
+		answer(ns, req);
 		free(req);
 		pthread_mutex_lock(&ns->lock);
 	}
@@ -2181,12 +2058,13 @@ static void *sup_main(void *p)
 		}
 		/* A call that makes a name is made here: a worker's turn costs more than
 		 * the call. */
-		if (fs_call(req, &op) && answer(ns, req, true)) {
+		if (fs_call(req, &op)) {
+			answer(ns, req);
 			free(req);
 			continue;
 		}
 		if (!dispatch(ns, req)) {
-			(void)answer(ns, req, false);
+			answer(ns, req);
 			free(req);
 		}
 	}
