@@ -85,8 +85,8 @@ for b in $backends; do
 	R=$T/miss-$b
 	mkrepo "$R"
 	rm -rf "$R/.git/hooks"
-	# While the run lasts nothing of paddock's is in the tree, and nothing of the command's at
-	# a protected name either; after the run neither.
+	# While the run lasts nothing of paddock's is in the tree, nor a directory of the command's
+	# at a protected name; after the run nothing of the command's there at all.
 	(cd "$R" && exec "$P" run --backend "$b" -- sh -c 'echo go > '"$T/go-$b"'; mkdir -p .vscode .git/hooks;
 		echo evil > .vscode/tasks.json; printf "#!/bin/sh\necho pwned\n" > .git/hooks/pre-commit;
 		chmod +x .git/hooks/pre-commit; echo "{}" > .mcp.json; echo evil > .bashrc; echo legit > b;
@@ -101,15 +101,14 @@ for b in $backends; do
 	check "$b: after the run what the command made at protected names is gone" sh -c \
 		"[ ! -e '$R/.vscode' ] && [ ! -e '$R/.git/hooks' ] && [ ! -e '$R/.mcp.json' ] && [ ! -e '$R/.bashrc' ]"
 	check "$b: ... its legitimate twin stays" grep -qx legit "$R/b"
-	# They are missing while their directory is there: each is refused at once (EPERM), so
-	# nothing was made to be undone.
-	check "$b: ... each was refused at once, as the command's errors say" sh -c \
+	# They are missing while their directory is there: the directories are refused at once
+	# (EPERM); the files, made by open(), are undone after the run, to the trash, said so.
+	check "$b: ... the directories were refused at once, as the command's errors say" sh -c \
 		"grep -q \"directory .*\\.vscode.*Operation not permitted\" '$T/out' &&
-		grep -q \"directory .*\\.git/hooks.*Operation not permitted\" '$T/out' &&
-		grep -q 'create \\.mcp\\.json: Operation not permitted' '$T/out' &&
-		grep -q 'create \\.bashrc: Operation not permitted' '$T/out'"
-	check "$b: ... and nothing of them went to the trash" sh -c \
-		"[ ! -e '$XDG_DATA_HOME/Trash/files/tasks.json' ] && [ ! -e '$XDG_DATA_HOME/Trash/files/.vscode' ]"
+		grep -q \"directory .*\\.git/hooks.*Operation not permitted\" '$T/out'"
+	check "$b: ... the files made at missing names: the result says they went to the trash" \
+		grep -q "^sandbox: the command made .*$R/.mcp.json.*moved to the trash" "$T/out"
+	check "$b: ... and the trash has them" test -f "$XDG_DATA_HOME/Trash/files/.mcp.json"
 	rm -f "$R/b"
 	check "$b: ... the tree is as git left it, and no journal stays" sh -c \
 		"[ -z \"\$(git -C '$R' status --porcelain --ignored)\" ] && [ \"\$(ls -A '$XDG_STATE_HOME/paddock/runs' 2>/dev/null)\" = '' ]"
