@@ -1,11 +1,12 @@
 #!/bin/sh
-# cli.sh - two paddock binaries side by side: `paddock run --backend B -- true` in a git project,
+# cli.sh - paddock binaries side by side: `paddock run --backend B -- true` in a git project,
 # rounds interleaved by bench/timeit.c, medians and ratios as a Markdown table, and system calls.
 #
-# Usage: bench/cli.sh OLD NEW (two paddock binaries; NEW is judged against OLD).
+# Usage: bench/cli.sh OLD NEW... (paddock binaries, each named by its directory, paths without
+# blanks; every NEW is judged against OLD).
 # Environment: CC (cc), BENCH_ROUNDS (200), BENCH_BACKENDS ("landlock bwrap"), BENCH_USERS
 # ("root nobody" as root: each table again as uid 65534; else the caller alone),
-# BENCH_STRICT=1 (exit 2 when NEW is slower than 1.0x OLD on a backend).
+# BENCH_STRICT=1 (exit 2 when a NEW is slower than 1.0x OLD on a backend).
 # shellcheck disable=SC2016
 set -u
 
@@ -15,12 +16,22 @@ rounds=${BENCH_ROUNDS:-200}
 backends=${BENCH_BACKENDS:-landlock bwrap}
 strict=
 [ "${BENCH_STRICT:-0}" = 1 ] && strict=-s
-if [ $# -ne 2 ] || [ ! -x "$1" ] || [ ! -x "$2" ]; then
-	echo "usage: bench/cli.sh OLD NEW (two paddock binaries, NEW judged against OLD)" >&2
+if [ $# -lt 2 ]; then
+	echo "usage: bench/cli.sh OLD NEW... (paddock binaries, each NEW judged against OLD)" >&2
 	exit 1
 fi
-old=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-new=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+bins=
+for b in "$@"; do
+	if [ ! -x "$b" ] || [ -d "$b" ]; then
+		echo "bench: $b is not an executable; name paddock binaries" >&2
+		exit 1
+	fi
+	bins="$bins $(cd "$(dirname "$b")" && pwd)/$(basename "$b")"
+done
+# A binary's name in the tables: the directory it was built in.
+name() {
+	basename "$(dirname "$1")"
+}
 if [ "$(id -u)" = 0 ]; then
 	users=${BENCH_USERS:-root nobody}
 else
@@ -65,33 +76,53 @@ calls() {
 }
 
 rc=0
-echo "paddock CLI, $(basename "$old") against $(basename "$new"), on $(uname -srm)," \
-	"$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs, $(date -u '+%Y-%m-%d')"
-echo "(medians of $rounds interleaved rounds of \`paddock run --backend B -- true\` in a git project)"
+echo "paddock CLI on $(uname -srm), $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs," \
+	"$(date -u '+%Y-%m-%d'): medians of $rounds interleaved rounds of" \
+	"\`paddock run --backend B -- true\` in a git project"
 for u in $users; do
 	project "$tmp/$u" || exit 1
 	[ "$u" = nobody ] && chown -R 65534:65534 "$tmp/$u"
 	set --
 	for b in $backends; do
-		if ! as_user "$u" "$new" run --backend "$b" -- true >/dev/null 2>&1 ||
-			! as_user "$u" "$old" run --backend "$b" -- true >/dev/null 2>&1; then
+		ok=true
+		for bin in $bins; do
+			as_user "$u" "$bin" run --backend "$b" -- true >/dev/null 2>&1 || ok=false
+		done
+		if ! $ok; then
 			echo "bench: not measured: $b as $u fails here" >&2
 			continue
 		fi
-		set -- "$@" :: "$b, old" as="$b old" -- "$old" run --backend "$b" -- true \
-			:: "$b, new" vs="$b old@1.0" -- "$new" run --backend "$b" -- true
+		base=
+		for bin in $bins; do
+			if [ -z "$base" ]; then
+				base="$b $(name "$bin")"
+				set -- "$@" :: "$b, $(name "$bin")" as="$base" -- \
+					"$bin" run --backend "$b" -- true
+			else
+				set -- "$@" :: "$b, $(name "$bin")" vs="$base@1.0" -- \
+					"$bin" run --backend "$b" -- true
+			fi
+		done
 	done
 	[ $# -eq 0 ] && continue
 	echo
 	as_user "$u" "$tmp/timeit" $strict -n "$rounds" -w 5 -t "**As $u**" "$@" || rc=$?
 	command -v strace >/dev/null || continue
+	printf '\n| system calls (`strace -f -c`, one call) |'
+	for bin in $bins; do
+		printf ' %s |' "$(name "$bin")"
+	done
+	printf '\n|---|'
+	for bin in $bins; do
+		printf -- '--:|'
+	done
 	echo
-	echo '| system calls (`strace -f -c`, one call) | old | new |'
-	echo '|---|--:|--:|'
 	for b in $backends; do
-		n_old=$(calls "$u" "$old" "$b")
-		n_new=$(calls "$u" "$new" "$b")
-		echo "| $b | ${n_old:-?} | ${n_new:-?} |"
+		printf '| %s |' "$b"
+		for bin in $bins; do
+			printf ' %s |' "$(calls "$u" "$bin" "$b")"
+		done
+		echo
 	done
 done
 exit $rc
