@@ -16,7 +16,8 @@ static const char usage[] =
 	"               [:: LABEL [fd=N:FILE] [wfd=N:FILE] -- FLOOR-ARGV...]\n"
 	"Each round makes one run_command call of `true` and runs the floor once; prints the\n"
 	"medians and their ratio (TARGET: exit 2 above it with -s). -m: also make CALLS calls\n"
-	"and compare the server's RSS after 100 and after CALLS.\n";
+	"and compare the server's RSS after 100 and after CALLS. -c N: each round makes N calls\n"
+	"at once and runs N floors at once; prints the calls' throughput against the floors'.\n";
 
 static int to_srv = -1, from_srv = -1;
 static char buf[1 << 16];
@@ -80,6 +81,50 @@ static double call_true(void)
 	return now() - t0;
 }
 
+/* N calls at once: sent together, done when N answers have come, in any order. */
+static double call_batch(int k)
+{
+	char req[256];
+	double t0 = now();
+	int got = 0;
+
+	for (int i = 0; i < k; i++) {
+		snprintf(req, sizeof(req),
+			 "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\",\"params\":"
+			 "{\"name\":\"run_command\",\"arguments\":{\"argv\":[\"true\"]}}}\n",
+			 next_id++);
+		say(req);
+	}
+	while (got < k) {
+		char *nl;
+		while (got < k && (nl = memchr(buf, '\n', have))) {
+			size_t n = (size_t)(nl + 1 - buf);
+			if (memmem(buf, n, "\"id\":", 5) &&
+			    (memmem(buf, n, "\"result\"", 8) || memmem(buf, n, "\"error\"", 7))) {
+				if (memmem(buf, n, "\"isError\":true", 14) ||
+				    memmem(buf, n, "\"error\":{", 9)) {
+					fprintf(stderr, "mcp-rtt: a call at once failed\n");
+					exit(1);
+				}
+				got++;
+			}
+			memmove(buf, buf + n, have - n);
+			have -= n;
+		}
+		if (got == k)
+			break;
+		if (have == sizeof(buf))
+			have = 0;
+		ssize_t n = read(from_srv, buf + have, sizeof(buf) - have);
+		if (n <= 0) {
+			fprintf(stderr, "mcp-rtt: the server went away\n");
+			exit(1);
+		}
+		have += (size_t)n;
+	}
+	return now() - t0;
+}
+
 /* fd=N:FILE (wfd=: for writing), opened afresh for each run of the floor. */
 static char **fdspecs;
 static int n_fdspecs;
@@ -112,6 +157,33 @@ static double run_floor(char **argv)
 	return now() - t0;
 }
 
+/* N floors at once. */
+static double run_floor_batch(char **argv, int k)
+{
+	double t0 = now();
+	pid_t *pids = calloc((size_t)k, sizeof(*pids));
+
+	for (int i = 0; i < k; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			int dn = open("/dev/null", O_WRONLY);
+			dup2(dn, 1);
+			execvp(argv[0], argv);
+			_exit(127);
+		}
+	}
+	for (int i = 0; i < k; i++) {
+		int st;
+		waitpid(pids[i], &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "mcp-rtt: the floor %s failed\n", argv[0]);
+			exit(1);
+		}
+	}
+	free(pids);
+	return now() - t0;
+}
+
 static int cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -140,10 +212,11 @@ static long rss_kib(pid_t pid)
 
 int main(int argc, char **argv)
 {
-	int rounds = 200, warm = 10, calls = 0, c, strict = 0;
+	int rounds = 200, warm = 10, calls = 0, c, strict = 0, batch = 0;
 	double target = 0;
-	while ((c = getopt(argc, argv, "+n:w:m:t:s")) != -1) {
+	while ((c = getopt(argc, argv, "+n:w:m:t:sc:")) != -1) {
 		switch (c) {
+		case 'c': batch = atoi(optarg); break;
 		case 'n': rounds = atoi(optarg); break;
 		case 'w': warm = atoi(optarg); break;
 		case 'm': calls = atoi(optarg); break;
@@ -207,6 +280,32 @@ int main(int argc, char **argv)
 		call_true();
 		if (floor)
 			run_floor(floor);
+	}
+	if (batch > 0 && floor) {
+		double *a = calloc((size_t)rounds, sizeof(double));
+		double *b = calloc((size_t)rounds, sizeof(double));
+		char opts[512] = "";
+		int rc = 0;
+
+		for (int i = 0; i < rounds; i++) {
+			if (i % 2)
+				b[i] = run_floor_batch(floor, batch);
+			a[i] = call_batch(batch);
+			if (!(i % 2))
+				b[i] = run_floor_batch(floor, batch);
+		}
+		double ma = median(a, rounds), mb = median(b, rounds), ratio = mb / ma;
+		for (int i = 2; sargv[i]; i++)
+			snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), " %s", sargv[i]);
+		printf("| `paddock mcp%s`, %d run_command `true` at once | %.0f calls/s | %s: "
+		       "%.0f/s | %.2fx%s |\n",
+		       opts, batch, batch / ma, label, batch / mb, ratio,
+		       target > 0 ? (ratio >= target ? " (target met)" : " (target missed)") : "");
+		if (target > 0 && ratio < target && strict)
+			rc = 2;
+		close(to_srv);
+		waitpid(pid, NULL, 0);
+		return rc;
 	}
 	double *a = calloc((size_t)rounds, sizeof(double)), *b = calloc((size_t)rounds, sizeof(double));
 	for (int i = 0; i < rounds; i++) {

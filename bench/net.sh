@@ -97,13 +97,17 @@ fi
 rc2=$?
 rc3=0
 echo
+rc4=0
+if ! $CC -O2 -std=gnu11 -pthread -o "$tmp/echo" "$bench/echo.c"; then
+	echo "bench net: cannot compile bench/echo.c with $CC" >&2
+	rc4=1
+fi
 if ! "$PADDOCK" run --backend landlock -- /bin/true >/dev/null 2>&1; then
 	echo "The landlock backend does not work here: no figure for the connect supervisor."
 elif ! "$PADDOCK" run --backend landlock --print-profile -- true 2>/dev/null |
 	grep -q "connect supervisor ("; then
 	echo "This kernel cannot carry the connect supervisor: no figure for it."
-elif ! $CC -O2 -std=gnu11 -pthread -o "$tmp/loopback" "$bench/loopback.c"; then
-	echo "bench net: cannot compile bench/loopback.c with $CC" >&2
+elif [ $rc4 -ne 0 ]; then
 	rc3=1
 else
 	# The supervisor: a plain call (fork instead of a shared-memory spawn,
@@ -119,28 +123,24 @@ else
 	echo
 	"$tmp/timeit" $strict -n "$rounds" -w 1 -t '**The connect supervisor: 1,000 loopback connections to a server of its own, landlock**' \
 		:: 'unconfined' as=bare \
-		-- "$tmp/loopback" 1000 \
+		-- "$tmp/echo" tcp 1000 \
 		:: '`-n`: no supervisor' as=on vs=bare \
-		-- "$PADDOCK" run --backend landlock --yes -n -- "$tmp/loopback" 1000 \
+		-- "$PADDOCK" run --backend landlock --yes -n -- "$tmp/echo" tcp 1000 \
 		:: 'network off: the supervisor' as=sup vs=bare vs=on \
-		-- "$PADDOCK" run --backend landlock -- "$tmp/loopback" 1000
+		-- "$PADDOCK" run --backend landlock -- "$tmp/echo" tcp 1000
 	[ $? -eq 0 ] || rc3=1
 fi
-rc4=0
 echo
-if ! $CC -O2 -std=gnu11 -pthread -o "$tmp/unix" "$bench/unix.c"; then
-	echo "bench net: cannot compile bench/unix.c with $CC" >&2
-	rc4=1
-else
+if [ $rc4 -eq 0 ]; then
 	# The command's own unix socket: each connect (and the bind) a round
 	# trip to the supervisor, which opens the path and compares the file.
 	for b in bwrap landlock; do
 		"$PADDOCK" run --backend "$b" -- /bin/true >/dev/null 2>&1 || continue
 		"$tmp/timeit" $strict -n "$rounds" -w 1 -t "**1,000 connections to a unix socket of its own, $b**" \
 			:: 'unconfined' as=bare \
-			-- "$tmp/unix" 1000 \
+			-- "$tmp/echo" unix 1000 \
 			:: 'network off: the supervisor' as=sup vs=bare@1.3 \
-			-- "$PADDOCK" run --backend "$b" -- "$tmp/unix" 1000
+			-- "$PADDOCK" run --backend "$b" -- "$tmp/echo" unix 1000
 		[ $? -eq 0 ] || rc4=1
 		echo
 	done

@@ -16,7 +16,7 @@ core"
 EXCEPT="
 agent cli	the MCP server runs each call through the CLI's run, recall and pkg verbs
 trash confine	the rm shim reads the sandbox's writable roots and protected paths
-run confine	the runner calls the backend's child-side ops (enter, forked) around the fork
+run confine	the runner and the zygote host (zygote.c) call the backend's ops around the fork
 "
 
 rank() { # rank FOLDER: its place in ORDER, or nothing

@@ -24,6 +24,9 @@
 #include "core/fmt.h"
 #include "core/path.h"
 #include "core/util.h"
+#ifdef __linux__
+#include "run/zygote.h"
+#endif
 
 /* A line longer than this is answered with a parse error and skipped: a
  * call's arguments are a command line, never megabytes. */
@@ -67,6 +70,7 @@ struct server {
 	struct call *calls;
 	unsigned long next_id;
 	pid_t self;
+	int zygote; /* --zygote: the zygote host's socket (run/zygote.h); -1: none */
 };
 
 static double now(void)
@@ -303,6 +307,13 @@ static void call_child(struct server *s, int out, int err, int ask, struct call_
 		face.remote_fd = 3;
 	}
 	int first = ask >= 0 ? 4 : 3;
+	/* The zygote host's socket, past the close below. */
+	if (w->req.zygote_host > 2) {
+		if (dup2(w->req.zygote_host, first) < 0)
+			_exit(PDK_EXIT_FAILURE);
+		fcntl(first, F_SETFD, FD_CLOEXEC);
+		w->req.zygote_host = first++;
+	}
 #if defined(__linux__) && defined(SYS_close_range)
 	if (syscall(SYS_close_range, (unsigned)first, ~0U, 0U) < 0)
 #endif
@@ -666,6 +677,7 @@ static void do_call(struct server *s, const cJSON *id, const cJSON *params, bool
 		w.req.n_server_writes = w.req.n_writes;
 		if (r == 0)
 			r = pdk_agent_run_request(args ? args : empty, &w.req, why, sizeof(why));
+		w.req.zygote_host = s->zygote > 2 ? s->zygote : 0;
 	}
 	if (r == -EINVAL) {
 		_cleanup_free_ char *m = pdk_asprintf("%s: bad arguments: %s", tool, why);
@@ -906,9 +918,27 @@ static void on_stop(int sig)
 
 int pdk_agent_mcp_serve(const struct pdk_agent_opts *o, int in, int out)
 {
-	struct server s = {.o = o, .in = in, .out = out, .log_level = 1, .self = getpid()};
+	struct server s = {
+	    .o = o, .in = in, .out = out, .log_level = 1, .self = getpid(), .zygote = -1};
 	struct sigaction sa = {0};
 	bool stopping = false;
+	int r;
+
+	/* Above the descriptors a call's process places (0 to 4). */
+	if (o->zygote) {
+#ifdef __linux__
+		int fd;
+
+		if ((r = pdk_zygote_host_start(&fd)) < 0)
+			return r;
+		s.zygote = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+		close(fd);
+		if (s.zygote < 0)
+			return -errno;
+#else
+		return -EOPNOTSUPP;
+#endif
+	}
 
 	sa.sa_handler = on_stop;
 	sigaction(SIGTERM, &sa, NULL);
@@ -978,5 +1008,8 @@ int pdk_agent_mcp_serve(const struct pdk_agent_opts *o, int in, int out)
 			pc = &c->next;
 		}
 	}
+	/* The host, and its zygotes, go once no call holds the socket either. */
+	if (s.zygote >= 0)
+		close(s.zygote);
 	return 0;
 }

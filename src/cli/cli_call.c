@@ -147,26 +147,29 @@ static bool granted(const struct pdk_cli_call *c, enum pdk_grant g, bool *by_cal
 	return !c->o.no_sandbox && (*by_call || by_cfg);
 }
 
-/* A grant whose socket is not there, or that this host cannot give: bad input. */
-static int grants_check(struct pdk_cli_call *c, const char *verb)
+/* Find each granted socket and the GPU's device nodes once, for the question and
+ * paddock check. One that is not there, or that this host cannot give: bad input. */
+static int grants_find(struct pdk_cli_call *c, const char *verb)
 {
 	char path[PATH_MAX], why[512];
-	bool by_call;
 
-	for (int g = 0; g < PDK_GRANT_N; g++)
-		if (granted(c, g, &by_call) && pdk_grant_socket(g, path, sizeof(path), why,
-								sizeof(why)) < 0) {
+	for (int g = 0; g < PDK_GRANT_N; g++) {
+		if (!granted(c, g, &c->grant_by_call[g]))
+			continue;
+		if (pdk_grant_socket(g, path, sizeof(path), why, sizeof(why)) < 0) {
 			snprintf(c->why, sizeof(c->why), "%s: %s", verb, why);
 			return -EINVAL;
 		}
+		if (!(c->grant[g] = strdup(path)))
+			return -ENOMEM;
+	}
 	if (!c->o.no_sandbox && (c->o.gpu || c->cfg.allow_gpu)) {
-		_cleanup_strv_ char **dev = NULL;
-		size_t n = 0;
+		int r = pdk_grant_gpu(&c->gpu.v, &c->gpu.n, why, sizeof(why));
 
-		if (pdk_grant_gpu(&dev, &n, why, sizeof(why)) < 0) {
+		if (r == -EINVAL)
 			snprintf(c->why, sizeof(c->why), "%s: %s", verb, why);
-			return -EINVAL;
-		}
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -208,7 +211,7 @@ int pdk_cli_call_init(struct pdk_cli_call *c, const char *verb, struct pdk_reque
 				    sizeof(c->why)) < 0)
 		return -EINVAL;
 	pdk_request_apply_config(&c->o, &c->cfg);
-	if (grants_check(c, verb) < 0)
+	if (grants_find(c, verb) < 0)
 		return -EINVAL;
 	if (pdk_session_name(&c->session) < 0) {
 		snprintf(c->why, sizeof(c->why),
@@ -429,33 +432,23 @@ static int widenings(struct pdk_cli_call *c)
 		r = pdk_strv_push(&c->widen, PDK_WIDEN_GIT_HOOKS);
 	/* A host socket the call asks for, with its path. */
 	for (int g = 0; r == 0 && g < PDK_GRANT_N; g++) {
-		char path[PATH_MAX], why[512];
-		bool by_call;
-
-		if (!granted(c, g, &by_call) || !by_call)
+		if (!c->grant[g] || !c->grant_by_call[g])
 			continue;
-		if (pdk_grant_socket(g, path, sizeof(path), why, sizeof(why)) < 0)
-			return -EINVAL; /* checked when the call was read */
-		_cleanup_free_ char *w = pdk_grant_question(g, path);
+		_cleanup_free_ char *w = pdk_grant_question(g, c->grant[g]);
 		r = w ? pdk_strv_push(&c->widen, w) : -ENOMEM;
 	}
-	if (r == 0 && c->o.gpu && !c->o.no_sandbox) {
-		_cleanup_strv_ char **dev = NULL;
+	if (r == 0 && c->o.gpu && c->gpu.n) {
 		_cleanup_free_ char *list = NULL, *w = NULL;
-		char why[512];
-		size_t n = 0;
 
-		if (pdk_grant_gpu(&dev, &n, why, sizeof(why)) < 0)
-			return -EINVAL; /* checked when the call was read */
-		for (size_t i = 0; i < n; i++) {
-			char *l = pdk_asprintf("%s%s%s", list ? list : "", i ? ", " : "", dev[i]);
+		for (size_t i = 0; i < c->gpu.n; i++) {
+			char *l = pdk_asprintf("%s%s%s", list ? list : "", i ? ", " : "", c->gpu.v[i]);
 
 			free(list);
 			if (!(list = l))
 				return -ENOMEM;
 		}
 		if (!(w = pdk_asprintf("opens the GPU%s %s (--gpu)",
-				       dev[0][0] == '/' ? "'s device nodes" : " to", list)))
+				       c->gpu.v[0][0] == '/' ? "'s device nodes" : " to", list)))
 			return -ENOMEM;
 		r = pdk_strv_push(&c->widen, w);
 	}
@@ -644,6 +637,9 @@ void pdk_cli_call_release(struct pdk_cli_call *c)
 	pdk_strv_release(&c->writes);
 	pdk_strv_release(&c->reads);
 	pdk_strv_release(&c->widen);
+	pdk_strv_release(&c->gpu);
+	for (int g = 0; g < PDK_GRANT_N; g++)
+		free(c->grant[g]);
 	pdk_config_release(&c->cfg);
 	pdk_request_release(&c->o);
 	free(c->session_cwd);

@@ -8,6 +8,7 @@
 #include "audit/audit.h"
 #include "cli.h"
 #include "config/config.h"
+#include "confine/grants.h"
 #include "gate/gate.h"
 #include "policy/policy.h"
 #include "core/request.h"
@@ -28,6 +29,10 @@ struct pdk_cli_call {
 	struct pdk_strv writes;	    /* -w paths, resolved, for the question */
 	struct pdk_strv reads;	    /* --read paths, absolute (o.reads points at them) */
 	struct pdk_strv widen;	    /* --root, a configuration that widens: named when asked */
+	char *grant[PDK_GRANT_N];   /* each host socket granted (by call or configuration),
+				     * found once when the call is read; NULL: not granted */
+	bool grant_by_call[PDK_GRANT_N]; /* that grant is the call's own: it is asked */
+	struct pdk_strv gpu;	    /* --gpu's device nodes, found once; empty: not granted */
 	bool config_widens;	    /* then its own approval settings answer nothing */
 	struct pdk_gate_result g;
 	bool gated;		    /* the gate was asked: g holds its answer */

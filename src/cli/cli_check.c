@@ -45,10 +45,13 @@ static void put_network(const struct pdk_cli_call *c, cJSON *o)
 		cJSON_AddItemToArray(a, cJSON_CreateString(c->cfg.allowed_domains.v[i]));
 	for (size_t i = 0; !c->o.network && a && i < c->o.n_domains; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(c->o.domains[i]));
-	/* as configured: the run opens each when it starts */
+	/* as configured, and the sockets granted by name: the run opens each when it starts */
 	a = cJSON_AddArrayToObject(net, "unix_sockets");
 	for (size_t i = 0; a && i < c->cfg.allow_unix_sockets.n; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(c->cfg.allow_unix_sockets.v[i]));
+	for (int g = 0; a && g < PDK_GRANT_N; g++)
+		if (c->grant[g])
+			cJSON_AddItemToArray(a, cJSON_CreateString(c->grant[g]));
 }
 
 /* Bad input: one line on standard error, or with --json the one object,
@@ -145,6 +148,10 @@ static int check(struct pdk_cli_call *c, int init)
 		for (size_t i = 0; i < c->cfg.allow_unix_sockets.n; i++)
 			printf("network: unix socket %s (allowUnixSockets)\n",
 			       c->cfg.allow_unix_sockets.v[i]);
+		for (int g = 0; g < PDK_GRANT_N; g++)
+			if (c->grant[g])
+				printf("network: unix socket %s (%s)\n", c->grant[g],
+				       pdk_grant_flag(g));
 	}
 out:
 	pdk_cli_call_release(c);

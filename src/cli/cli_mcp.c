@@ -24,6 +24,8 @@ static const char mcp_usage[] =
 	"      --backend NAME     confine with this backend (see 'paddock doctor')\n"
 	"      --bound BYTES      the most a result may take (default 16K, 1K to 1M)\n"
 	"      --config FILE      read only this configuration file\n"
+	"      --zygote           fork Landlock calls from a confined process kept per policy\n"
+	"                         (faster; needs a pids cgroup)\n"
 	"See paddock(1).\n";
 
 /* The server's own session ends with it: its cd and the programs approved
@@ -52,7 +54,7 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	    {"write", required_argument, NULL, 'w'},   {"root", required_argument, NULL, 'r'},
 	    {"backend", required_argument, NULL, 'b'}, {"bound", required_argument, NULL, 'B'},
 	    {"config", required_argument, NULL, 'c'},  {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"zygote", no_argument, NULL, 'z'},        {NULL, 0, NULL, 0},
 	};
 	struct pdk_agent_opts o = {0};
 	struct pdk_config cfg;
@@ -61,6 +63,10 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	bool own_session;
 	int c, r, code = PDK_EXIT_FAILURE;
 
+#ifdef __linux__
+	/* PADDOCK_ZYGOTE=1 asks what --zygote does, for a server another program starts. */
+	o.zygote = getenv("PADDOCK_ZYGOTE") && strcmp(getenv("PADDOCK_ZYGOTE"), "1") == 0;
+#endif
 	/* The words every call's run options start from, as run's own argv. */
 	if (pdk_strv_push(&o.run_opts, "run") < 0) {
 		pdk_cli_error("mcp: out of memory");
@@ -94,6 +100,15 @@ int pdk_cli_mcp_main(int argc, char **argv)
 			flag = "--config";
 			o.config_path = optarg;
 			break;
+		case 'z':
+#ifdef __linux__
+			o.zygote = true;
+			continue;
+#else
+			pdk_cli_error("mcp: --zygote is for Landlock, on Linux only; start the "
+				      "server without it");
+			goto out;
+#endif
 		case 'h':
 			fputs(mcp_usage, stdout);
 			code = 0;

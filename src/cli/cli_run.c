@@ -699,13 +699,13 @@ static int run_report(struct run *x)
 	    .json = c->o.json,
 	    .store = x->store,
 	    .network = x->outside || failed ? NULL : pdk_sandbox_network(&x->sb),
-	    .domains = (const char *const *)x->sb.domains,
+	    .domains = (const char *const *)x->sb.net.domains,
 	    .n_domains = pdk_sandbox_network(&x->sb) &&
 			     !strcmp(pdk_sandbox_network(&x->sb), "domains")
-			 ? x->sb.n_domains
+			 ? x->sb.net.n_domains
 			 : 0,
-	    .refused_domains = (const char *const *)x->sb.refused,
-	    .n_refused_domains = x->sb.n_refused,
+	    .refused_domains = (const char *const *)x->sb.net.refused,
+	    .n_refused_domains = x->sb.net.n_refused,
 	};
 	int r;
 

@@ -31,6 +31,10 @@
 #include "core/state.h"
 #include "trash/trash.h"
 #include "core/util.h"
+#ifdef __linux__
+#include "run/cgroup.h"
+#include "run/zygote.h"
+#endif
 #ifdef HAVE_BWRAP
 #endif
 
@@ -416,7 +420,7 @@ static void seen_end(struct pdk_sandbox *sb)
 }
 
 /* A protected name in a project root that git tracks there (.vscode/settings.json, a
- * .mcp.json) moves from sb->protect to sb->tracked: held, it would stop a checkout of a
+ * .mcp.json) moves from sb->protect to sb->git.tracked: held, it would stop a checkout of a
  * branch without it or with another version; vetted after the run instead, on every
  * backend, what git checked out stays and anything else is undone (vet.h). */
 static int split_tracked(struct pdk_sandbox *sb, size_t *np, size_t named)
@@ -433,7 +437,7 @@ static int split_tracked(struct pdk_sandbox *sb, size_t *np, size_t named)
 			top = strlen(sb->roots[k]) == (size_t)(slash - p) &&
 			      !strncmp(p, sb->roots[k], (size_t)(slash - p));
 		if (r == 0 && top && seen_lstat(sb, p, &st) == 0 && pdk_vettrack_in_index(p)) {
-			r = pdk_strv_append(&sb->tracked, &sb->n_tracked, sb->protect[i]);
+			r = pdk_strv_append(&sb->git.tracked, &sb->git.n_tracked, sb->protect[i]);
 			if (r == 0)
 				continue;
 		}
@@ -871,8 +875,8 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	for (size_t i = 0; i < named; i++)
 		if ((r = pdk_sandbox_worktree_roots(sb, &n, sb->roots[i])) < 0)
 			return r;
-	sb->wt_first = named;
-	sb->n_wt = n - named;
+	sb->git.wt_first = named;
+	sb->git.n_wt = n - named;
 	sb->policy.n_socket_roots = n;
 	r = add_default_root(sb, &n, tmp && tmp[0] == '/' ? tmp : "/tmp");
 	if (r == 0)
@@ -880,7 +884,7 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	if (r < 0)
 		return r;
 	for (const char *const *p = protected_names; *p; p++)
-		if (!(sb->allow_hooks && !strcmp(*p, ".git/hooks")) &&
+		if (!(sb->git.allow_hooks && !strcmp(*p, ".git/hooks")) &&
 		    (r = add_protected(sb, &np, named, *p)) < 0)
 			return r;
 	for (const char *const *p = pdk_agentconf_project; !sb->allow_agent_config && *p; p++)
@@ -943,16 +947,17 @@ static int setup_domains(struct pdk_sandbox *sb, const struct pdk_request *req,
 	if (req->network)
 		return 0;
 	for (size_t i = 0; cfg && i < cfg->allowed_domains.n; i++)
-		if ((r = pdk_strv_append(&sb->domains, &n, strdup(cfg->allowed_domains.v[i]))) < 0)
+		if ((r = pdk_strv_append(&sb->net.domains, &n,
+					 strdup(cfg->allowed_domains.v[i]))) < 0)
 			return r;
 	for (size_t i = 0; i < req->n_domains; i++)
-		if ((r = pdk_strv_append(&sb->domains, &n, strdup(req->domains[i]))) < 0)
+		if ((r = pdk_strv_append(&sb->net.domains, &n, strdup(req->domains[i]))) < 0)
 			return r;
-	sb->n_domains = n;
+	sb->net.n_domains = n;
 	if (!n)
 		return 0;
 	for (size_t i = 0; cfg && i < cfg->allow_local_addresses.n; i++)
-		if ((r = pdk_strv_append(&sb->local_addrs, &sb->n_local_addrs,
+		if ((r = pdk_strv_append(&sb->net.local_addrs, &sb->net.n_local_addrs,
 					 strdup(cfg->allow_local_addresses.v[i]))) < 0)
 			return r;
 	if ((r = pdk_socketpair_cloexec(sv)) < 0)
@@ -974,10 +979,10 @@ static int setup_domains(struct pdk_sandbox *sb, const struct pdk_request *req,
 			close(sv[1]);
 		return r;
 	}
-	sb->domains_mode = true;
-	sb->proxy_ctl = sv[0];
+	sb->net.domains_mode = true;
+	sb->net.proxy_ctl = sv[0];
 	sb->policy.proxy_fd = sv[1];
-	sb->policy.domains = (const char *const *)sb->domains;
+	sb->policy.domains = (const char *const *)sb->net.domains;
 	sb->policy.n_domains = n;
 	return 0;
 }
@@ -997,26 +1002,26 @@ static bool proxy_reachable(const struct pdk_sandbox *sb)
  * what opened it. */
 static int add_unix(struct pdk_sandbox *sb, const char *path, int fd, const char *from)
 {
-	char **paths = realloc(sb->unix_paths, (sb->n_unix + 2) * sizeof(*paths));
+	char **paths = realloc(sb->net.unix_paths, (sb->net.n_unix + 2) * sizeof(*paths));
 	const char **froms;
 	int *fds;
 
 	if (!paths)
 		return -ENOMEM;
-	sb->unix_paths = paths;
-	froms = realloc(sb->unix_from, (sb->n_unix + 1) * sizeof(*froms));
+	sb->net.unix_paths = paths;
+	froms = realloc(sb->net.unix_from, (sb->net.n_unix + 1) * sizeof(*froms));
 	if (!froms)
 		return -ENOMEM;
-	sb->unix_from = froms;
-	froms[sb->n_unix] = from;
-	fds = realloc(sb->unix_fds, (sb->n_unix + 1) * sizeof(*fds));
+	sb->net.unix_from = froms;
+	froms[sb->net.n_unix] = from;
+	fds = realloc(sb->net.unix_fds, (sb->net.n_unix + 1) * sizeof(*fds));
 	if (!fds)
 		return -ENOMEM;
-	sb->unix_fds = fds;
-	if (!(paths[sb->n_unix] = strdup(path)))
+	sb->net.unix_fds = fds;
+	if (!(paths[sb->net.n_unix] = strdup(path)))
 		return -ENOMEM;
-	fds[sb->n_unix++] = fd;
-	paths[sb->n_unix] = NULL;
+	fds[sb->net.n_unix++] = fd;
+	paths[sb->net.n_unix] = NULL;
 	return 0;
 }
 
@@ -1087,10 +1092,10 @@ static int setup_unix(struct pdk_sandbox *sb, const struct pdk_request *req,
 			}
 		}
 	}
-	sb->policy.unix_paths = (const char *const *)sb->unix_paths;
-	sb->policy.unix_fds = sb->unix_fds;
-	sb->policy.unix_from = sb->unix_from;
-	sb->policy.n_unix = sb->n_unix;
+	sb->policy.unix_paths = (const char *const *)sb->net.unix_paths;
+	sb->policy.unix_fds = sb->net.unix_fds;
+	sb->policy.unix_from = sb->net.unix_from;
+	sb->policy.n_unix = sb->net.n_unix;
 	return 0;
 }
 
@@ -1140,7 +1145,7 @@ static int arm(struct pdk_sandbox *sb, char *why, size_t why_len)
 	sb->spec.backend = sb->backend;
 	sb->spec.backend_state = sb->state;
 	sb->spec.tree_dies_with_parent = sb->backend->tree_dies_with_parent;
-	if (sb->domains_mode && !proxy_reachable(sb)) {
+	if (sb->net.domains_mode && !proxy_reachable(sb)) {
 		add_note(sb, "sandbox: the network is off: the %s backend has no network of the "
 			     "run's own to hold the proxy that reaches the allowed domains (bwrap "
 			     "has); they are out of reach here",
@@ -1158,21 +1163,21 @@ static int run_proxied(struct pdk_sandbox *sb, struct pdk_capture *out, struct p
 	size_t n;
 	int ctl, r;
 
-	if (!sb->domains_mode || !sb->backend || !proxy_reachable(sb))
+	if (!sb->net.domains_mode || !sb->backend || !proxy_reachable(sb))
 		return pdk_run(&sb->spec, out, err, st);
-	ctl = fcntl(sb->proxy_ctl, F_DUPFD_CLOEXEC, 3);
+	ctl = fcntl(sb->net.proxy_ctl, F_DUPFD_CLOEXEC, 3);
 	if (ctl < 0)
 		return -errno;
-	r = pdk_proxy_start((const char *const *)sb->domains, sb->n_domains,
-			    (const char *const *)sb->local_addrs, sb->n_local_addrs, ctl,
-			    &sb->proxy);
+	r = pdk_proxy_start((const char *const *)sb->net.domains, sb->net.n_domains,
+			    (const char *const *)sb->net.local_addrs, sb->net.n_local_addrs, ctl,
+			    &sb->net.proxy);
 	if (r < 0)
 		return r;
 	r = pdk_run(&sb->spec, out, err, st);
-	pdk_proxy_stop(sb->proxy);
-	n = pdk_proxy_refused(sb->proxy, &refused);
+	pdk_proxy_stop(sb->net.proxy);
+	n = pdk_proxy_refused(sb->net.proxy, &refused);
 	for (size_t i = 0; i < n; i++)
-		if (pdk_strv_append(&sb->refused, &sb->n_refused, strdup(refused[i])) < 0)
+		if (pdk_strv_append(&sb->net.refused, &sb->net.n_refused, strdup(refused[i])) < 0)
 			break;
 	if (n) {
 		char list[400] = "";
@@ -1185,7 +1190,7 @@ static int run_proxied(struct pdk_sandbox *sb, struct pdk_capture *out, struct p
 			 list);
 		collect_notes(sb);
 	}
-	n = pdk_proxy_refused_local(sb->proxy, &refused);
+	n = pdk_proxy_refused_local(sb->net.proxy, &refused);
 	if (n) {
 		char list[300] = "";
 
@@ -1198,8 +1203,8 @@ static int run_proxied(struct pdk_sandbox *sb, struct pdk_capture *out, struct p
 			 list);
 		collect_notes(sb);
 	}
-	pdk_proxy_free(sb->proxy);
-	sb->proxy = NULL;
+	pdk_proxy_free(sb->net.proxy);
+	sb->net.proxy = NULL;
 	return r;
 }
 
@@ -1216,8 +1221,8 @@ static void disarm(struct pdk_sandbox *sb)
 
 /*
  * The protected paths (not paddock's own directories) inside a root that are missing while
- * their parent is a directory there, onto sb->missing: nothing holds their place in the user's
- * tree, and what the command makes at them is undone after the run (vet.h). One whose parent
+ * their parent is a directory there, onto sb->trash.missing: nothing holds their place in the
+ * user's tree, and what the command makes at them is undone after the run (vet.h). One whose parent
  * is missing too is left alone: a `git init` makes .git/hooks and .git/config of its own.
  */
 static int add_missing(struct pdk_sandbox *sb)
@@ -1233,19 +1238,20 @@ static int add_missing(struct pdk_sandbox *sb)
 			inside = pdk_path_under(p, sb->policy.roots[k]) &&
 				 strcmp(p, sb->policy.roots[k]) != 0;
 		if (!inside || !slash || slash == p || seen_lstat(sb, p, &st) != -ENOENT ||
-		    pdk_strv_contains(sb->missing, sb->n_missing, p))
+		    pdk_strv_contains(sb->trash.missing, sb->trash.n_missing, p))
 			continue;
 		_cleanup_free_ char *parent = strndup(p, (size_t)(slash - p));
 		if (!parent)
 			return -ENOMEM;
 		if (seen_lstat(sb, parent, &st) == 0 && S_ISDIR(st.st_mode))
-			r = pdk_strv_append(&sb->missing, &sb->n_missing, strdup(p));
+			r = pdk_strv_append(&sb->trash.missing, &sb->trash.n_missing, strdup(p));
 	}
 	/* And those that runs going on now found missing in these roots (but for git's hooks,
 	 * when this call may install them). */
 	return r < 0 ? r
-		     : pdk_vet_adopt(sb->roots, sb->policy.n_roots, sb->allow_hooks ? "hooks" : NULL,
-				     &sb->missing, &sb->n_missing);
+		     : pdk_vet_adopt(sb->roots, sb->policy.n_roots,
+				     sb->git.allow_hooks ? "hooks" : NULL, &sb->trash.missing,
+				     &sb->trash.n_missing);
 }
 
 static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, size_t why_len)
@@ -1283,13 +1289,15 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
 	}
 	/* A linked worktree's repository is writable only where its hooks can be held: a backend
 	 * that cannot keeps it read-only, as it lies outside the roots (git commit there fails). */
-	if (!sb->backend->enforces_protect && sb->n_wt) {
-		for (size_t i = sb->wt_first; i < sb->wt_first + sb->n_wt; i++)
+	if (!sb->backend->enforces_protect && sb->git.n_wt) {
+		for (size_t i = sb->git.wt_first; i < sb->git.wt_first + sb->git.n_wt; i++)
 			free(sb->roots[i]);
-		memmove(sb->roots + sb->wt_first, sb->roots + sb->wt_first + sb->n_wt,
-			(sb->policy.n_roots - sb->wt_first - sb->n_wt + 1) * sizeof(*sb->roots));
-		sb->policy.n_roots -= sb->n_wt;
-		sb->n_wt = 0;
+		size_t end = sb->git.wt_first + sb->git.n_wt;
+
+		memmove(sb->roots + sb->git.wt_first, sb->roots + end,
+			(sb->policy.n_roots - end + 1) * sizeof(*sb->roots));
+		sb->policy.n_roots -= sb->git.n_wt;
+		sb->git.n_wt = 0;
 	}
 	/* A backend that cannot keep paths read-only inside a root must not
 	 * get a root that holds what paddock trusts after the run: the
@@ -1321,12 +1329,13 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
  * as a secret's) and DOCKER_HOST, naming the socket the run may reach. */
 static int grant_env(struct pdk_sandbox *sb)
 {
-	for (size_t i = 0; i < sb->n_unix; i++) {
-		const char *name = !strcmp(sb->unix_from[i], "--ssh-agent") ? "SSH_AUTH_SOCK="
-				   : !strcmp(sb->unix_from[i], "--docker")  ? "DOCKER_HOST=unix://"
-									    : NULL;
+	for (size_t i = 0; i < sb->net.n_unix; i++) {
+		const char *from = sb->net.unix_from[i];
+		const char *name = !strcmp(from, "--ssh-agent") ? "SSH_AUTH_SOCK="
+				   : !strcmp(from, "--docker")  ? "DOCKER_HOST=unix://"
+								: NULL;
 		_cleanup_free_ char *v =
-		    name ? pdk_asprintf("%s%s", name, sb->unix_paths[i]) : NULL;
+		    name ? pdk_asprintf("%s%s", name, sb->net.unix_paths[i]) : NULL;
 		const char *env[] = {v, NULL};
 		int r;
 
@@ -1337,11 +1346,43 @@ static int grant_env(struct pdk_sandbox *sb)
 		if ((r = pdk_sandbox_setenv(sb, env)) < 0)
 			return r;
 		/* The path as the person's environment says it comes first. */
-		while (i + 1 < sb->n_unix && sb->unix_from[i + 1] == sb->unix_from[i])
+		while (i + 1 < sb->net.n_unix && sb->net.unix_from[i + 1] == sb->net.unix_from[i])
 			i++;
 	}
 	return 0;
 }
+
+#ifdef __linux__
+/* A resident session's zygote of this policy's shape, when the backend is Landlock and the
+ * shape fits one (run/zygote.h): the command is forked there, confined already, and nothing
+ * is prepared here. 1 when it is; 0 when the run sets up as without one. */
+static int from_zygote(struct pdk_sandbox *sb, int host)
+{
+	const char *why;
+	char key[17];
+	int fd, version;
+	size_t body = 0;
+
+	if (strcmp(sb->backend->name, "landlock") != 0 || sb->net.domains_mode ||
+	    !pdk_zygote_fits(&sb->policy) || pdk_cgroup_where(&version, &why, &why) < 0)
+		return 0;
+	/* A call too big for one message to the zygote (what paddock adds to the
+	 * environment later is a few lines) is set up as without one. */
+	for (char **a = sb->argv; *a; a++)
+		body += strlen(*a) + 2;
+	for (char **e = sb->envp; e && *e; e++)
+		body += strlen(*e) + 2;
+	if (body > PDK_ZYGOTE_MAX_BODY / 2)
+		return 0;
+	pdk_zygote_key(&sb->policy, sb->backend->name, key);
+	if (pdk_zygote_get(host, key, &sb->policy, &fd) < 0)
+		return 0;
+	sb->spec.path = sb->path;
+	sb->spec.argv = sb->argv;
+	sb->spec.zygote_fd = fd;
+	return 1;
+}
+#endif
 
 int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cfg,
 		      const char *path, char **env, struct pdk_sandbox *sb, char *why,
@@ -1358,7 +1399,7 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	sb->spec.envp = env;
 	sb->spec.cwd = req->cwd;
 	sb->spec.timeout = req->timeout;
-	sb->allow_hooks = req->allow_git_hooks;
+	sb->git.allow_hooks = req->allow_git_hooks;
 	sb->allow_agent_config = req->allow_agent_config;
 	if (req->cwd && !realpath(req->cwd, cwd_real)) {
 		snprintf(why, why_len, "--cwd %s: %s", req->cwd, strerror(errno));
@@ -1380,7 +1421,7 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	/* Before the protected paths are looked at: what a killed run's command made at
 	 * them must be gone, so that this run finds them missing. */
 	sb->seeing = true;
-	r = pdk_vet_sweep(&sb->sweep_note);
+	r = pdk_vet_sweep(&sb->trash.sweep_note);
 	if (r == 0 && (r = build_policy(req, cfg, sb, why, why_len)) == 0)
 		r = add_missing(sb);
 	if (r < 0) {
@@ -1400,6 +1441,10 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	seen_end(sb);
 	if (r < 0)
 		return r;
+#ifdef __linux__
+	if (req->zygote_host > 2 && !req->print_profile && from_zygote(sb, req->zygote_host) == 1)
+		return 0;
+#endif
 	return arm(sb, why, why_len);
 }
 
@@ -1493,23 +1538,24 @@ static bool host_cannot(const char *line)
 
 /* The protected paths vetted after the run: those git tracks, those the backend cannot
  * hold (Landlock) that are there (hooks directories, an editor's or agent's settings, shell
- * start-up files, a commondir), and those that are symlinks inside a root. Borrowed from sb->tracked and sb->protect into *ret. */
+ * start-up files, a commondir), and those that are symlinks inside a root. Borrowed from
+ * sb->git.tracked and sb->protect into *ret. */
 static int protect_to_vet(const struct pdk_sandbox *sb, const char ***ret, size_t *n)
 {
 	*ret = NULL;
 	*n = 0;
 	if (!sb->backend)
 		return 0;
-	if (!(*ret = calloc(sb->own_first + sb->n_tracked + 1, sizeof(**ret))))
+	if (!(*ret = calloc(sb->own_first + sb->git.n_tracked + 1, sizeof(**ret))))
 		return -ENOMEM;
-	for (size_t i = 0; i < sb->n_tracked; i++)
-		(*ret)[(*n)++] = sb->tracked[i];
+	for (size_t i = 0; i < sb->git.n_tracked; i++)
+		(*ret)[(*n)++] = sb->git.tracked[i];
 	for (size_t i = 0; i < sb->own_first; i++) {
 		const char *base = strrchr(sb->protect[i], '/');
 		struct stat st;
 		bool made = false, inside = false;
 
-		if (sb->allow_hooks && base && !strcmp(base, "/hooks"))
+		if (sb->git.allow_hooks && base && !strcmp(base, "/hooks"))
 			continue;
 		/* A backend that holds protected paths cannot hold a symlink (bwrap binds what it
 		 * leads to, which is held too): the link is put back after the run. */
@@ -1519,8 +1565,8 @@ static int protect_to_vet(const struct pdk_sandbox *sb, const char ***ret, size_
 		    !(inside && lstat(sb->protect[i], &st) == 0 && S_ISLNK(st.st_mode)))
 			continue;
 		/* One a run going on found missing was made since: it goes to the trash. */
-		for (size_t k = 0; k < sb->n_missing && !made; k++)
-			made = pdk_path_under(sb->protect[i], sb->missing[k]);
+		for (size_t k = 0; k < sb->trash.n_missing && !made; k++)
+			made = pdk_path_under(sb->protect[i], sb->trash.missing[k]);
 		if (!made && lstat(sb->protect[i], &st) == 0 &&
 		    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
 		    !pdk_strv_contains((char **)*ret, *n, sb->protect[i]))
@@ -1539,16 +1585,17 @@ static int begin_vet(struct pdk_sandbox *sb)
 
 	if ((r = protect_to_vet(sb, &hooks, &n_hooks)) < 0)
 		return r;
-	struct pdk_vet_git git = {sb->pins,	 sb->n_pins,	 sb->gitdirs,
-				  sb->n_gitdirs, sb->gitfiles, sb->n_gitfiles,
-				  sb->allow_hooks, (char *const *)hooks, n_hooks,
-				  sb->hookdirs,	 sb->n_hookdirs};
+	struct pdk_vet_git git = {sb->git.pins,	 sb->git.n_pins,	 sb->git.gitdirs,
+				  sb->git.n_gitdirs, sb->git.gitfiles, sb->git.n_gitfiles,
+				  sb->git.allow_hooks, (char *const *)hooks, n_hooks,
+				  sb->git.hookdirs,	 sb->git.n_hookdirs};
 
-	if ((r = pdk_vet_begin(&sb->vet, sb->policy.roots, sb->policy.n_roots, sb->missing,
-			       sb->n_missing, sb->configs, sb->n_configs, &git)) < 0)
+	if ((r = pdk_vet_begin(&sb->trash.vet, sb->policy.roots, sb->policy.n_roots,
+			       sb->trash.missing, sb->trash.n_missing, sb->git.configs,
+			       sb->git.n_configs, &git)) < 0)
 		return r;
-	sb->vetting = true;
-	sb->spec.finish_fd = pdk_vet_fd(&sb->vet);
+	sb->trash.vetting = true;
+	sb->spec.finish_fd = pdk_vet_fd(&sb->trash.vet);
 	return 0;
 }
 
@@ -1563,9 +1610,14 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	sb->spec.why_len = sizeof(sb->why);
 	/* What is missing is written down before the command starts, for the guardian to
 	 * finish with if paddock dies; the journal stays through a second backend's run. */
-	if (sb->backend && !sb->vetting && (r = begin_vet(sb)) < 0)
+	if (sb->backend && !sb->trash.vetting && (r = begin_vet(sb)) < 0)
 		return r;
 	r = run_proxied(sb, out, err, st);
+	/* The run is over, its cgroup emptied: the zygote may serve the next call. */
+	if (sb->spec.zygote_fd > 2) {
+		close(sb->spec.zygote_fd);
+		sb->spec.zygote_fd = 0;
+	}
 	if (r < 0 || !sb->backend || !sb->backend->started)
 		return r;
 	/* Stopped or timed out while the helper set up: that is the result. */
@@ -1615,11 +1667,11 @@ int pdk_sandbox_run(struct pdk_sandbox *sb, struct pdk_capture *out, struct pdk_
 	}
 	/* The next backend cannot hold what this one held: the hooks are vetted after the run
 	 * instead, in a new journal (nothing of the command ran yet). */
-	if (held && !sb->backend->enforces_protect && sb->vetting) {
+	if (held && !sb->backend->enforces_protect && sb->trash.vetting) {
 		_cleanup_free_ char *note = NULL;
 
-		sb->vetting = false;
-		if ((r = pdk_vet_end(&sb->vet, &note)) < 0 || (r = begin_vet(sb)) < 0)
+		sb->trash.vetting = false;
+		if ((r = pdk_vet_end(&sb->trash.vet, &note)) < 0 || (r = begin_vet(sb)) < 0)
 			return r;
 	}
 	if ((r = capture_reset(out)) < 0 || (r = capture_reset(err)) < 0)
@@ -1633,13 +1685,13 @@ const char *pdk_sandbox_network(const struct pdk_sandbox *sb)
 		return NULL;
 	if (sb->policy.network)
 		return "on";
-	return sb->domains_mode && proxy_reachable(sb) ? "domains" : "off";
+	return sb->net.domains_mode && proxy_reachable(sb) ? "domains" : "off";
 }
 
 size_t pdk_sandbox_unix_sockets(const struct pdk_sandbox *sb, const char *const **ret_paths)
 {
-	*ret_paths = (const char *const *)sb->unix_paths;
-	if (!sb->backend || sb->n_unix == 0)
+	*ret_paths = (const char *const *)sb->net.unix_paths;
+	if (!sb->backend || sb->net.n_unix == 0)
 		return 0;
 #ifdef __linux__
 	/* Both Linux backends let them through the connect supervisor only. */
@@ -1648,7 +1700,7 @@ size_t pdk_sandbox_unix_sockets(const struct pdk_sandbox *sb, const char *const 
 	if (pdk_netsup_probe(why, sizeof(why)) < 0)
 		return 0;
 #endif
-	return sb->n_unix;
+	return sb->net.n_unix;
 }
 
 /* One line per path: what it is, then the path as a shell word. */
@@ -1670,7 +1722,7 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 	fprintf(out, "backend: %s\n", sb->backend->name);
 	if (sb->policy.network)
 		fprintf(out, "network: on (the host's unix sockets stay out of reach)\n");
-	else if (sb->domains_mode && proxy_reachable(sb))
+	else if (sb->net.domains_mode && proxy_reachable(sb))
 		fprintf(out, "network: domains, through paddock's proxy (HTTP, HTTPS CONNECT, "
 			     "SOCKS5) only\n");
 	else
@@ -1679,13 +1731,14 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 			: !strcmp(sb->backend->name, "seatbelt")
 			    ? ", loopback (the host's: Seatbelt cannot tell the run's own listeners)"
 			    : "");
-	for (size_t i = 0; sb->domains_mode && i < sb->n_domains; i++)
-		fprintf(out, "network: allowed domain %s\n", sb->domains[i]);
-	for (size_t i = 0; sb->domains_mode && i < sb->n_local_addrs; i++)
+	for (size_t i = 0; sb->net.domains_mode && i < sb->net.n_domains; i++)
+		fprintf(out, "network: allowed domain %s\n", sb->net.domains[i]);
+	for (size_t i = 0; sb->net.domains_mode && i < sb->net.n_local_addrs; i++)
 		fprintf(out, "network: local address %s, reached by an allowed name "
-			     "(allowLocalAddresses)\n", sb->local_addrs[i]);
-	for (size_t i = 0; i < sb->n_unix; i++)
-		fprintf(out, "network: unix socket %s (%s)\n", sb->unix_paths[i], sb->unix_from[i]);
+			     "(allowLocalAddresses)\n", sb->net.local_addrs[i]);
+	for (size_t i = 0; i < sb->net.n_unix; i++)
+		fprintf(out, "network: unix socket %s (%s)\n", sb->net.unix_paths[i],
+			sb->net.unix_from[i]);
 	for (size_t i = 0; i < sb->n_devices; i++)
 		fprintf(out, "device: %s, writable and its ioctls (--gpu)\n", sb->devices[i]);
 	if (sb->policy.gpu && !sb->n_devices) /* Seatbelt: no nodes, Metal */
@@ -1694,11 +1747,11 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 		fprintf(out, "%s\n", sb->notes[i]);
 	put_paths(out, "missing protected path, not held while the run lasts; what the command makes "
 		   "there goes to the trash after it: ",
-		  sb->missing, sb->n_missing);
+		  sb->trash.missing, sb->trash.n_missing);
 	put_paths(out, "git configuration, writable; put back after the run if the command set in it "
 		   "what makes git run a program: ",
-		  sb->configs, sb->n_configs);
-	if (sb->allow_hooks)
+		  sb->git.configs, sb->git.n_configs);
+	if (sb->git.allow_hooks)
 		fprintf(out, "git hooks: writable, and kept after the run, with core.hooksPath "
 			     "(--allow-git-hooks)\n");
 	if (sb->allow_agent_config)
@@ -1718,13 +1771,13 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 			  (char *const *)vetted, n_vetted);
 	put_paths(out, "submodule's gitdir: file, writable; put back after the run if the command "
 		   "changed it: ",
-		  sb->pins, sb->n_pins);
+		  sb->git.pins, sb->git.n_pins);
 	put_paths(out, "git directory whose new submodules and worktrees are vetted after the run "
 		   "(configuration, hooks, commondir): ",
-		  sb->gitdirs, sb->n_gitdirs);
+		  sb->git.gitdirs, sb->git.n_gitdirs);
 	put_paths(out, "submodule's .git still to be made; after the run it must name a git directory "
 		   "of its repository's: ",
-		  sb->gitfiles, sb->n_gitfiles);
+		  sb->git.gitfiles, sb->git.n_gitfiles);
 	if (!sb->backend->describe)
 		return 0;
 	return sb->backend->describe(sb->state, sb->spec.argv, out);
@@ -1732,45 +1785,48 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 
 int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note, char **ret_sweep_note)
 {
-	*ret_sweep_note = steal_pointer(&sb->sweep_note);
+	*ret_sweep_note = steal_pointer(&sb->trash.sweep_note);
 	*ret_note = NULL;
-	if (!sb->vetting)
+	if (!sb->trash.vetting)
 		return 0;
-	sb->vetting = false;
-	return pdk_vet_end(&sb->vet, ret_note);
+	sb->trash.vetting = false;
+	return pdk_vet_end(&sb->trash.vet, ret_note);
 }
 
 void pdk_sandbox_release(struct pdk_sandbox *sb)
 {
 	disarm(sb);
 	seen_end(sb);
+	if (sb->spec.zygote_fd > 2)
+		close(sb->spec.zygote_fd);
+	sb->spec.zygote_fd = 0;
 	pdk_strv_freep(&sb->roots);
 	pdk_strv_freep(&sb->protect);
-	pdk_strv_freep(&sb->missing);
-	pdk_strv_freep(&sb->configs);
-	pdk_strv_freep(&sb->pins);
-	pdk_strv_freep(&sb->gitdirs);
-	pdk_strv_freep(&sb->tracked);
-	pdk_strv_freep(&sb->gitfiles);
-	pdk_strv_freep(&sb->hookdirs);
-	pdk_vet_release(&sb->vet);
-	free(sb->sweep_note);
+	pdk_strv_freep(&sb->trash.missing);
+	pdk_strv_freep(&sb->git.configs);
+	pdk_strv_freep(&sb->git.pins);
+	pdk_strv_freep(&sb->git.gitdirs);
+	pdk_strv_freep(&sb->git.tracked);
+	pdk_strv_freep(&sb->git.gitfiles);
+	pdk_strv_freep(&sb->git.hookdirs);
+	pdk_vet_release(&sb->trash.vet);
+	free(sb->trash.sweep_note);
 	pdk_strv_freep(&sb->env_added);
-	pdk_strv_freep(&sb->domains);
-	pdk_strv_freep(&sb->local_addrs);
-	pdk_strv_freep(&sb->refused);
-	pdk_proxy_free(sb->proxy);
-	if (sb->domains_mode) {
-		close(sb->proxy_ctl);
+	pdk_strv_freep(&sb->net.domains);
+	pdk_strv_freep(&sb->net.local_addrs);
+	pdk_strv_freep(&sb->net.refused);
+	pdk_proxy_free(sb->net.proxy);
+	if (sb->net.domains_mode) {
+		close(sb->net.proxy_ctl);
 		close(sb->policy.proxy_fd);
 	}
-	for (size_t i = 0; i < sb->n_unix; i++)
-		if (sb->unix_fds[i] >= 0)
-			close(sb->unix_fds[i]);
-	free(sb->unix_fds);
-	free(sb->unix_from);
+	for (size_t i = 0; i < sb->net.n_unix; i++)
+		if (sb->net.unix_fds[i] >= 0)
+			close(sb->net.unix_fds[i]);
+	free(sb->net.unix_fds);
+	free(sb->net.unix_from);
 	pdk_strv_freep(&sb->devices);
-	pdk_strv_freep(&sb->unix_paths);
+	pdk_strv_freep(&sb->net.unix_paths);
 	free(sb->envp);
 	free(sb->cache);
 	pdk_secrets_release(&sb->secrets);

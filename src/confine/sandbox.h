@@ -20,6 +20,59 @@ struct pdk_seen;
 
 #define PDK_SANDBOX_NOTES 4
 
+/* What the run reaches beyond its own: the domains mode's proxy, the host's unix sockets. */
+struct pdk_sandbox_net {
+	/* Domains mode: the configured and asked-for domains (owned), the
+	 * proxy while the command runs, and paddock's end of its control
+	 * socket (policy.proxy_fd is the sandbox's). */
+	char **domains;
+	size_t n_domains;
+	char **local_addrs;	       /* owned: allowLocalAddresses, the proxy's exceptions */
+	size_t n_local_addrs;
+	bool domains_mode;
+	int proxy_ctl;
+	struct pdk_proxy *proxy;
+	char **refused;                /* owned: the names the proxy refused */
+	size_t n_refused;
+	/* allowUnixSockets and the grants: the paths (owned) and their O_PATH descriptors */
+	char **unix_paths;
+	int *unix_fds;
+	const char **unix_from; /* what opened each: "allowUnixSockets", "--ssh-agent"... */
+	size_t n_unix;
+};
+
+/* The repositories in the roots: what of git is left writable and vetted after the run. */
+struct pdk_sandbox_git {
+	size_t wt_first, n_wt;	       /* roots[wt_first...]: a linked worktree's git directories */
+	/* owned: protected paths git tracks (vettrack.h): never held, so that a checkout can
+	 * change or remove them, and vetted after the run on every backend */
+	char **tracked;
+	size_t n_tracked;
+	char **configs;		       /* owned: git configurations left writable, vetted after */
+	size_t n_configs;
+	/* owned: submodules' gitdir: files, put back after the run when changed; repositories'
+	 * git directories, whose new modules and worktrees are vetted; submodules' .git files
+	 * still to be made, each of which must name one of those (vetgit.h) */
+	char **pins, **gitdirs, **gitfiles;
+	size_t n_pins, n_gitdirs, n_gitfiles;
+	/* owned: the real paths of hooks directories not named .git/hooks (core.hooksPath, the
+	 * target of a .git/hooks symlink): held, or vetted after the run as hooks */
+	char **hookdirs;
+	size_t n_hookdirs;
+	bool allow_hooks;	       /* --allow-git-hooks: git hooks and core.hooksPath writable */
+};
+
+/* What goes to the trash after the run: what the command made where nothing was. */
+struct pdk_sandbox_trash {
+	/* owned: protected paths inside a root missing at the start (their parent there):
+	 * what the command makes at them goes to the trash after the run (vet.h) */
+	char **missing;
+	size_t n_missing;
+	struct pdk_vet vet;	       /* this run's journal of them, from pdk_sandbox_run on */
+	bool vetting;
+	char *sweep_note;	       /* what a killed earlier run had left, swept at set-up */
+};
+
 struct pdk_sandbox {
 	struct pdk_run_spec spec;      /* what the runner executes */
 	const struct pdk_backend *backend; /* NULL: --no-sandbox */
@@ -41,50 +94,12 @@ struct pdk_sandbox {
 	char why[600];                 /* why pdk_sandbox_run failed, when it did */
 	size_t own_first, own_end;     /* protect[own_first..own_end): paddock's own directories */
 	char *cache;		       /* owned: the per-user cache directory's real path, or NULL */
-	/* Domains mode: the configured and asked-for domains (owned), the
-	 * proxy while the command runs, and paddock's end of its control
-	 * socket (policy.proxy_fd is the sandbox's). */
-	char **domains;
-	size_t n_domains;
-	char **local_addrs;	       /* owned: allowLocalAddresses, the proxy's exceptions */
-	size_t n_local_addrs;
-	bool domains_mode;
-	int proxy_ctl;
-	struct pdk_proxy *proxy;
-	/* allowUnixSockets: the paths (owned) and their O_PATH descriptors */
-	char **unix_paths;
-	int *unix_fds;
-	const char **unix_from; /* what opened each: "allowUnixSockets", "--ssh-agent"... */
-	size_t n_unix;
 	char **devices; /* --gpu: the device nodes opened to the run */
 	size_t n_devices;
-	char **refused;                /* owned: the names the proxy refused */
-	size_t n_refused;
-	size_t wt_first, n_wt;	       /* roots[wt_first...]: a linked worktree's git directories */
-	/* owned: protected paths inside a root missing at the start (their parent there):
-	 * what the command makes at them goes to the trash after the run (vet.h) */
-	char **missing;
-	size_t n_missing;
-	/* owned: protected paths git tracks (vettrack.h): never held, so that a checkout can
-	 * change or remove them, and vetted after the run on every backend */
-	char **tracked;
-	size_t n_tracked;
-	char **configs;		       /* owned: git configurations left writable, vetted after */
-	size_t n_configs;
-	/* owned: submodules' gitdir: files, put back after the run when changed; repositories'
-	 * git directories, whose new modules and worktrees are vetted; submodules' .git files
-	 * still to be made, each of which must name one of those (vetgit.h) */
-	char **pins, **gitdirs, **gitfiles;
-	size_t n_pins, n_gitdirs, n_gitfiles;
-	struct pdk_vet vet;	       /* this run's journal of them, from pdk_sandbox_run on */
-	bool vetting;
-	/* owned: the real paths of hooks directories not named .git/hooks (core.hooksPath, the
-	 * target of a .git/hooks symlink): held, or vetted after the run as hooks */
-	char **hookdirs;
-	size_t n_hookdirs;
-	bool allow_hooks;	       /* --allow-git-hooks: git hooks and core.hooksPath writable */
+	struct pdk_sandbox_net net;
+	struct pdk_sandbox_git git;
+	struct pdk_sandbox_trash trash;
 	bool allow_agent_config;       /* --allow-agent-config: agentconf.h's names writable */
-	char *sweep_note;	       /* what a killed earlier run had left, swept at set-up */
 	struct pdk_secrets secrets;    /* what the command may not read (secrets.h) */
 	char *blank, *blank_dir;       /* owned: what a backend puts over them */
 	/* While the policy is built and the backend picked (before anything runs): what lstat
@@ -111,7 +126,7 @@ extern const char *const pdk_secret_env_default[];
 int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cfg,
 		      const char *path, char **environ, struct pdk_sandbox *sb, char *why,
 		      size_t why_len);
-/* After a confined run, whatever its outcome: what the command made at sb->missing (a
+/* After a confined run, whatever its outcome: what the command made at sb->trash.missing (a
  * commondir or configuration git would read, a hook, an editor's settings: outside the sandbox
  * too) goes to the trash. *ret_note says so, or is NULL when there was nothing;
  * *ret_sweep_note likewise for what earlier runs, killed, had left. 0 or -ENOMEM. */

@@ -26,7 +26,7 @@ static const char *const gitdir_names[] = {"hooks", "config", "commondir", "conf
 /*
  * The names of gitdir_names from first on in the git directory dir: protected (a configuration:
  * vetted) where they exist; where they do not, what the command makes there is undone after the run
- * (sb->missing, vet.h).
+ * (sb->trash.missing, vet.h).
  */
 static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, size_t first)
 {
@@ -37,7 +37,7 @@ static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, si
 		struct stat st;
 
 		/* --allow-git-hooks: the call was approved to install them. */
-		if (sb->allow_hooks && !strcmp(gitdir_names[i], "hooks"))
+		if (sb->git.allow_hooks && !strcmp(gitdir_names[i], "hooks"))
 			continue;
 		p = pdk_path_join(dir, gitdir_names[i]);
 
@@ -45,10 +45,10 @@ static int add_git_names(struct pdk_sandbox *sb, size_t *np, const char *dir, si
 		 * is vetted after the run (vet.h); hooks and a commondir are held. */
 		if (p && lstat(p, &st) == 0)
 			r = !strncmp(gitdir_names[i], "config", 6)
-				? pdk_strv_append(&sb->configs, &sb->n_configs, p)
+				? pdk_strv_append(&sb->git.configs, &sb->git.n_configs, p)
 				: pdk_strv_append(&sb->protect, np, p);
 		else
-			r = pdk_strv_append(&sb->missing, &sb->n_missing, p);
+			r = pdk_strv_append(&sb->trash.missing, &sb->trash.n_missing, p);
 	}
 	return r;
 }
@@ -91,8 +91,8 @@ static int add_named_gitdir(struct pdk_sandbox *sb, size_t *np, const char *file
 	if (!inside)
 		return 0; /* read-only already */
 	/* New submodules and worktrees in it are vetted after the run. */
-	if (!pdk_strv_contains(sb->gitdirs, sb->n_gitdirs, real) &&
-	    (r = pdk_strv_append(&sb->gitdirs, &sb->n_gitdirs, strdup(real))) < 0)
+	if (!pdk_strv_contains(sb->git.gitdirs, sb->git.n_gitdirs, real) &&
+	    (r = pdk_strv_append(&sb->git.gitdirs, &sb->git.n_gitdirs, strdup(real))) < 0)
 		return r;
 	/* Its hooks and configuration, and those of its submodules and other worktrees. */
 	if ((r = add_git_names(sb, np, real, 0)) < 0 || (r = add_gitdirs(sb, np, real)) < 0)
@@ -183,11 +183,12 @@ static int add_submodules(struct pdk_sandbox *sb, const char *root, int depth)
 		int e = lstat(git, &st) == 0 ? 0 : errno;
 
 		if (e == 0 && S_ISREG(st.st_mode)) {
-			if (!pdk_strv_contains(sb->pins, sb->n_pins, git))
-				r = pdk_strv_append(&sb->pins, &sb->n_pins, steal_pointer(&git));
+			if (!pdk_strv_contains(sb->git.pins, sb->git.n_pins, git))
+				r = pdk_strv_append(&sb->git.pins, &sb->git.n_pins,
+						    steal_pointer(&git));
 		} else if (e == ENOENT || e == ENOTDIR) {
-			if (!pdk_strv_contains(sb->gitfiles, sb->n_gitfiles, git))
-				r = pdk_strv_append(&sb->gitfiles, &sb->n_gitfiles,
+			if (!pdk_strv_contains(sb->git.gitfiles, sb->git.n_gitfiles, git))
+				r = pdk_strv_append(&sb->git.gitfiles, &sb->git.n_gitfiles,
 							  steal_pointer(&git));
 		}
 		if (r == 0)
@@ -307,9 +308,9 @@ int pdk_sandbox_add_want(struct pdk_sandbox *sb, size_t *np, const char *want)
 	    (r = pdk_strv_append(&sb->protect, np, strdup(want))) < 0)
 		return r;
 	if (lstat(first, &st) == 0 || errno != ENOENT ||
-	    pdk_strv_contains(sb->missing, sb->n_missing, first))
+	    pdk_strv_contains(sb->trash.missing, sb->trash.n_missing, first))
 		return 0;
-	return pdk_strv_append(&sb->missing, &sb->n_missing, steal_pointer(&first));
+	return pdk_strv_append(&sb->trash.missing, &sb->trash.n_missing, steal_pointer(&first));
 }
 
 /* Is path inside one of the roots (strictly: not a root itself)? */
@@ -409,8 +410,8 @@ int pdk_sandbox_add_hookdir(struct pdk_sandbox *sb, size_t *np, const char *path
 		return 0; /* read-only already, or nothing git could run from */
 	if (!exists)
 		return pdk_sandbox_add_want(sb, np, want);
-	if (!pdk_strv_contains(sb->hookdirs, sb->n_hookdirs, want) &&
-	    (r = pdk_strv_append(&sb->hookdirs, &sb->n_hookdirs, strdup(want))) < 0)
+	if (!pdk_strv_contains(sb->git.hookdirs, sb->git.n_hookdirs, want) &&
+	    (r = pdk_strv_append(&sb->git.hookdirs, &sb->git.n_hookdirs, strdup(want))) < 0)
 		return r;
 	if (!pdk_strv_contains(sb->protect, *np, want) &&
 	    (r = pdk_strv_append(&sb->protect, np, strdup(want))) < 0)
@@ -434,7 +435,7 @@ static int add_hooks_path(struct pdk_sandbox *sb, size_t *np, const char *top, c
 	_cleanup_free_ char *value = NULL, *path = NULL;
 	int r;
 
-	if (sb->allow_hooks)
+	if (sb->git.allow_hooks)
 		return 0;
 	if (!cfile)
 		return -ENOMEM;
@@ -466,10 +467,10 @@ int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root
 
 		if (gdir && (r = add_hooks_path(sb, np, root, gdir)) < 0)
 			return r;
-		return (r = add_named_gitdir(sb, np, git, root, 0)) < 0 ||
-			       (r = pdk_strv_append(&sb->pins, &sb->n_pins, strdup(git))) < 0
-			   ? r
-			   : pdk_strv_append(&sb->protect, np, steal_pointer(&git));
+		if ((r = add_named_gitdir(sb, np, git, root, 0)) < 0 ||
+		    (r = pdk_strv_append(&sb->git.pins, &sb->git.n_pins, strdup(git))) < 0)
+			return r;
+		return pdk_strv_append(&sb->protect, np, steal_pointer(&git));
 	}
 	if (S_ISLNK(st.st_mode))
 		return pdk_strv_append(&sb->protect, np, steal_pointer(&git));
@@ -477,7 +478,7 @@ int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root
 		return 0;
 	if ((r = add_hooks_path(sb, np, root, git)) < 0 || (r = add_git_names(sb, np, git, 1)) < 0 ||
 	    (r = add_gitdirs(sb, np, git)) < 0 ||
-	    (r = pdk_strv_append(&sb->gitdirs, &sb->n_gitdirs, strdup(git))) < 0)
+	    (r = pdk_strv_append(&sb->git.gitdirs, &sb->git.n_gitdirs, strdup(git))) < 0)
 		return r;
 	_cleanup_free_ char *common = pdk_path_join(git, "commondir");
 	return common ? add_named_gitdir(sb, np, common, git, 1) : -ENOMEM;

@@ -43,8 +43,8 @@ static bool there(const struct pdk_sandbox *sb, const char *q, struct stat *st)
 }
 
 /*
- * p, inside root: onto sb->configs (a git configuration) or sb->protect when it exists; else
- * its first missing directory (p itself at the least) onto sb->missing, when that lies below
+ * p, inside root: onto sb->git.configs (a git configuration) or sb->protect when it exists; else
+ * its first missing directory (p itself at the least) onto sb->trash.missing, when that lies below
  * root with its parent there. A directory paddock makes for itself counts as there.
  */
 static int protect_or_watch(struct pdk_sandbox *sb, size_t *np, const char *root, const char *p,
@@ -57,10 +57,10 @@ static int protect_or_watch(struct pdk_sandbox *sb, size_t *np, const char *root
 		return -ENOMEM;
 	if (lstat(p, &st) == 0) {
 		if (pdk_strv_contains(sb->protect, *np, p) ||
-		    pdk_strv_contains(sb->configs, sb->n_configs, p))
+		    pdk_strv_contains(sb->git.configs, sb->git.n_configs, p))
 			return 0;
 		return config && S_ISREG(st.st_mode)
-			   ? pdk_strv_append(&sb->configs, &sb->n_configs, strdup(p))
+			   ? pdk_strv_append(&sb->git.configs, &sb->git.n_configs, strdup(p))
 			   : pdk_strv_append(&sb->protect, np, strdup(p));
 	}
 	for (;;) {
@@ -76,9 +76,9 @@ static int protect_or_watch(struct pdk_sandbox *sb, size_t *np, const char *root
 			break;
 		}
 	}
-	if (!S_ISDIR(st.st_mode) || pdk_strv_contains(sb->missing, sb->n_missing, q))
+	if (!S_ISDIR(st.st_mode) || pdk_strv_contains(sb->trash.missing, sb->trash.n_missing, q))
 		return 0;
-	return pdk_strv_append(&sb->missing, &sb->n_missing, steal_pointer(&q));
+	return pdk_strv_append(&sb->trash.missing, &sb->trash.n_missing, steal_pointer(&q));
 }
 
 /* The user's name as zsh's prompt writes it into file names: $USER, else the password file's. */

@@ -12,7 +12,7 @@
  * file and the repository it names when a root holds it, a symlink (refused by a backend
  * that holds protected paths), or the directory's commondir and config.worktree, its
  * submodules' and worktrees' git directories, and what its commondir names. Those names
- * missing that git would read go to sb->missing. 0 or -ENOMEM.
+ * missing that git would read go to sb->trash.missing. 0 or -ENOMEM.
  */
 int pdk_sandbox_protect_git(struct pdk_sandbox *sb, size_t *np, const char *root);
 
@@ -26,7 +26,7 @@ char *pdk_sandbox_resolve_want(const char *path, bool *exists);
 
 /*
  * A protected path that is missing, as pdk_sandbox_resolve_want gives it: onto sb->protect
- * (*np of them: Seatbelt denies making it), and its first missing part onto sb->missing (what
+ * (*np of them: Seatbelt denies making it), and its first missing part onto sb->trash.missing (what
  * the command makes there is undone after the run on every backend). 0 or -ENOMEM.
  */
 int pdk_sandbox_add_want(struct pdk_sandbox *sb, size_t *np, const char *want);
@@ -34,7 +34,7 @@ int pdk_sandbox_add_want(struct pdk_sandbox *sb, size_t *np, const char *want);
 /*
  * A directory git runs hooks from (core.hooksPath, or where a .git/hooks symlink leads), when
  * it lies inside a root: held (onto sb->protect, *np of them, at its real path, and the name as
- * written when that is a symlink) and known as a hooks directory (sb->hookdirs) for the vetting
+ * written when that is a symlink) and known as a hooks directory (sb->git.hookdirs) for the vetting
  * after the run; a missing one as pdk_sandbox_add_want says. 0 or -ENOMEM.
  */
 int pdk_sandbox_add_hookdir(struct pdk_sandbox *sb, size_t *np, const char *path);
@@ -49,8 +49,8 @@ int pdk_sandbox_worktree_roots(struct pdk_sandbox *sb, size_t *n, const char *ro
 
 /*
  * The start-up files of the home directory when one of the first n roots holds it (held onto
- * sb->protect, *np of them; a git configuration onto sb->configs; a missing one watched from
- * its first missing directory down, onto sb->missing), and the shell prompt's files zsh
+ * sb->protect, *np of them; a git configuration onto sb->git.configs; a missing one watched from
+ * its first missing directory down, onto sb->trash.missing), and the shell prompt's files zsh
  * sources from the cache directory cache (a root, or NULL). 0 or -ENOMEM.
  */
 int pdk_sandbox_add_home(struct pdk_sandbox *sb, size_t *np, size_t n, const char *cache);

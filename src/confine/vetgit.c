@@ -325,10 +325,7 @@ static bool in_repository(const char *dir, char *const *gitdirs, size_t n)
 
 int pdk_vetgit_undo(const struct pdk_vetgit_repos *g, FILE **f, char **buf, size_t *size)
 {
-	char *const *roots = g->roots, *const *gitdirs = g->gitdirs, *const *known = g->known;
-	char *const *gitfiles = g->gitfiles, *const *pins = g->pins;
-	size_t n_roots = g->n_roots, n = g->n_gitdirs, n_known = g->n_known;
-	size_t n_gitfiles = g->n_gitfiles, n_pins = g->n_pins;
+	size_t n = g->n_gitdirs;
 	int r = 0;
 	/* Each index is read once: the command is gone, and nothing here changes an index. */
 	struct gitlinks_of {
@@ -339,16 +336,16 @@ int pdk_vetgit_undo(const struct pdk_vetgit_repos *g, FILE **f, char **buf, size
 	if (!links)
 		return -ENOMEM;
 	for (size_t i = 0; r == 0 && i < n; i++)
-		r = gitlinks(gitdirs[i], &links[i].v, &links[i].n);
+		r = gitlinks(g->gitdirs[i], &links[i].v, &links[i].n);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		_cleanup_strv_ char **now = NULL;
 		size_t n_now = 0;
 
-		if ((r = scan_one(gitdirs[i], links[i].v, links[i].n, &now, &n_now)) < 0)
+		if ((r = scan_one(g->gitdirs[i], links[i].v, links[i].n, &now, &n_now)) < 0)
 			break;
 		for (size_t k = 0; r == 0 && k < n_now; k++)
-			if (!pdk_strv_contains(known, n_known, now[k]))
-				r = vet_new(roots, n_roots, gitdirs[i], now[k], f, buf, size);
+			if (!pdk_strv_contains(g->known, g->n_known, now[k]))
+				r = vet_new(g->roots, g->n_roots, g->gitdirs[i], now[k], f, buf, size);
 	}
 	/* What the user's git in a work tree enters: its submodules' .git. One the command
 	 * made a repository of its own in is vetted as a new git directory; a gitdir: file
@@ -359,21 +356,21 @@ int pdk_vetgit_undo(const struct pdk_vetgit_repos *g, FILE **f, char **buf, size
 			_cleanup_free_ char *dir = NULL;
 			struct stat st;
 
-			if (pdk_strv_contains(pins, n_pins, lk) ||
-			    pdk_strv_contains(known, n_known, lk) || lstat(lk, &st) < 0)
+			if (pdk_strv_contains(g->pins, g->n_pins, lk) ||
+			    pdk_strv_contains(g->known, g->n_known, lk) || lstat(lk, &st) < 0)
 				continue;
 			if (S_ISDIR(st.st_mode)) {
-				r = vet_new(roots, n_roots, NULL, lk, f, buf, size);
+				r = vet_new(g->roots, g->n_roots, NULL, lk, f, buf, size);
 				continue;
 			}
 			if (S_ISREG(st.st_mode) && (dir = named_dir(lk)) &&
-			    in_repository(dir, gitdirs, n))
+			    in_repository(dir, g->gitdirs, n))
 				continue;
 			if (!open_note(f, buf, size)) {
 				r = -ENOMEM;
 				break;
 			}
-			undo_one(roots, n_roots, lk,
+			undo_one(g->roots, g->n_roots, lk,
 				 "a submodule's .git naming a git directory outside its repository's",
 				 *f);
 		}
@@ -381,18 +378,18 @@ int pdk_vetgit_undo(const struct pdk_vetgit_repos *g, FILE **f, char **buf, size
 	for (size_t i = 0; i < n; i++)
 		pdk_strv_freep(&links[i].v);
 	free(links);
-	for (size_t i = 0; r == 0 && i < n_gitfiles; i++) {
+	for (size_t i = 0; r == 0 && i < g->n_gitfiles; i++) {
 		_cleanup_free_ char *dir = NULL;
 		struct stat st;
 
-		if (lstat(gitfiles[i], &st) < 0 || S_ISDIR(st.st_mode))
+		if (lstat(g->gitfiles[i], &st) < 0 || S_ISDIR(st.st_mode))
 			continue;
-		if (S_ISREG(st.st_mode) && (dir = named_dir(gitfiles[i])) &&
-		    in_repository(dir, gitdirs, n))
+		if (S_ISREG(st.st_mode) && (dir = named_dir(g->gitfiles[i])) &&
+		    in_repository(dir, g->gitdirs, g->n_gitdirs))
 			continue;
 		if (!open_note(f, buf, size))
 			return -ENOMEM;
-		undo_one(roots, n_roots, gitfiles[i],
+		undo_one(g->roots, g->n_roots, g->gitfiles[i],
 			 "a submodule's .git naming a git directory outside its repository's", *f);
 	}
 	return r;

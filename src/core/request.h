@@ -57,6 +57,7 @@ struct pdk_request {
 	size_t n_domains;
 	const char **reads;     /* --read: secrets this call may read (asked), n_reads entries */
 	size_t n_reads;
+	int zygote_host;        /* > 2: the resident session's zygote host (run/zygote.h) */
 };
 
 struct pdk_config;

@@ -448,6 +448,11 @@ int pdk_cgroup_enter(const struct pdk_cgroup *cg)
 	return write(cg->procs_fd, "0", 1) == 1 ? 0 : -errno;
 }
 
+int pdk_cgroup_procs_fd(const struct pdk_cgroup *cg)
+{
+	return cg->procs_fd;
+}
+
 /* A small file of the cgroup's, from the start: through fd when it is kept
  * open (the kernel makes it afresh at offset 0), else opened under the
  * cgroup's directory. Its length or -errno. Bare system calls. */

@@ -44,6 +44,8 @@ int pdk_cgroup_new(unsigned long limit, struct pdk_cgroup **ret, const char **re
 
 /* Child side, async-signal-safe: move the calling process into cg. */
 int pdk_cgroup_enter(const struct pdk_cgroup *cg);
+/* Its cgroup.procs, open for writing: a child that another process forks writes "0" there. */
+int pdk_cgroup_procs_fd(const struct pdk_cgroup *cg);
 
 /* How often a fork was refused at the limit in this run (pids.events "max N"
  * since pdk_cgroup_new), or -errno. */

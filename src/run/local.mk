@@ -3,6 +3,7 @@
 libpaddock_a_SOURCES += src/run/runner.c src/run/runner.h src/run/reap.c src/run/reap.h
 if OS_LINUX
 libpaddock_a_SOURCES += src/run/cgroup.c src/run/cgroup.h src/run/guard.c src/run/guard.h
+libpaddock_a_SOURCES += src/run/zygote.c src/run/zygote.h
 endif
 # The command's reaper inside bwrap's sandbox: it tells a death by signal
 # from an exit with 128+N, which bwrap cannot. Found next to the running

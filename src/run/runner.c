@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 
 #include "cgroup.h"
+#include "zygote.h"
 #endif
 #include "confine/confine.h"
 
@@ -525,6 +526,8 @@ struct run {
 	bool exited, term_sent, child_event;
 	bool cleared; /* nothing of the run was left after the last kill */
 	bool emptied; /* the cgroup was emptied, and its limit read, at the exit */
+	int zreply;   /* spec->zygote_fd once it runs the command (borrowed); -1: not from one */
+	bool zexited; /* it said how the command ended: wstatus holds it */
 #ifdef __linux__
 	char **marked_envp;
 	char marker[64];
@@ -622,15 +625,95 @@ static void run_catch_signals(struct run *x)
 #endif
 }
 
+#ifdef __linux__
+/* Has the zygote's command exited (wstatus then says how)? With block, wait until it has.
+ * A zygote gone without a word leaves a command killed with it. */
+static bool zygote_exited(struct run *x, bool block)
+{
+	int r;
+
+	if (x->zexited)
+		return true;
+	r = pdk_zygote_wait(x->zreply, block, &x->wstatus);
+	if (r == 0)
+		return false;
+	if (r < 0)
+		x->wstatus = SIGKILL;
+	x->zexited = true;
+	return true;
+}
+#endif
+
 /* SIGKILL the child (and its group, when it has made one) and reap it. */
 static void run_kill_child(struct run *x, bool group)
 {
 	if (group)
 		kill(-x->pid, SIGKILL);
+#ifdef __linux__
+	/* The zygote reaps its command: once it said so, the pid may be another's. */
+	if (x->zreply >= 0) {
+		if (!x->zexited)
+			kill(x->pid, SIGKILL);
+		zygote_exited(x, true);
+		return;
+	}
+#endif
 	kill(x->pid, SIGKILL);
 	while (waitpid(x->pid, &x->wstatus, 0) < 0 && errno == EINTR)
 		;
 }
+
+#ifdef __linux__
+/* The command from the session's zygote, confined already: one fork there and the exec. */
+static int run_start_zygote(struct run *x)
+{
+	const struct pdk_run_spec *spec = x->spec;
+	struct pdk_zygote_call call = {
+	    .path = spec->path,
+	    .argv = spec->argv,
+	    .envp = x->plan.envp ? x->plan.envp : spec->envp,
+	    .cwd = spec->cwd,
+	    .in = x->devnull,
+	    .out = x->opipe[1],
+	    .err = x->epipe[1],
+	    .cgroup_procs = x->cg ? pdk_cgroup_procs_fd(x->cg) : -1,
+	};
+	int e = 0, stage = 0, r;
+
+	x->start = now();
+	/* What a run leaves behind is found by its cgroup: the zygote, not paddock, is
+	 * the parent of its processes. */
+	if (call.cgroup_procs < 0) {
+		if (spec->why)
+			snprintf(spec->why, spec->why_len,
+				 "the resident zygote needs a pids cgroup of the run's own, and "
+				 "none could be made here (%s); start 'paddock mcp' without "
+				 "--zygote",
+				 x->st.procs_why ? x->st.procs_why : "no cgroup");
+		return -EOPNOTSUPP;
+	}
+	r = pdk_zygote_spawn(spec->zygote_fd, &call, &x->pid, &e, &stage);
+	close(x->opipe[1]);
+	close(x->epipe[1]);
+	x->opipe[1] = x->epipe[1] = -1;
+	if (r < 0) {
+		if (spec->why)
+			snprintf(spec->why, spec->why_len,
+				 "the resident zygote could not start the command: %s; call again",
+				 strerror(-r));
+		return r;
+	}
+	if (r == 1) {
+		x->st.exec_errno = e;
+		x->st.exec_stage = stages[stage >= 0 && stage < 6 ? stage : 2];
+		x->st.exit_status = 127;
+		return 1;
+	}
+	x->zreply = spec->zygote_fd;
+	x->deadline = x->start + spec->timeout;
+	return 0;
+}
+#endif
 
 /* Start the command: 0 once it runs, 1 when it never did (the exec or the
  * backend failed in the child: st says which), or -errno. */
@@ -644,6 +727,10 @@ static int run_start(struct run *x)
 	ssize_t n;
 	int r;
 
+#ifdef __linux__
+	if (spec->zygote_fd > 2)
+		return run_start_zygote(x);
+#endif
 	x->start = now();
 	if (spec->backend && spec->backend->before_fork) {
 		r = spec->backend->before_fork(spec->backend_state);
@@ -773,6 +860,12 @@ static void run_reap(struct run *x)
 
 	x->child_event = false;
 	memset(&si, 0, sizeof(si));
+#ifdef __linux__
+	if (x->zreply >= 0) {
+		if (!zygote_exited(x, false))
+			return;
+	} else
+#endif
 	if (waitid(P_PID, (id_t)x->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid != x->pid)
 		return;
 	run_kill_child(x, true);
@@ -802,14 +895,16 @@ static void run_reap(struct run *x)
 static int run_watch(struct run *x)
 {
 	for (;;) {
-		struct pollfd pfd[3] = {
-		    {x->opipe[0], POLLIN, 0}, {x->epipe[0], POLLIN, 0}, {x->spipe[0], POLLIN, 0}};
+		struct pollfd pfd[4] = {{x->opipe[0], POLLIN, 0},
+					{x->epipe[0], POLLIN, 0},
+					{x->spipe[0], POLLIN, 0},
+					{x->exited ? -1 : x->zreply, POLLIN, 0}};
 		double t = now();
 
 		run_timers(x, t);
 		if (x->exited && ((x->opipe[0] < 0 && x->epipe[0] < 0) || t >= x->drain_until))
 			break;
-		if (poll(pfd, 3, run_wake_ms(x, t)) < 0 && errno != EINTR) {
+		if (poll(pfd, 4, run_wake_ms(x, t)) < 0 && errno != EINTR) {
 			/* Blind to the run: nothing of it may go on unwatched. */
 			int r = -errno;
 			if (x->spec->why)
@@ -831,6 +926,9 @@ static int run_watch(struct run *x)
 			run_read(&x->epipe[0], x->err);
 		if (pfd[2].revents & POLLIN)
 			run_signalled(x);
+		/* The zygote's word that its command exited. */
+		if (pfd[3].revents)
+			x->child_event = true;
 		if (!x->exited && x->child_event)
 			run_reap(x);
 	}
@@ -882,6 +980,7 @@ int pdk_run(const struct pdk_run_spec *spec, struct pdk_capture *out, struct pdk
 	    .rpipe = {-1, -1},
 	    .spipe = {-1, -1},
 	    .devnull = -1,
+	    .zreply = -1,
 	    .guard = {.fd = -1},
 	    .child_event = true,
 	    .cleared = true,

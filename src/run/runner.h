@@ -39,6 +39,9 @@ struct pdk_run_spec {
 	/* A run journal (confine/vet.h), locked, open on this fd (> 2; 0: none): if paddock dies,
 	 * the guardian, once the run is killed, hands it to `paddock __finish`. */
 	int finish_fd;
+	/* A resident session's zygote (run/zygote.h), on this fd (> 2; 0: none): it forks and
+	 * execs the command, already confined; backend is then NULL. Needs a pids cgroup. */
+	int zygote_fd;
 	char *why;			   /* why spawned() stopped the run, or it was lost */
 	size_t why_len;
 };

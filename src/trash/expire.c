@@ -197,7 +197,9 @@ static int read_records(const char *dir, char **ret_text)
 	return pdk_read_size(fd, (size_t)st.st_size, ret_text, NULL);
 }
 
-/* YYYY-MM-DDThh:mm:ss, local time, as a time_t; false for any other shape. */
+#if !defined(__APPLE__)
+/* YYYY-MM-DDThh:mm:ss, local time, as a time_t; false for any other shape (the freedesktop
+ * .trashinfo's date; macOS keeps none). */
 static bool parse_date(const char *d, time_t *ret)
 {
 	struct tm tm = {0};
@@ -212,6 +214,7 @@ static bool parse_date(const char *d, time_t *ret)
 	*ret = mktime(&tm);
 	return *ret != (time_t)-1;
 }
+#endif
 
 /* Is the entry still the one paddock put there? Its trash directory must be there, opened with
  * no symlink as its last name; the entry itself is the same inode, and (freedesktop) its

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 # mcp-cancel.py - notifications/cancelled lands whenever it comes: in the same write as
 # its tools/call, or 1, 10 or 100 ms after, with four calls in flight; a cancel after the
-# answer is ignored. Prints a line a check: "ok DESC" or "not-ok DESC" with "#" lines. Needs PADDOCK, T, MARK and BACKEND in the environment.
-import json, os, subprocess, sys, time
+# answer is ignored. Prints a line a check: "ok DESC" or "not-ok DESC" with "#" lines.
+# Needs PADDOCK, T, MARK and BACKEND in the environment.
+import os, sys, time
+
+import mcpclient
+from mcpclient import alive, cancel
 
 PADDOCK, T, MARK, BACKEND = (os.environ[k] for k in ("PADDOCK", "T", "MARK", "BACKEND"))
 n = failed = 0
@@ -18,61 +22,19 @@ def ok(cond, desc, show=None):
             print("#   " + str(show)[:300])
 
 
-p = subprocess.Popen([PADDOCK, "mcp", "--backend", BACKEND], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, cwd=T)
-buf = b""
-
-
-def send(*msgs):
-    p.stdin.write(b"".join((json.dumps(m) + "\n").encode() for m in msgs))
-    p.stdin.flush()
-
-
-def messages(timeout):
-    """Every message the server writes within timeout seconds of silence."""
-    global buf
-    import select
-    got = []
-    while True:
-        r, _, _ = select.select([p.stdout], [], [], timeout)
-        if not r:
-            return got
-        chunk = os.read(p.stdout.fileno(), 1 << 20)
-        if not chunk:
-            return got
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            got.append(json.loads(line))
+s = mcpclient.Server(PADDOCK, "--backend", BACKEND, cwd=T, stderr=None)
+send, messages = s.send, s.messages
 
 
 def reply(id, timeout=120):
-    end = time.time() + timeout
-    while time.time() < end:
-        for m in messages(1):
-            if m.get("id") == id:
-                return m
-    return None
+    return s.reply(id, timeout)
 
 
 def call(id, argv):
-    return {"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "run_command", "arguments": {"argv": argv}}}
+    return mcpclient.call(id, "run_command", {"argv": argv})
 
 
-def cancel(id):
-    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}}
-
-
-def alive(pattern):
-    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
-
-
-send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-      "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                 "clientInfo": {"name": "mcp-cancel", "version": "1"}}},
-     {"jsonrpc": "2.0", "method": "notifications/initialized"})
-ok(reply(0) is not None, "the server starts")
+ok(s.init(name="mcp-cancel") is not None, "the server starts")
 
 id = 100
 for delay in (0, 0.001, 0.01, 0.1):
@@ -116,6 +78,5 @@ send(call(id, ["echo", "after"]))
 r = reply(id)
 ok(r and r["result"]["structuredContent"]["stdout"] == "after\n",
    "a cancel after the answer is ignored, and the next call runs", r)
-p.stdin.close()
-ok(p.wait(timeout=120) == 0, "EOF ends the server")
+ok(s.close(120) == 0, "EOF ends the server")
 sys.exit(1 if failed else 0)

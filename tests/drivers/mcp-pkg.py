@@ -5,7 +5,9 @@
 # names and bad arguments refused as tool errors.
 # Prints TAP lines (numbered from START). Needs PADDOCK, T, REC (where the fake
 # records), PATH_FAKE, CONFIG (pkg.manager dnf) and START in the environment.
-import json, os, select, subprocess, sys, time
+import json, os, subprocess, sys
+
+import mcpclient
 
 PADDOCK = os.environ["PADDOCK"]
 T, REC = os.environ["T"], os.environ["REC"]
@@ -23,60 +25,21 @@ def ok(cond, desc, show=None):
             print("#   " + line[:300])
 
 
-class Server:
+class Server(mcpclient.Server):
     def __init__(self, caps):
-        env = dict(os.environ, PATH=os.environ["PATH_FAKE"])
-        self.p = subprocess.Popen([PADDOCK, "mcp", "--config", os.environ["CONFIG"]],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, env=env, cwd=T)
-        self.buf, self.seen = b"", []
-        self.request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": caps,
-                                       "clientInfo": {"name": "mcp-pkg", "version": "1"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        super().__init__(PADDOCK, "--config", os.environ["CONFIG"], cwd=T,
+                         env=dict(os.environ, PATH=os.environ["PATH_FAKE"]),
+                         stderr=subprocess.DEVNULL)
+        self.init(caps, "mcp-pkg")
 
-    def send(self, obj):
-        self.p.stdin.write((json.dumps(obj) + "\n").encode())
-        self.p.stdin.flush()
+    def reply(self, id, timeout=120):
+        return super().reply(id, timeout)
 
     def recv(self, pred, timeout=120):
-        for i, m in enumerate(self.seen):
-            if pred(m):
-                return self.seen.pop(i)
-        end = time.time() + timeout
-        fd = self.p.stdout.fileno()
-        while time.time() < end:
-            while b"\n" in self.buf:
-                line, self.buf = self.buf.split(b"\n", 1)
-                m = json.loads(line)
-                if pred(m):
-                    return m
-                self.seen.append(m)
-            r, _, _ = select.select([fd], [], [], max(0, end - time.time()))
-            if not r:
-                break
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            self.buf += chunk
-        return None
-
-    def request(self, id, method, params=None):
-        msg = {"jsonrpc": "2.0", "id": id, "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.send(msg)
-        return self.reply(id)
-
-    def reply(self, id):
-        return self.recv(lambda m: m.get("id") == id and ("result" in m or "error" in m))
+        return super().recv(pred, timeout)
 
     def call(self, id, args):
-        self.send({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                   "params": {"name": "pkg_manage", "arguments": args}})
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=60)
+        super().call(id, "pkg_manage", args)
 
 
 def recorded():

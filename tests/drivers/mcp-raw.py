@@ -2,7 +2,10 @@
 # mcp-raw.py - drives `paddock mcp` over its raw pipe: the protocol (initialize,
 # tools, errors, a 100 MB line), overlapping calls, cancellation, EOF and SIGKILL.
 # Prints TAP. Needs PADDOCK, T (a private temp directory) and MARK in the environment.
-import json, os, select, signal, subprocess, sys, time
+import json, os, subprocess, sys, time
+
+import mcpclient
+from mcpclient import alive, wait_gone
 
 PADDOCK = os.environ["PADDOCK"]
 T = os.environ["T"]
@@ -22,92 +25,10 @@ def ok(cond, desc, show=None):
                 print("#   " + line[:300])
 
 
-class Server:
-    def __init__(self, *args, env=None):
-        e = dict(os.environ)
-        e.update(env or {})
-        self.p = subprocess.Popen([PADDOCK, "mcp", *args], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  env=e, cwd=T)
-        self.buf = b""
-        self.seen = []
-
-    def send(self, obj):
-        data = obj if isinstance(obj, bytes) else (json.dumps(obj) + "\n").encode()
-        self.p.stdin.write(data)
-        self.p.stdin.flush()
-
-    def recv(self, pred, timeout=60):
-        """The first message (seen before or new) for which pred is true."""
-        for i, m in enumerate(self.seen):
-            if pred(m):
-                return self.seen.pop(i)
-        end = time.time() + timeout
-        fd = self.p.stdout.fileno()
-        while time.time() < end:
-            while b"\n" in self.buf:
-                line, self.buf = self.buf.split(b"\n", 1)
-                m = json.loads(line)  # anything else on stdout fails the test
-                if pred(m):
-                    return m
-                self.seen.append(m)
-            r, _, _ = select.select([fd], [], [], max(0, end - time.time()))
-            if not r:
-                break
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            self.buf += chunk
-        return None
-
-    def reply(self, id, timeout=60):
-        return self.recv(lambda m: m.get("id") == id and ("result" in m or "error" in m), timeout)
-
-    def request(self, id, method, params=None, timeout=60):
-        msg = {"jsonrpc": "2.0", "id": id, "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.send(msg)
-        return self.reply(id, timeout)
-
-    def init(self, caps=None):
-        r = self.request(0, "initialize", {"protocolVersion": "2025-06-18",
-                                           "capabilities": caps or {},
-                                           "clientInfo": {"name": "mcp-raw", "version": "1"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return r
-
-    def call(self, id, name, args, meta=None):
-        params = {"name": name, "arguments": args}
-        if meta:
-            params["_meta"] = meta
-        self.send({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
-
-    def close(self):
-        try:
-            self.p.stdin.close()
-        except Exception:
-            pass
-        try:
-            self.p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.wait()
-        return self.p.returncode
-
-
-def alive(pattern):
-    r = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
-    return r.stdout.split()
-
-
-def wait_gone(pattern, timeout=30):
-    end = time.time() + timeout
-    while time.time() < end:
-        if not alive(pattern):
-            return True
-        time.sleep(0.05)
-    return False
+def Server(*args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    return mcpclient.Server(PADDOCK, *args, env=e, cwd=T)
 
 
 def wait_file(path, timeout=30):

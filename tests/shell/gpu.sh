@@ -5,22 +5,10 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "making a stand-in device node needs root"
-S=$(mktemp -d /var/tmp/pdk-gpu.XXXXXX)
-mkdir -p "$S/state" "$S/proj" "$S/dev"
-export HOME="$S" XDG_STATE_HOME="$S/state"
-cd "$S/proj" || exit 99
-cleanup_gpu() {
-	rm -rf "$S"
-	lib_cleanup
-}
-trap cleanup_gpu EXIT
+own_home gpu dev
 mknod "$S/dev/card0" c 1 3 && chmod 666 "$S/dev/card0" || skip_all "mknod failed here"
 
-backends=
-for b in bwrap landlock; do
-	"$PADDOCK" run --backend "$b" -- /bin/true >/dev/null 2>&1 && backends="$backends $b"
-done
-[ -n "$backends" ] || skip_all "neither the bwrap nor the landlock backend works here"
+linux_backends
 
 # Real nodes first, as the host has them (the default list).
 real=$(ls -d /dev/nvidia* /dev/dri /dev/kfd 2>/dev/null | head -n 1)

@@ -129,3 +129,30 @@ jq_ok() {
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" \
 		"${2:-$T/out}" 2>/dev/null
 }
+
+# own_home NAME [DIR...]: a home, state directory and project of the suite's
+# own under /var/tmp (outside /tmp, a writable root of every run), removed at
+# exit by own_home_cleanup; S is its path, the project the working directory,
+# and each DIR is made in S too.
+own_home() {
+	S=$(mktemp -d "/var/tmp/pdk-$1.XXXXXX") || exit 99
+	shift
+	for d in state proj "$@"; do mkdir -p "$S/$d" || exit 99; done
+	export HOME="$S" XDG_STATE_HOME="$S/state"
+	cd "$S/proj" || exit 99
+	trap own_home_cleanup EXIT
+}
+own_home_cleanup() {
+	rm -rf "$S"
+	lib_cleanup
+}
+
+# linux_backends: the Linux backends that run a command here, in $backends;
+# the whole suite is skipped when none does.
+linux_backends() {
+	backends=
+	for b in bwrap landlock; do
+		"$PADDOCK" run --backend "$b" -- /bin/true >/dev/null 2>&1 && backends="$backends $b"
+	done
+	[ -n "$backends" ] || skip_all "neither the bwrap nor the landlock backend works here"
+}

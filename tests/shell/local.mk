@@ -23,7 +23,11 @@ SHELL_TESTS += tests/shell/pkg.sh tests/shell/audit.sh
 endif
 if BACKEND_LANDLOCK
 SHELL_TESTS += tests/shell/landlock-attack.sh
+if OS_LINUX
+SHELL_TESTS += tests/shell/mcp-zygote.sh
 endif
+endif
+EXTRA_DIST += tests/shell/mcp-zygote.sh tests/drivers/mcp-zygote.py
 if BACKEND_BWRAP
 SHELL_TESTS += tests/shell/bwrap-attack.sh tests/shell/net-domains.sh
 endif
@@ -33,7 +37,7 @@ EXTRA_DIST += tests/shell/lib.sh tests/shell/retry.sh tests/shell/json.sh tests/
 	tests/shell/policy-cli.sh tests/shell/run-pty.sh tests/shell/gate-pty.sh \
 	tests/shell/trash-interop.sh tests/shell/rmshim.sh tests/shell/confine.sh \
 	tests/shell/limits.sh tests/shell/landlock-attack.sh tests/shell/bwrap-attack.sh \
-	tests/shell/mcp.sh tests/drivers/mcp-raw.py tests/shell/mcp-cancel.sh tests/shell/libpaddock.sh tests/drivers/mcp-cancel.py tests/shell/request.sh \
+	tests/shell/mcp.sh tests/drivers/mcp-raw.py tests/drivers/mcpclient.py tests/shell/mcp-cancel.sh tests/shell/libpaddock.sh tests/drivers/mcp-cancel.py tests/shell/request.sh \
 	tests/shell/mcp-sdk.sh tests/drivers/mcp-sdk.mjs tests/shell/protect.sh \
 	tests/shell/git-workflow.sh tests/drivers/mcp-pkg.py tests/shell/protect-git.sh \
 	tests/shell/git-hooks.sh tests/shell/protect-ro.sh tests/shell/git-hookspath.sh

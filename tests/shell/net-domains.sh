@@ -15,19 +15,8 @@ done
 [ -w /etc/hosts ] || { echo "1..0 # SKIP /etc/hosts is not writable here (not root)"; exit 0; }
 PY=$(python3 -c 'import sys; print(sys.executable)')
 export PY PADDOCK T MARK
-S=$(mktemp -d /var/tmp/pdk-dom.XXXXXX)
-mkdir -p "$S/state" "$S/proj" "$S/www"
-export HOME="$S" XDG_STATE_HOME="$S/state"
-cd "$S/proj" || exit 99
-backends=
-for b in bwrap landlock; do
-	"$PADDOCK" run --backend "$b" -- /bin/true >/dev/null 2>&1 && backends="$backends $b"
-done
-if [ -z "$backends" ]; then
-	rm -rf "$S"
-	echo "1..0 # SKIP neither the bwrap nor the landlock backend works here"
-	exit 0
-fi
+own_home dom www
+linux_backends
 
 OK_NAME="allowed-$$.pdk-test.example"
 NO_NAME="other-$$.pdk-test.example"
@@ -35,8 +24,7 @@ HOSTS_TAG="# pdk-net-domains-$$"
 cleanup_dom() {
 	# Only this test's lines go: another process may edit the file too.
 	sed -i "/$HOSTS_TAG\$/d" /etc/hosts
-	rm -rf "$S"
-	lib_cleanup
+	own_home_cleanup
 }
 trap cleanup_dom EXIT
 printf '127.0.0.1 %s %s %s\n' "$OK_NAME" "$NO_NAME" "$HOSTS_TAG" >> /etc/hosts

@@ -14,21 +14,9 @@ PY=$(python3 -c 'import sys; print(sys.executable)')
 NP=${top_builddir:-.}/tests/drivers/netprobe
 [ -x "$NP" ] || { echo "Bail out! $NP not built"; exit 99; }
 # Home, state and project outside /tmp, a writable root of every run.
-S=$(mktemp -d /var/tmp/pdk-unix.XXXXXX)
-mkdir -p "$S/state" "$S/proj" "$S/sock" "$S/.config/paddock"
-export HOME="$S" XDG_STATE_HOME="$S/state"
-cd "$S/proj" || exit 99
-cleanup_unix() {
-	rm -rf "$S"
-	lib_cleanup
-}
-trap cleanup_unix EXIT
+own_home unix sock .config/paddock
 
-backends=
-for b in bwrap landlock; do
-	"$PADDOCK" run --backend "$b" -- /bin/true >/dev/null 2>&1 && backends="$backends $b"
-done
-[ -n "$backends" ] || skip_all "neither the bwrap nor the landlock backend works here"
+linux_backends
 
 # A listener outside any sandbox: answers each connection with TAG and
 # appends TAG to LOG.

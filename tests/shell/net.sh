@@ -24,11 +24,12 @@ cd "$S/proj" || exit 99
 # LOG for each connection; KIND tcp (ADDR ignored, port in LOG.port), unix
 # (ADDR a path, or @name for an abstract one).
 cat > "$T/listen.py" <<'PY'
-import socket, sys
+import os, socket, sys
 kind, addr, log = sys.argv[1], sys.argv[2], sys.argv[3]
 if kind == "udp":
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0))
-    with open(log + ".port", "w") as f: f.write(str(s.getsockname()[1]))
+    with open(log + ".port.tmp", "w") as f: f.write(str(s.getsockname()[1]))
+    os.rename(log + ".port.tmp", log + ".port")
     while True:
         d = s.recv(100)
         with open(log, "a") as f: f.write(d.decode(errors="replace") + "\n")
@@ -37,15 +38,19 @@ if kind == "tcp":
 else:
     s = socket.socket(socket.AF_UNIX); s.bind(addr.replace("@", "\0", 1))
 s.listen(8)
-with open(log + ".port", "w") as f: f.write(str(s.getsockname()[1]) if kind == "tcp" else "0")
+with open(log + ".port.tmp", "w") as f: f.write(str(s.getsockname()[1]) if kind == "tcp" else "0")
+os.rename(log + ".port.tmp", log + ".port")
 while True:
-    c, _ = s.accept(); c.close()
-    with open(log, "a") as f: f.write("conn\n")
+    c, _ = s.accept(); c.settimeout(3)
+    try: d = c.recv(16)
+    except OSError: d = b""
+    c.close()
+    with open(log, "a") as f: f.write("conn " + d.decode(errors="replace") + "\n")
 PY
 listen() { # listen KIND ADDR LOG -> PORT
 	"$PY" "$T/listen.py" "$1" "$2" "$3" "$MARK" &
 	bgpids="$bgpids $!"
-	wait_for_file "$3.port" && sleep 0.05
+	wait_for_file "$3.port"
 	PORT=$(cat "$3.port")
 }
 # connect_unix ADDR: the command's attempt, by path or @abstract name.
@@ -132,29 +137,46 @@ listen udp - "$T/log-udp"
 UDP_PORT=$PORT
 NP=${top_builddir:-.}/tests/drivers/netprobe
 [ -x "$NP" ] || { echo "Bail out! $NP not built"; exit 99; }
-# settled KIND LOG: after an attack, one marker from outside, and its line
-# in LOG once the listener has taken all that came before it (connections
-# are accepted, datagrams read, in order): then LOG holds the marker alone
-# unless the attack got through.
-settled() {
-	if [ "$1" = tcp ]; then
-		"$PY" -c "import socket; socket.create_connection(('127.0.0.1', $TCP_PORT), 3)"
-	else
-		"$PY" -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'marker', ('127.0.0.1', $UDP_PORT))"
-	fi
+# unreached KIND LOG [ADDR]: the command printed no connection, and the
+# listener saw none (settled).
+unreached() {
+	! grep -qx connected-here "$T/out" && settled "$@"
+}
+# lines_at_least N LOG: wait (bounded, 20 s) until LOG has N lines.
+lines_at_least() {
 	i=0
-	while [ "$(wc -l < "$2")" -lt 1 ] && [ $i -lt 400 ]; do
+	while [ "$(wc -l < "$2")" -lt "$1" ] && [ $i -lt 400 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done
-	[ "$(wc -l < "$2")" -eq 1 ]
+	[ "$(wc -l < "$2")" -ge "$1" ]
+}
+# settled KIND LOG [ADDR]: after an attack, one marker from outside, and its
+# line in LOG once the listener has taken all that came before it
+# (connections are accepted, datagrams read, in order): then LOG holds the
+# marker alone unless the attack got through. LOG is emptied after, for the
+# next attack. KIND unix takes the listener's ADDR.
+settled() {
+	case $1 in
+	tcp) "$PY" -c "import socket; socket.create_connection(('127.0.0.1', $TCP_PORT), 3).sendall(b'marker')" ;;
+	udp) "$PY" -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'marker', ('127.0.0.1', $UDP_PORT))" ;;
+	unix) "$PY" -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('$3'.replace('@', chr(0), 1)); s.sendall(b'marker')" ;;
+	esac
+	i=0
+	while ! grep -q marker "$2" && [ $i -lt 400 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	seen=$(wc -l < "$2")
+	: > "$2"
+	[ "$seen" -eq 1 ]
 }
 
 # Each listener answers a direct connection: the attack below is a fair one.
 "$PY" -c "$(connect_unix "$T/tmpsock/s")" >/dev/null &&
 	"$PY" -c "$(connect_unix "$ABS")" >/dev/null
 check "the host's listeners answer outside the sandbox" test $? -eq 0
-sleep 0.2
+lines_at_least 1 "$T/log-tmp" && lines_at_least 1 "$T/log-abs"
 : > "$T/log-tmp"
 : > "$T/log-abs"
 [ -n "$RUN_SOCK" ] && : > "$T/log-run"
@@ -266,17 +288,17 @@ for b in $backends; do
 		# shellcheck disable=SC2086
 		pcall run --backend "$b" $net -- "$PY" -c "$(connect_unix "$T/tmpsock/s")"
 		check "$b, network $mode: a host unix socket in /tmp is out of reach" \
-			sh -c "! grep -qx connected-here '$T/out' && [ ! -s '$T/log-tmp' ]"
+			unreached unix "$T/log-tmp" "$T/tmpsock/s"
 		if [ -n "$RUN_SOCK" ]; then
 			# shellcheck disable=SC2086
 			pcall run --backend "$b" $net -- "$PY" -c "$(connect_unix "$RUN_SOCK/s")"
 			check "$b, network $mode: a host unix socket in $run_dir is out of reach" \
-				sh -c "! grep -qx connected-here '$T/out' && [ ! -s '$T/log-run' ]"
+				unreached unix "$T/log-run" "$RUN_SOCK/s"
 		fi
 		# shellcheck disable=SC2086
 		pcall run --backend "$b" $net -- "$PY" -c "$(connect_unix "$ABS")"
 		check "$b, network $mode: a host abstract unix socket is out of reach" \
-			sh -c "! grep -qx connected-here '$T/out' && [ ! -s '$T/log-abs' ]"
+			unreached unix "$T/log-abs" "$ABS"
 		# The twin: a socket pair of its own still carries data.
 		# shellcheck disable=SC2086
 		pcall run --backend "$b" $net -- "$PY" -c \
@@ -287,9 +309,8 @@ for b in $backends; do
 	: > "$T/log-tcp"
 	pcall run --backend "$b" -- "$PY" -c \
 		"import socket; socket.create_connection(('127.0.0.1', $TCP_PORT), 3); print('connected-' + 'here')"
-	sleep 0.2
 	check "$b, network off: a host loopback service is out of reach" \
-		sh -c "! grep -qx connected-here '$T/out' && [ ! -s '$T/log-tcp' ]"
+		unreached tcp "$T/log-tcp"
 	pcall run --backend "$b" --yes -n -- "$PY" -c \
 		"import socket; socket.create_connection(('127.0.0.1', $TCP_PORT), 3); print('connected-' + 'here')"
 	check "$b, network on: the same host loopback service is reached" has_line connected-here

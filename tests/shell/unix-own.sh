@@ -9,21 +9,9 @@
 command -v python3 >/dev/null || skip_all "python3 missing"
 PY=$(python3 -c 'import sys; print(sys.executable)')
 # Home, state and project outside /tmp, so that /tmp holds only the host's.
-S=$(mktemp -d /var/tmp/pdk-own.XXXXXX)
-mkdir -p "$S/state" "$S/proj" "$S/.config/paddock"
-export HOME="$S" XDG_STATE_HOME="$S/state"
-cd "$S/proj" || exit 99
-cleanup_own() {
-	rm -rf "$S"
-	lib_cleanup
-}
-trap cleanup_own EXIT
+own_home own .config/paddock
 
-backends=
-for b in bwrap landlock; do
-	"$PADDOCK" run --backend "$b" -- /bin/true >/dev/null 2>&1 && backends="$backends $b"
-done
-[ -n "$backends" ] || skip_all "neither the bwrap nor the landlock backend works here"
+linux_backends
 
 # Host listeners, outside any sandbox: each appends its tag to its log per
 # connection or datagram.
@@ -317,6 +305,12 @@ if command -v ssh-agent >/dev/null && command -v ssh-keygen >/dev/null &&
 		check "$b: --print-profile names the agent's socket" \
 			has_line "network: unix socket $T/agent.sock (--ssh-agent)"
 	done
+	pcall check --json --ssh-agent -- ssh-add -l
+	check "paddock check --json names the granted agent's socket in network.unix_sockets" \
+		jq_ok "d['network']['unix_sockets'] == ['$T/agent.sock'] and d['verdict'] == 'ask'"
+	pcall check --ssh-agent -- ssh-add -l
+	check "paddock check names the granted agent's socket" \
+		has_line "network: unix socket $T/agent.sock (--ssh-agent)"
 	echo '{"argv": ["ssh-add", "-l"], "sshAgent": true}' > "$T/req.json"
 	pcall run --yes --request "$T/req.json"
 	check "a request (run_command's arguments) with sshAgent: true reaches the agent" \
