@@ -30,15 +30,35 @@ int pdk_audit_new_id(char id[PDK_AUDIT_ID_LEN + 1])
 	return 0;
 }
 
+/* UTC, to the millisecond. By hand: gmtime_r and strftime read the local time zone's file on
+ * their first call (seven system calls) for a time that needs none. */
 static void time_now(char buf[PDK_AUDIT_TIME_LEN + 1])
 {
 	struct timespec ts;
-	struct tm tm;
+	long long days, secs, era, yoe, doy, mp, y;
+	unsigned doe, d, m;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(buf, PDK_AUDIT_TIME_LEN + 1, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + 19, PDK_AUDIT_TIME_LEN + 1 - 19, ".%03uZ",
+	days = ts.tv_sec / 86400;
+	secs = ts.tv_sec % 86400;
+	if (secs < 0) {
+		secs += 86400;
+		days--;
+	}
+	/* The civil date of a day count since 1970-01-01 (H. Hinnant's days_to_civil). */
+	days += 719468;
+	era = (days >= 0 ? days : days - 146096) / 146097;
+	doe = (unsigned)(days - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+	m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+	y += m <= 2;
+	snprintf(buf, PDK_AUDIT_TIME_LEN + 1, "%04u-%02u-%02uT%02u:%02u:%02u.%03uZ",
+		 (unsigned)y % 10000u, m % 100u, d % 100u, (unsigned)(secs / 3600) % 100u,
+		 (unsigned)(secs / 60 % 60), (unsigned)(secs % 60),
 		 (unsigned)(ts.tv_nsec / 1000000L) % 1000u);
 }
 

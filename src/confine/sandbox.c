@@ -373,6 +373,52 @@ static int add_protected(struct pdk_sandbox *sb, size_t *np, size_t named, const
 	return 0;
 }
 
+/* What lstat said of one path: its file type, or the error. */
+struct pdk_seen {
+	char *path;
+	mode_t mode;
+	int err;
+};
+
+/*
+ * lstat(2) of a protected path, for the stages that look at it before the command starts
+ * (tracked, reached through a symlink, missing, a .git symlink): while sb->seeing, the first
+ * answer is kept and given again. Only st_mode is filled. 0, or -errno.
+ */
+static int seen_lstat(struct pdk_sandbox *sb, const char *path, struct stat *st)
+{
+	struct pdk_seen *s;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; sb->seeing && i < sb->n_seen; i++)
+		if (!strcmp(sb->seen[i].path, path)) {
+			st->st_mode = sb->seen[i].mode;
+			return -sb->seen[i].err;
+		}
+	err = lstat(path, st) < 0 ? errno : 0;
+	if (!sb->seeing || !(s = realloc(sb->seen, (sb->n_seen + 1) * sizeof(*s))))
+		return -err;
+	sb->seen = s;
+	s += sb->n_seen;
+	if ((s->path = strdup(path))) {
+		s->mode = st->st_mode;
+		s->err = err;
+		sb->n_seen++;
+	}
+	return -err;
+}
+
+static void seen_end(struct pdk_sandbox *sb)
+{
+	for (size_t i = 0; i < sb->n_seen; i++)
+		free(sb->seen[i].path);
+	free(sb->seen);
+	sb->seen = NULL;
+	sb->n_seen = 0;
+	sb->seeing = false;
+}
+
 /* A protected name in a project root that git tracks there (.vscode/settings.json, a
  * .mcp.json) moves from sb->protect to sb->git.tracked: held, it would stop a checkout of a
  * branch without it or with another version; vetted after the run instead, on every
@@ -390,7 +436,7 @@ static int split_tracked(struct pdk_sandbox *sb, size_t *np, size_t named)
 		for (size_t k = 0; slash && k < named && !top; k++)
 			top = strlen(sb->roots[k]) == (size_t)(slash - p) &&
 			      !strncmp(p, sb->roots[k], (size_t)(slash - p));
-		if (r == 0 && top && lstat(p, &st) == 0 && pdk_vettrack_in_index(p)) {
+		if (r == 0 && top && seen_lstat(sb, p, &st) == 0 && pdk_vettrack_in_index(p)) {
 			r = pdk_strv_append(&sb->git.tracked, &sb->git.n_tracked, sb->protect[i]);
 			if (r == 0)
 				continue;
@@ -403,6 +449,26 @@ static int split_tracked(struct pdk_sandbox *sb, size_t *np, size_t named)
 	return r;
 }
 
+/* Whether path, a name right in one of the first named roots (real paths), is its own real
+ * path: missing, or there and no symlink. One lstat instead of resolving it part by part. */
+static bool is_its_own_real_path(struct pdk_sandbox *sb, const char *path, size_t named)
+{
+	const char *slash = strrchr(path, '/');
+	bool in_root = false;
+	struct stat st;
+	int r;
+
+	if (!slash || !strcmp(slash, "/.") || !strcmp(slash, "/..") || !slash[1])
+		return false;
+	for (size_t k = 0; k < named && !in_root; k++)
+		in_root = strlen(sb->roots[k]) == (size_t)(slash - path) &&
+			  !strncmp(path, sb->roots[k], (size_t)(slash - path));
+	if (!in_root)
+		return false;
+	r = seen_lstat(sb, path, &st);
+	return r == -ENOENT || (r == 0 && !S_ISLNK(st.st_mode));
+}
+
 /*
  * A protected path reached through a symlink inside a root (.git/hooks -> ../tools/hooks, a
  * .vscode that leads to a shared directory) is protected at its real path too: held there,
@@ -410,7 +476,7 @@ static int split_tracked(struct pdk_sandbox *sb, size_t *np, size_t named)
  * path is a hooks directory (sandbox_int.h). The symlink itself is vetted after the run
  * (protect_to_vet).
  */
-static int add_real_paths(struct pdk_sandbox *sb, size_t *np)
+static int add_real_paths(struct pdk_sandbox *sb, size_t *np, size_t named)
 {
 	size_t n = *np;
 	int r = 0;
@@ -422,6 +488,8 @@ static int add_real_paths(struct pdk_sandbox *sb, size_t *np)
 
 		if (!p)
 			return -ENOMEM;
+		if (is_its_own_real_path(sb, p, named))
+			continue;
 		if (!(want = pdk_sandbox_resolve_want(p, &exists)) || !strcmp(want, p))
 			continue;
 		base = strrchr(p, '/');
@@ -828,7 +896,7 @@ static int build_policy(const struct pdk_request *req, const struct pdk_config *
 	for (size_t i = 0; i < named; i++)
 		if ((r = pdk_sandbox_protect_git(sb, &np, sb->roots[i])) < 0)
 			return r;
-	if ((r = add_real_paths(sb, &np)) < 0 || (r = split_tracked(sb, &np, named)) < 0)
+	if ((r = add_real_paths(sb, &np, named)) < 0 || (r = split_tracked(sb, &np, named)) < 0)
 		return r;
 	/* Nothing paddock trusts after the run may be writable from inside,
 	 * even when a root holds it (paddock started in $HOME): its state (the
@@ -1169,13 +1237,13 @@ static int add_missing(struct pdk_sandbox *sb)
 		for (size_t k = 0; k < sb->policy.n_roots && !inside; k++)
 			inside = pdk_path_under(p, sb->policy.roots[k]) &&
 				 strcmp(p, sb->policy.roots[k]) != 0;
-		if (!inside || !slash || slash == p || lstat(p, &st) == 0 || errno != ENOENT ||
+		if (!inside || !slash || slash == p || seen_lstat(sb, p, &st) != -ENOENT ||
 		    pdk_strv_contains(sb->trash.missing, sb->trash.n_missing, p))
 			continue;
 		_cleanup_free_ char *parent = strndup(p, (size_t)(slash - p));
 		if (!parent)
 			return -ENOMEM;
-		if (lstat(parent, &st) == 0 && S_ISDIR(st.st_mode))
+		if (seen_lstat(sb, parent, &st) == 0 && S_ISDIR(st.st_mode))
 			r = pdk_strv_append(&sb->trash.missing, &sb->trash.n_missing, strdup(p));
 	}
 	/* And those that runs going on now found missing in these roots (but for git's hooks,
@@ -1208,7 +1276,7 @@ static int select_backend(struct pdk_sandbox *sb, const char *name, char *why, s
 		const char *base = strrchr(sb->protect[i], '/');
 		struct stat st;
 
-		if (base && !strcmp(base, "/.git") && lstat(sb->protect[i], &st) == 0 &&
+		if (base && !strcmp(base, "/.git") && seen_lstat(sb, sb->protect[i], &st) == 0 &&
 		    S_ISLNK(st.st_mode)) {
 			snprintf(why, why_len,
 				 "%s is a symlink: the %s backend cannot keep it pointing at the "
@@ -1352,9 +1420,14 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	}
 	/* Before the protected paths are looked at: what a killed run's command made at
 	 * them must be gone, so that this run finds them missing. */
-	if ((r = pdk_vet_sweep(&sb->trash.sweep_note)) < 0 ||
-	    (r = build_policy(req, cfg, sb, why, why_len)) < 0 || (r = add_missing(sb)) < 0)
+	sb->seeing = true;
+	r = pdk_vet_sweep(&sb->trash.sweep_note);
+	if (r == 0 && (r = build_policy(req, cfg, sb, why, why_len)) == 0)
+		r = add_missing(sb);
+	if (r < 0) {
+		seen_end(sb);
 		return r;
+	}
 	if ((r = build_env(sb, env, cfg)) < 0)
 		return r;
 	sb->spec.envp = sb->envp;
@@ -1364,7 +1437,9 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 		return r;
 	sb->spec.max_procs = sb->policy.max_procs;
 	sb->named = name != NULL;
-	if ((r = select_backend(sb, name, why, why_len)) < 0)
+	r = select_backend(sb, name, why, why_len);
+	seen_end(sb);
+	if (r < 0)
 		return r;
 #ifdef __linux__
 	if (req->zygote_host > 2 && !req->print_profile && from_zygote(sb, req->zygote_host) == 1)
@@ -1722,6 +1797,7 @@ int pdk_sandbox_undo_made(struct pdk_sandbox *sb, char **ret_note, char **ret_sw
 void pdk_sandbox_release(struct pdk_sandbox *sb)
 {
 	disarm(sb);
+	seen_end(sb);
 	if (sb->spec.zygote_fd > 2)
 		close(sb->spec.zygote_fd);
 	sb->spec.zygote_fd = 0;

@@ -16,6 +16,7 @@
 
 struct pdk_config;
 struct pdk_proxy;
+struct pdk_seen;
 
 #define PDK_SANDBOX_NOTES 4
 
@@ -101,6 +102,11 @@ struct pdk_sandbox {
 	bool allow_agent_config;       /* --allow-agent-config: agentconf.h's names writable */
 	struct pdk_secrets secrets;    /* what the command may not read (secrets.h) */
 	char *blank, *blank_dir;       /* owned: what a backend puts over them */
+	/* While the policy is built and the backend picked (before anything runs): what lstat
+	 * said of each protected path, so that it is looked at once (sandbox.c). Owned. */
+	struct pdk_seen *seen;
+	size_t n_seen;
+	bool seeing;
 };
 
 /* Variables whose names match these (fnmatch, any case) never reach a

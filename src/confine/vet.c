@@ -511,6 +511,7 @@ static int load_config(struct pdk_vet *v, const char *journal, const char *path,
 		return -ENOMEM;
 	}
 	fd = open(copy, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	c->copied = fd >= 0 || errno != ENOENT;
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
@@ -520,12 +521,15 @@ static int load_config(struct pdk_vet *v, const char *journal, const char *path,
 	return 0;
 }
 
-/* Remove the copies of configurations beside the journal. */
-static void unlink_copies(const char *journal, size_t n)
+/* Remove the copies of configurations beside the journal: those written (a text before) or
+ * found there, not the names of all the missing ones. */
+static void unlink_copies(const char *journal, const struct pdk_vet_config *configs, size_t n)
 {
 	for (size_t i = 0; journal && i < n; i++) {
 		char *copy = NULL;
 
+		if (!configs[i].before && !configs[i].copied)
+			continue;
 		if (asprintf(&copy, "%s.%zu", journal, i) >= 0) {
 			(void)unlink(copy);
 			free(copy);
@@ -607,7 +611,7 @@ static int finish(int fd, char **ret_note)
 	if ((r = parse(fd, &v, &path)) == 0)
 		r = undo(&v, &made, &configs);
 	if (r == 0) {
-		unlink_copies(path, v.n_configs);
+		unlink_copies(path, v.configs, v.n_configs);
 		unlink_journal(path, fd);
 		r = make_note(made, configs, ret_note);
 	}
@@ -1049,7 +1053,7 @@ int pdk_vet_begin(struct pdk_vet *v, const char *const *roots, size_t n_roots,
 	v->fd = pdk_create_locked(dir, v->journal);
 	if (v->fd >= 0 && write_copies(v) == 0 && pdk_write_all(v->fd, text, size) == 0)
 		return 0;
-	unlink_copies(v->journal, v->n_configs);
+	unlink_copies(v->journal, v->configs, v->n_configs);
 	if (v->fd >= 0) {
 		(void)unlink(v->journal);
 		close(steal_fd(&v->fd));
@@ -1066,7 +1070,7 @@ int pdk_vet_end(struct pdk_vet *v, char **ret_note)
 	*ret_note = NULL;
 	r = undo(v, &made, &configs);
 	if (r == 0 && v->journal) {
-		unlink_copies(v->journal, v->n_configs);
+		unlink_copies(v->journal, v->configs, v->n_configs);
 		unlink_journal(v->journal, v->fd);
 	}
 	if (r == 0)

@@ -73,6 +73,7 @@ struct pdk_vet_config {
 	 * (before: its target), 'D' anything else (a directory too deep, a fifo), left as it is;
 	 * 0 for a configuration or a pin. */
 	char hook;
+	bool copied; /* a copy was found beside the journal (or could not be told): removed */
 };
 
 /*

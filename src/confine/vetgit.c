@@ -163,29 +163,39 @@ static int gitlinks(const char *gitdir, char ***out, size_t *n)
 	return r;
 }
 
-int pdk_vetgit_scan(char *const *gitdirs, size_t n, char ***out, size_t *n_out)
+/* pdk_vetgit_scan of one git directory whose gitlinks were read already. */
+static int scan_one(const char *gitdir, char *const *links, size_t n_links, char ***out,
+		    size_t *n_out)
 {
 	static const char *const kinds[] = {"modules", "worktrees"};
 	int r = 0;
 
 	/* A repository already at a submodule's path is the user's. */
+	for (size_t k = 0; r == 0 && k < n_links; k++) {
+		struct stat st;
+
+		if (lstat(links[k], &st) == 0 && S_ISDIR(st.st_mode))
+			r = pdk_strv_append(out, n_out, strdup(links[k]));
+	}
+	for (size_t k = 0; r == 0 && k < 2; k++) {
+		_cleanup_free_ char *sub = pdk_path_join(gitdir, kinds[k]);
+
+		r = sub ? scan(sub, 1, out, n_out) : -ENOMEM;
+	}
+	return r;
+}
+
+int pdk_vetgit_scan(char *const *gitdirs, size_t n, char ***out, size_t *n_out)
+{
+	int r = 0;
+
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		_cleanup_strv_ char **links = NULL;
 		size_t n_links = 0;
-		struct stat st;
 
-		r = gitlinks(gitdirs[i], &links, &n_links);
-		for (size_t k = 0; r == 0 && k < n_links; k++)
-			if (lstat(links[k], &st) == 0 && S_ISDIR(st.st_mode))
-				r = pdk_strv_append(out, n_out, steal_pointer(&links[k]));
+		if ((r = gitlinks(gitdirs[i], &links, &n_links)) == 0)
+			r = scan_one(gitdirs[i], links, n_links, out, n_out);
 	}
-
-	for (size_t i = 0; r == 0 && i < n; i++)
-		for (size_t k = 0; r == 0 && k < 2; k++) {
-			_cleanup_free_ char *sub = pdk_path_join(gitdirs[i], kinds[k]);
-
-			r = sub ? scan(sub, 1, out, n_out) : -ENOMEM;
-		}
 	return r;
 }
 
@@ -315,14 +325,24 @@ static bool in_repository(const char *dir, char *const *gitdirs, size_t n)
 
 int pdk_vetgit_undo(const struct pdk_vetgit_repos *g, FILE **f, char **buf, size_t *size)
 {
+	size_t n = g->n_gitdirs;
 	int r = 0;
+	/* Each index is read once: the command is gone, and nothing here changes an index. */
+	struct gitlinks_of {
+		char **v;
+		size_t n;
+	} *links = calloc(n + 1, sizeof(*links));
 
-	for (size_t i = 0; r == 0 && i < g->n_gitdirs; i++) {
+	if (!links)
+		return -ENOMEM;
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = gitlinks(g->gitdirs[i], &links[i].v, &links[i].n);
+	for (size_t i = 0; r == 0 && i < n; i++) {
 		_cleanup_strv_ char **now = NULL;
 		size_t n_now = 0;
 
-		if ((r = pdk_vetgit_scan(&g->gitdirs[i], 1, &now, &n_now)) < 0)
-			return r;
+		if ((r = scan_one(g->gitdirs[i], links[i].v, links[i].n, &now, &n_now)) < 0)
+			break;
 		for (size_t k = 0; r == 0 && k < n_now; k++)
 			if (!pdk_strv_contains(g->known, g->n_known, now[k]))
 				r = vet_new(g->roots, g->n_roots, g->gitdirs[i], now[k], f, buf, size);
@@ -330,32 +350,34 @@ int pdk_vetgit_undo(const struct pdk_vetgit_repos *g, FILE **f, char **buf, size
 	/* What the user's git in a work tree enters: its submodules' .git. One the command
 	 * made a repository of its own in is vetted as a new git directory; a gitdir: file
 	 * must name a git directory of the repository's (a pinned one was put back). */
-	for (size_t i = 0; r == 0 && i < g->n_gitdirs; i++) {
-		_cleanup_strv_ char **links = NULL;
-		size_t n_links = 0;
-
-		r = gitlinks(g->gitdirs[i], &links, &n_links);
-		for (size_t k = 0; r == 0 && k < n_links; k++) {
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		for (size_t k = 0; r == 0 && k < links[i].n; k++) {
+			const char *lk = links[i].v[k];
 			_cleanup_free_ char *dir = NULL;
 			struct stat st;
 
-			if (pdk_strv_contains(g->pins, g->n_pins, links[k]) ||
-			    pdk_strv_contains(g->known, g->n_known, links[k]) || lstat(links[k], &st) < 0)
+			if (pdk_strv_contains(g->pins, g->n_pins, lk) ||
+			    pdk_strv_contains(g->known, g->n_known, lk) || lstat(lk, &st) < 0)
 				continue;
 			if (S_ISDIR(st.st_mode)) {
-				r = vet_new(g->roots, g->n_roots, NULL, links[k], f, buf, size);
+				r = vet_new(g->roots, g->n_roots, NULL, lk, f, buf, size);
 				continue;
 			}
-			if (S_ISREG(st.st_mode) && (dir = named_dir(links[k])) &&
-			    in_repository(dir, g->gitdirs, g->n_gitdirs))
+			if (S_ISREG(st.st_mode) && (dir = named_dir(lk)) &&
+			    in_repository(dir, g->gitdirs, n))
 				continue;
-			if (!open_note(f, buf, size))
-				return -ENOMEM;
-			undo_one(g->roots, g->n_roots, links[k],
+			if (!open_note(f, buf, size)) {
+				r = -ENOMEM;
+				break;
+			}
+			undo_one(g->roots, g->n_roots, lk,
 				 "a submodule's .git naming a git directory outside its repository's",
 				 *f);
 		}
 	}
+	for (size_t i = 0; i < n; i++)
+		pdk_strv_freep(&links[i].v);
+	free(links);
 	for (size_t i = 0; r == 0 && i < g->n_gitfiles; i++) {
 		_cleanup_free_ char *dir = NULL;
 		struct stat st;
