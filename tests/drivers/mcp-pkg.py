@@ -11,18 +11,8 @@ import mcpclient
 
 PADDOCK = os.environ["PADDOCK"]
 T, REC = os.environ["T"], os.environ["REC"]
-n = int(os.environ.get("START", "0"))
-failed = 0
-
-
-def ok(cond, desc, show=None):
-    global n, failed
-    n += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (n, desc), flush=True)
-    if not cond:
-        failed += 1
-        for line in str(show).splitlines()[:20]:
-            print("#   " + line[:300])
+tap = mcpclient.Tap(int(os.environ.get("START", "0")))
+ok = tap.ok
 
 
 class Server(mcpclient.Server):
@@ -117,5 +107,5 @@ for i, (args, want) in enumerate([
        "refused, nothing ran: %s -> %s" % (json.dumps(args), want), r)
 s.close()
 
-print("# %d" % n)
-sys.exit(1 if failed else 0)
+print("# %d" % tap.n)
+sys.exit(1 if tap.failed else 0)

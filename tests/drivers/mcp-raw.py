@@ -10,19 +10,8 @@ from mcpclient import alive, wait_gone
 PADDOCK = os.environ["PADDOCK"]
 T = os.environ["T"]
 MARK = os.environ["MARK"]
-n = 0
-failed = 0
-
-
-def ok(cond, desc, show=None):
-    global n, failed
-    n += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (n, desc), flush=True)
-    if not cond:
-        failed += 1
-        if show is not None:
-            for line in str(show).splitlines()[:20]:
-                print("#   " + line[:300])
+tap = mcpclient.Tap()
+ok = tap.ok
 
 
 def Server(*args, env=None):
@@ -342,5 +331,5 @@ ok(r and r["result"]["isError"] is True and "writes " + os.path.realpath(other) 
    "... while a call's writePaths under HOME is asked as a widening", r)
 s.close()
 
-print("1..%d" % n)
-sys.exit(1 if failed else 0)
+print("1..%d" % tap.n)
+sys.exit(1 if tap.failed else 0)

@@ -11,18 +11,8 @@ PADDOCK = os.environ["PADDOCK"]
 T = os.environ["T"]
 MARK = os.environ["MARK"]
 PROJ = os.path.join(T, "proj")
-n = 0
-failed = 0
-
-
-def ok(cond, desc, show=None):
-    global n, failed
-    n += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (n, desc), flush=True)
-    if not cond:
-        failed += 1
-        for line in str(show).splitlines()[:20]:
-            print("#   " + line[:300])
+tap = mcpclient.Tap()
+ok = tap.ok
 
 
 class Server(mcpclient.Server):
@@ -197,5 +187,5 @@ while not dead(zpid) and time.time() < end:
 ok(gone and dead(zpid), "the server killed: its call's command and the zygote are gone",
    (alive(MARK), zpid))
 
-print("1..%d" % n)
-sys.exit(1 if failed else 0)
+print("1..%d" % tap.n)
+sys.exit(1 if tap.failed else 0)

@@ -1,7 +1,23 @@
 # mcpclient.py - what the MCP drivers share: a `paddock mcp` on its raw pipe, each message
 # it writes read as it comes (a line of anything but JSON fails the test), and the check
-# and process helpers. Imported by mcp-raw.py, mcp-pkg.py and mcp-cancel.py.
+# and process helpers. Imported by the mcp-*.py drivers.
 import json, os, select, subprocess, time
+
+
+class Tap:
+    """Numbered TAP lines from start: ok() prints one, with what was seen when it failed."""
+
+    def __init__(self, start=0):
+        self.n, self.failed = start, 0
+
+    def ok(self, cond, desc, show=None):
+        self.n += 1
+        print(("ok" if cond else "not ok") + " %d - %s" % (self.n, desc), flush=True)
+        if not cond:
+            self.failed += 1
+            if show is not None:
+                for line in str(show).splitlines()[:20]:
+                    print("#   " + line[:300])
 
 
 class Server:
