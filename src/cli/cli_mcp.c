@@ -65,7 +65,9 @@ int pdk_cli_mcp_main(int argc, char **argv)
 
 #ifdef __linux__
 	/* PADDOCK_ZYGOTE=1 asks what --zygote does, for a server another program starts. */
-	o.zygote = getenv("PADDOCK_ZYGOTE") && strcmp(getenv("PADDOCK_ZYGOTE"), "1") == 0;
+	const char *zy = getenv("PADDOCK_ZYGOTE");
+
+	o.zygote = zy && strcmp(zy, "1") == 0;
 #endif
 	/* The words every call's run options start from, as run's own argv. */
 	if (pdk_strv_push(&o.run_opts, "run") < 0) {

@@ -754,6 +754,8 @@ static void host_get(const struct pdk_backend *b, const char *msg, size_t k, int
 			memcpy(blob, msg + sizeof(h), k - sizeof(h));
 		if (blob)
 			z = zygote_new(b, h.key, blob, k - sizeof(h), &err);
+		if (!z && !err)
+			err = -ENOMEM;
 	}
 	if (z && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cp) < 0)
 		err = -errno;
