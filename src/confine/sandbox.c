@@ -460,7 +460,7 @@ static bool is_its_own_real_path(struct pdk_sandbox *sb, const char *path, size_
 
 	if (!slash || !strcmp(slash, "/.") || !strcmp(slash, "/..") || !slash[1])
 		return false;
-	for (size_t k = 0; sb->roots && k < named && !in_root; k++)
+	for (size_t k = 0; sb->roots && k < named && sb->roots[k] && !in_root; k++)
 		in_root = strlen(sb->roots[k]) == (size_t)(slash - path) &&
 			  !strncmp(path, sb->roots[k], (size_t)(slash - path));
 	if (!in_root)
