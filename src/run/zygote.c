@@ -626,6 +626,23 @@ static void zygote_drop(const struct pdk_backend *b, struct zygote *z)
 	*z = zygotes[--n_zygotes];
 }
 
+/* A child at the other end of a socket pair (sv[0] the parent's end, sv[1] the child's): its
+ * pid, 0 in the child, or -errno with neither end left open. */
+static pid_t fork_paired(int sv[2])
+{
+	pid_t pid;
+	int e;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	if ((pid = fork()) >= 0)
+		return pid;
+	e = errno;
+	close(sv[0]);
+	close(sv[1]);
+	return -e;
+}
+
 static int zygote_make(const struct pdk_backend *b, struct zygote *z)
 {
 	int sv[2], ready = -EIO, r, handover = 0, shm = -1;
@@ -636,17 +653,10 @@ static int zygote_make(const struct pdk_backend *b, struct zygote *z)
 		return r;
 	if (b->before_fork && (handover = b->before_fork(z->state)) < 0)
 		return handover;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
 	if (stat("/dev/shm", &host_shm) < 0)
 		host_shm.st_dev = 0;
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
-		close(sv[0]);
-		close(sv[1]);
-		return r;
-	}
+	if ((pid = fork_paired(sv)) < 0)
+		return (int)pid;
 	if (pid == 0) {
 		close(sv[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -824,18 +834,11 @@ static void __attribute__((noreturn)) host_main(int sock, pid_t session)
 
 int pdk_zygote_host_start(int *ret_fd)
 {
-	int sv[2], r;
+	int sv[2];
 	pid_t session = getpid(), pid;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
-		close(sv[0]);
-		close(sv[1]);
-		return r;
-	}
+	if ((pid = fork_paired(sv)) < 0)
+		return (int)pid;
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 
