@@ -681,6 +681,15 @@ static void run_kill_child(struct run *x, bool group)
 }
 
 #ifdef __linux__
+/* The run's guardian, with the command as its child when spawn is given (run_start), or
+ * only to kill when the zygote is the command's parent (run_start_zygote). */
+static int run_guard_start(struct run *x, pid_t (*spawn_fn)(void *), void *arg)
+{
+	return pdk_guard_start(&x->guard, x->cg, x->cg ? NULL : x->marker, x->devnull,
+			       x->spec->finish_fd > 2 ? x->spec->finish_fd : -1, x->guard_after,
+			       spawn_fn, arg);
+}
+
 /* The command as the guardian's child: spawn() there, the guardian its parent. */
 struct guarded_spawn {
 	struct child_args *ca;
@@ -694,9 +703,7 @@ static pid_t spawn_guarded(void *p)
 	gs->ca->parent = getpid();
 	return spawn(gs->ca, gs->must_fork);
 }
-#endif
 
-#ifdef __linux__
 /* The command from the session's zygote, confined already: one fork there and the exec. */
 static int run_start_zygote(struct run *x)
 {
@@ -726,10 +733,7 @@ static int run_start_zygote(struct run *x)
 		return -EOPNOTSUPP;
 	}
 	/* The zygote is the command's parent and reaps it: the guardian only kills. */
-	if (x->guarded &&
-	    (r = pdk_guard_start(&x->guard, x->cg, x->cg ? NULL : x->marker, x->devnull,
-				 spec->finish_fd > 2 ? spec->finish_fd : -1, x->guard_after, NULL,
-				 NULL)) < 0)
+	if (x->guarded && (r = run_guard_start(x, NULL, NULL)) < 0)
 		return r;
 	r = pdk_zygote_spawn(spec->zygote_fd, &call, &x->pid, &e, &stage);
 	close(x->opipe[1]);
@@ -781,9 +785,7 @@ static int run_start(struct run *x)
 #ifdef __linux__
 		struct guarded_spawn gs = {&ca, handover};
 
-		r = pdk_guard_start(&x->guard, x->cg, x->cg ? NULL : x->marker, x->devnull,
-				    spec->finish_fd > 2 ? spec->finish_fd : -1, x->guard_after,
-				    spawn_guarded, &gs);
+		r = run_guard_start(x, spawn_guarded, &gs);
 		x->pid = r < 0 ? r : x->guard.child;
 #endif
 	} else {
