@@ -1745,9 +1745,9 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 		fprintf(out, "device: %s (--gpu)\n", PDK_GRANT_GPU_METAL);
 	for (size_t i = 0; i < sb->n_notes; i++)
 		fprintf(out, "%s\n", sb->notes[i]);
-	put_paths(out, "missing protected path, refused at once while the run lasts where its "
-		   "directory is there (supervised calls); what the command makes there otherwise "
-		   "goes to the trash after it: ",
+	put_paths(out, "missing protected path, refused at once as a directory, symlink or rename "
+		   "target where its directory is there (supervised calls); a file the command "
+		   "makes there, or anything without the supervisor, goes to the trash after it: ",
 		  sb->trash.missing, sb->trash.n_missing);
 	put_paths(out, "git configuration, writable; put back after the run if the command set in it "
 		   "what makes git run a program: ",
