@@ -1858,18 +1858,14 @@ out:
 	return r;
 }
 
-static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req)
+/* The call req, fs (the call that makes a name it is) or a socket call (fs NULL). */
+static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req, const struct fsop *fs)
 {
 	struct call c = {.ns = ns, .req = req, .pidfd = -1, .fd = -1};
-	struct fsop op;
 	long r;
 
-	if (fs_call(req, &op)) {
-		r = do_fs(&c, &op);
-		if (c.pidfd >= 0)
-			close(c.pidfd);
-		return r;
-	}
+	if (fs)
+		return do_fs(&c, fs);
 	r = open_pidfd(req->pid);
 	if (r < 0)
 		return r;
@@ -1889,14 +1885,12 @@ static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req)
 	return r;
 }
 
-static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req)
+static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req, const struct fsop *fs)
 {
 	struct seccomp_notif_resp *resp;
 	size_t size = ns->sizes.seccomp_notif_resp > sizeof(*resp) ? ns->sizes.seccomp_notif_resp
 								    : sizeof(*resp);
-	long r = handle(ns, req);
-	struct fsop op;
-	bool fs = fs_call(req, &op);
+	long r = handle(ns, req, fs);
 
 	resp = calloc(1, size);
 	if (!resp)
@@ -1959,7 +1953,7 @@ static void *job_main(void *p)
 		ns->q_head = (ns->q_head + 1) % MAX_JOBS;
 		ns->q_len--;
 		pthread_mutex_unlock(&ns->lock);
-		answer(ns, req);
+		answer(ns, req, NULL);
 		free(req);
 		pthread_mutex_lock(&ns->lock);
 	}
@@ -2048,23 +2042,19 @@ static void *sup_main(void *p)
 			free(req); /* ENOENT: its caller died; EINTR */
 			continue;
 		}
-		/* Nothing missing to be made, or bwrap still setting up: a call that makes
-		 * a name goes on as made, on no reading of the command's memory. */
-		if (fs_call(req, &op) &&
-		    (!ns->n_missing || !__atomic_load_n(&ns->fs_armed, __ATOMIC_ACQUIRE))) {
-			answer_continue(ns, req);
-			free(req);
-			continue;
-		}
-		/* A call that makes a name is made here: a worker's turn costs more than
-		 * the call. */
 		if (fs_call(req, &op)) {
-			answer(ns, req);
+			/* Nothing missing to be made, or bwrap still setting up: it goes on as
+			 * made, on no reading of the command's memory. Else it is made here: a
+			 * worker's turn costs more than the call. */
+			if (!ns->n_missing || !__atomic_load_n(&ns->fs_armed, __ATOMIC_ACQUIRE))
+				answer_continue(ns, req);
+			else
+				answer(ns, req, &op);
 			free(req);
 			continue;
 		}
 		if (!dispatch(ns, req)) {
-			answer(ns, req);
+			answer(ns, req, NULL);
 			free(req);
 		}
 	}
