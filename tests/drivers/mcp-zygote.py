@@ -147,9 +147,20 @@ r = s.run([bad])
 ok(r[0] is None or r[0] == 126 or "Exec format error" in json.dumps(r[3]),
    "an exec that fails in the zygote's child is the command's failure", r)
 
-# Calls at once: a zygote each, none waits for another.
-ids = [s.start(sh("sleep 1; echo $PPID")) for _ in range(3)]
+# Calls at once: a zygote each, none waits for another. Each command says it runs, then
+# waits for the word that all three do: with one zygote for two calls, that word never comes.
+go = os.path.join(PROJ, "go-" + MARK)
+ids = [s.start(sh("echo $PPID > at-once-%d; while [ ! -e '%s' ]; do sleep 0.05; done; "
+                  "echo $PPID" % (k, go))) for k in range(3)]
+end = time.time() + 60
+while (not all(os.path.exists(os.path.join(PROJ, "at-once-%d" % k)) for k in range(3))
+       and time.time() < end):
+    time.sleep(0.05)
+open(go, "w").close()
 rs = [s.reply(i) for i in ids]
+for name in ["at-once-%d" % k for k in range(3)] + [os.path.basename(go)]:
+    if os.path.exists(os.path.join(PROJ, name)):
+        os.unlink(os.path.join(PROJ, name))
 pp = [(m or {}).get("result", {}).get("structuredContent", {}).get("stdout", "") for m in rs]
 ok(all(p.strip() for p in pp) and len(set(pp)) == 3, "three calls at once: three zygotes", pp)
 
