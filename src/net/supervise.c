@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
@@ -52,6 +53,9 @@
 #define __NR_landlock_create_ruleset 444
 #define __NR_landlock_add_rule 445
 #define __NR_landlock_restrict_self 446
+#endif
+#ifndef PROC_SUPER_MAGIC
+#define PROC_SUPER_MAGIC 0x9fa0
 #endif
 #ifndef SO_PROTOCOL
 #define SO_PROTOCOL 38
@@ -1464,15 +1468,15 @@ static long do_sendmmsg(struct call *c)
 
 /* ---- calls that make a name ---- */
 
-enum fs_kind { FS_MKDIR, FS_MKNOD, FS_SYMLINK, FS_RENAME };
+enum fs_kind { FS_MKDIR, FS_MKNOD, FS_SYMLINK, FS_RENAME, FS_OPEN, FS_LINK };
 
 /* A call that makes a name: where (at, path: a dirfd and the address of the path in the
- * command), from where for rename, and the rest of its arguments. */
+ * command), from where for rename and link, and the rest of its arguments. */
 struct fsop {
 	enum fs_kind kind;
 	int from_at, at;
 	uint64_t from, path, target;
-	uint64_t flags; /* renameat2's */
+	uint64_t flags; /* renameat2's, open's, linkat's */
 	mode_t mode;
 	dev_t dev;
 };
@@ -1512,6 +1516,25 @@ static bool fs_call(const struct seccomp_notif *req, struct fsop *op)
 		break;
 	case __NR_renameat2:
 		*op = OP(FS_RENAME, (int)a[0], (int)a[2], a[1], a[3], 0, a[4], 0, 0);
+		break;
+#ifdef __NR_open
+	case __NR_open:
+		*op = OP(FS_OPEN, 0, AT_FDCWD, 0, a[0], 0, (unsigned)a[1], a[2], 0);
+		break;
+#endif
+	case __NR_openat:
+		*op = OP(FS_OPEN, 0, (int)a[0], 0, a[1], 0, (unsigned)a[2], a[3], 0);
+		break;
+#ifdef __NR_creat
+	case __NR_creat:
+		*op = OP(FS_OPEN, 0, AT_FDCWD, 0, a[0], 0, O_CREAT | O_WRONLY | O_TRUNC, a[1], 0);
+		break;
+#endif
+#ifdef __NR_link
+	case __NR_link: *op = OP(FS_LINK, AT_FDCWD, AT_FDCWD, a[0], a[1], 0, 0, 0, 0); break;
+#endif
+	case __NR_linkat:
+		*op = OP(FS_LINK, (int)a[0], (int)a[2], a[1], a[3], 0, (unsigned)a[4], 0, 0);
 		break;
 	default: return false;
 	}
@@ -1561,25 +1584,211 @@ static int base_of(pid_t tid, int at, char *base)
 	return n && base[0] == '/' ? 0 : -ENOTDIR;
 }
 
+/* Is fd, on the device dev, in a /proc? The answer for the last few devices is kept
+ * (a call that makes a name looks at each directory it makes one in). */
+static bool on_procfs(int fd, dev_t dev)
+{
+	static __thread struct {
+		dev_t dev;
+		bool proc, known;
+	} seen[8];
+	static __thread unsigned next;
+	struct statfs sf;
+	bool proc;
+
+	for (unsigned i = 0; i < PDK_ARRAY_SIZE(seen) && seen[i].known; i++)
+		if (seen[i].dev == dev)
+			return seen[i].proc;
+	if (fstatfs(fd, &sf) < 0)
+		return false;
+	proc = sf.f_type == PROC_SUPER_MAGIC;
+	seen[next].dev = dev;
+	seen[next].proc = proc;
+	seen[next].known = true;
+	next = (next + 1) % PDK_ARRAY_SIZE(seen);
+	return proc;
+}
+
+static bool fd_on_procfs(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && on_procfs(fd, st.st_dev);
+}
+
+/* The last number on the line that starts with key in /proc/tid/status. */
+static long status_last(const char *status, const char *key)
+{
+	const char *at = strstr(status, key);
+	long v = -1;
+
+	if (!at)
+		return -1;
+	for (at += strlen(key); *at && *at != '\n';) {
+		char *end;
+		long n = strtol(at, &end, 10);
+
+		if (end == at)
+			break;
+		v = n;
+		at = end;
+	}
+	return v;
+}
+
+/* What /proc's "self" (or "thread-self") names for the thread tid in its own /proc: its
+ * process's number there, and its thread's after "/task/". */
+static int self_in_ns(pid_t tid, bool thread, char *buf, size_t size)
+{
+	char proc[64], status[4096];
+	long pid, t;
+	ssize_t n;
+	int fd;
+
+	snprintf(proc, sizeof(proc), "/proc/%d/status", (int)tid);
+	if ((fd = open(proc, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, status, sizeof(status) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	status[n] = '\0';
+	pid = status_last(status, "\nNStgid:");
+	t = status_last(status, "\nNSpid:");
+	if (pid <= 0 || t <= 0)
+		return -ESRCH;
+	if (thread)
+		snprintf(buf, size, "%ld/task/%ld", pid, t);
+	else
+		snprintf(buf, size, "%ld", pid);
+	return 0;
+}
+
+/* Put head before what is left of buf from off on: the path to go on with. */
+static int put_before(char *buf, size_t size, size_t off, const char *head)
+{
+	char rest[2 * PATH_MAX + 2];
+
+	snprintf(rest, sizeof(rest), "%s", buf + off);
+	return snprintf(buf, size, "%s%s%s", head, rest[0] && rest[0] != '/' ? "/" : "", rest) <
+			       (int)size
+		       ? 0
+		       : -ENAMETOOLONG;
+}
+
+/*
+ * The directory path (absolute, in the command's view) names, reached as the command
+ * reaches it from root: a part at a time, symbolic links followed (40 at most, an
+ * absolute one from root), ".." never above root, no magic link (a descriptor's, a
+ * working directory's) on the way, and /proc's "self" and "thread-self" as the command's
+ * own. openat2() does all that in one call but reads "self" as paddock: this is for a
+ * path through /proc.
+ */
+static int walk(int root, const char *path, pid_t tid, int *ret)
+{
+	char buf[2 * PATH_MAX + 2], name[NAME_MAX + 1], link[PATH_MAX];
+	struct stat rst, st;
+	int cur, next, links = 0, r = 0;
+	size_t off = 0;
+
+	if (fstat(root, &rst) < 0)
+		return -errno;
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	if ((cur = fcntl(root, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -errno;
+	for (;;) {
+		const char *p = buf + off;
+		size_t n;
+		ssize_t l;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		if ((n = strcspn(p, "/")) > NAME_MAX) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		off = (size_t)(p - buf) + n;
+		if (!strcmp(name, "."))
+			continue;
+		if (!strcmp(name, "..") && fstat(cur, &st) == 0 && st.st_dev == rst.st_dev &&
+		    st.st_ino == rst.st_ino)
+			continue;
+		if ((!strcmp(name, "self") || !strcmp(name, "thread-self")) && fd_on_procfs(cur)) {
+			if ((r = self_in_ns(tid, name[0] == 't', link, sizeof(link))) < 0 ||
+			    (r = put_before(buf, sizeof(buf), off, link)) < 0)
+				break;
+			off = 0;
+			continue;
+		}
+		if ((next = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+		    fstat(next, &st) < 0) {
+			r = -errno;
+			if (next >= 0)
+				close(next);
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			l = ++links > 40 || fd_on_procfs(cur)
+				    ? -1
+				    : readlinkat(next, "", link, sizeof(link) - 1);
+			close(next);
+			if (l <= 0) {
+				r = links > 40 || l == -1 ? -ELOOP : -ENOENT;
+				break;
+			}
+			link[l] = '\0';
+			if ((r = put_before(buf, sizeof(buf), off, link)) < 0)
+				break;
+			off = 0;
+			if (link[0] == '/') {
+				close(cur);
+				if ((cur = fcntl(root, F_DUPFD_CLOEXEC, 3)) < 0)
+					return -errno;
+			}
+			continue;
+		}
+		close(cur);
+		cur = next;
+		if (!S_ISDIR(st.st_mode)) {
+			r = -ENOTDIR;
+			break;
+		}
+	}
+	if (r < 0) {
+		close(cur);
+		return r;
+	}
+	*ret = cur;
+	return 0;
+}
+
 /* Where a call makes a name: the directory (an O_PATH descriptor of it, reached as the
- * command would from its root, with its path) and the last name in it. */
+ * command would from its root, with its path) and the last name in it; or, for a file
+ * reached through /proc (a descriptor of the command's), paddock's own link to it (via,
+ * with dir AT_FDCWD). */
 struct place {
-	int dir;
+	int dir, via;
 	struct stat st;
 	bool slash; /* the path ended in '/' */
 	char name[NAME_MAX + 1];
 	char path[2 * PATH_MAX + 2];
 };
 
-static int place_of(int root, const char *base, const char *path, struct place *pl)
+static int place_of(int root, pid_t tid, const char *base, const char *path, struct place *pl)
 {
 	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
 	char *full = pl->path, *slash;
 	size_t len;
 	long fd;
+	int r;
 
-	pl->dir = -1;
+	pl->dir = pl->via = -1;
 	if (!path[0])
 		return -ENOENT;
 	if (path[0] == '/')
@@ -1604,17 +1813,59 @@ static int place_of(int root, const char *base, const char *path, struct place *
 			*slash = '\0';
 	}
 	fd = syscall(__NR_openat2, root, full, &how, sizeof(how));
-	if (fd < 0)
+	if (fd < 0 && errno != ENOENT)
 		return errno == EXDEV ? -ELOOP : -errno;
+	if (fd >= 0 && fstat((int)fd, &pl->st) < 0) {
+		r = -errno;
+		close((int)fd);
+		return r;
+	}
+	/* In /proc, or missing where "self" was paddock's (outside the command's /proc):
+	 * walked again as the command. */
+	if (fd < 0 || on_procfs((int)fd, pl->st.st_dev)) {
+		int dir;
+
+		if (fd >= 0)
+			close((int)fd);
+		if ((r = walk(root, full, tid, &dir)) < 0)
+			return r;
+		fd = dir;
+		if (fstat((int)fd, &pl->st) < 0) {
+			r = -errno;
+			close((int)fd);
+			return r;
+		}
+	}
 	pl->dir = (int)fd;
-	return fstat(pl->dir, &pl->st) < 0 ? -errno : 0;
+	return 0;
+}
+
+/* The name at pl, when it is a link of /proc's to a file the command holds (its
+ * /proc/self/fd/N): that file, as paddock's own link to it in pl. 1 when it was. */
+static int through_proc(struct place *pl)
+{
+	struct stat st;
+	int fd;
+
+	if (pl->dir < 0 || !on_procfs(pl->dir, pl->st.st_dev) ||
+	    fstatat(pl->dir, pl->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	if ((fd = openat(pl->dir, pl->name, O_PATH | O_CLOEXEC)) < 0)
+		return -errno;
+	close(pl->dir);
+	pl->dir = AT_FDCWD;
+	pl->via = fd;
+	snprintf(pl->name, sizeof(pl->name), "/proc/self/fd/%d", fd);
+	return 1;
 }
 
 static void place_close(struct place *pl)
 {
 	if (pl->dir >= 0)
 		close(pl->dir);
-	pl->dir = -1;
+	if (pl->via >= 0)
+		close(pl->via);
+	pl->dir = pl->via = -1;
 }
 
 /* The missing protected path a name at pl would make, or NULL. */
@@ -1663,19 +1914,32 @@ static bool is_git(const struct pdk_netsup *ns, pid_t tid)
 	return false;
 }
 
-/* The command's umask (its files are made with it), 022 if it cannot be read. */
+/* The command's umask (its files are made with it), 022 if it cannot be read. The status
+ * file of the last thread asked about stays open: a build makes its files from a few. */
+static __thread int status_fd = -1;
+static __thread pid_t status_of;
+
 static mode_t umask_of(pid_t tid)
 {
+	int fd = status_fd;
+	pid_t of = status_of;
 	char proc[64], buf[1024];
 	const char *at;
-	int fd;
-	ssize_t n;
+	ssize_t n = -1;
 
-	snprintf(proc, sizeof(proc), "/proc/%d/status", (int)tid);
-	if ((fd = open(proc, O_RDONLY | O_CLOEXEC)) < 0)
-		return 022;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	/* A thread gone reads as ESRCH, even when its number went to another. */
+	if (fd >= 0 && of == tid)
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(proc, sizeof(proc), "/proc/%d/status", (int)tid);
+		status_fd = fd = open(proc, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return 022;
+		status_of = tid;
+		n = read(fd, buf, sizeof(buf) - 1);
+	}
 	if (n <= 0)
 		return 022;
 	buf[n] = '\0';
@@ -1695,6 +1959,7 @@ struct act {
 	mode_t umask;
 	struct place *from, *to;
 	const char *target; /* symlink's */
+	int flags;          /* open's or linkat's, as made */
 	long r;
 };
 
@@ -1712,6 +1977,10 @@ static long act_do(struct act *a)
 	case FS_RENAME:
 		r = syscall(SYS_renameat2, a->from->dir, a->from->name, a->to->dir, a->to->name,
 			    (unsigned)op->flags);
+		break;
+	case FS_OPEN: r = openat(a->to->dir, a->to->name, a->flags, op->mode); break;
+	case FS_LINK:
+		r = linkat(a->from->dir, a->from->name, a->to->dir, a->to->name, a->flags);
 		break;
 	}
 	return r < 0 ? -errno : r;
@@ -1750,9 +2019,14 @@ static void *actor_main(void *p)
 	return NULL;
 }
 
-static void actor_end(void)
+/* The end of a thread that made calls for the command: its actor, its status file. */
+static void fs_end(void)
 {
 	struct actor *ac = my_actor;
+
+	if (status_fd >= 0)
+		close(status_fd);
+	status_fd = -1;
 
 	if (!ac)
 		return;
@@ -1813,13 +2087,69 @@ static long refuse(struct call *c)
 	return -EPERM;
 }
 
+/* An open that would block until a peer comes (a fifo's): made by a worker, which may
+ * wait, not by the loop. */
+#define TO_WORKER LONG_MIN
+/* This thread may wait in a call it makes (a worker's). */
+static __thread bool may_block;
+
+/* Where an open that may create reaches: the place at to, after the symbolic links
+ * there (the kernel would follow them), as the command sees it; so a link the
+ * command made to a missing protected name makes nothing there. 1: a file the command
+ * holds, reached through /proc (to->via). */
+static long open_place(struct call *c, int root, const struct fsop *op, struct place *to,
+		       struct stat *st)
+{
+	char target[PATH_MAX], base[sizeof(to->path)];
+	long r;
+
+	for (int hops = 0;; hops++) {
+		if (held_missing(c->ns, to) && !is_git(c->ns, c->req->pid))
+			return refuse(c);
+		if (fstatat(to->dir, to->name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT)
+				return -errno;
+			/* "name/" names a directory, which open does not make. */
+			return to->slash ? -EISDIR : 0;
+		}
+		if (to->slash)
+			return S_ISDIR(st->st_mode) ? -EISDIR : -ENOTDIR;
+		if (!S_ISLNK(st->st_mode) || (op->flags & (O_NOFOLLOW | O_EXCL)))
+			break;
+		if ((r = through_proc(to)) != 0) {
+			if (r < 0 || fstat(to->via, st) < 0)
+				return r < 0 ? r : -errno;
+			break;
+		}
+		if (hops == 40)
+			return -ELOOP;
+		if ((r = readlinkat(to->dir, to->name, target, sizeof(target) - 1)) < 0)
+			return -errno;
+		target[r] = '\0';
+		snprintf(base, sizeof(base), "%s", to->path);
+		place_close(to);
+		if ((r = place_of(root, c->req->pid, base, target, to)) < 0)
+			return r;
+	}
+	/* A fifo's open waits for its peer; /dev/tty is the opener's terminal, and the
+	 * command, in a session of its own, has none. */
+	if (S_ISFIFO(st->st_mode) && (op->flags & O_ACCMODE) != O_RDWR &&
+	    !(op->flags & O_NONBLOCK) && !may_block)
+		return TO_WORKER;
+	if (S_ISCHR(st->st_mode) && st->st_rdev == makedev(5, 0))
+		return -ENXIO;
+	return to->via >= 0;
+}
+
 static long do_fs(struct call *c, const struct fsop *op)
 {
 	pid_t tid = c->req->pid;
 	char base[PATH_MAX], path[PATH_MAX], from[PATH_MAX], target[PATH_MAX];
-	struct place to = {.dir = -1}, src = {.dir = -1};
+	struct place to = {.dir = -1, .via = -1}, src = {.dir = -1, .via = -1};
 	struct act a = {.op = op, .to = &to, .from = &src, .target = target};
-	_cleanup_close_ int root = -1;
+	bool two = op->kind == FS_RENAME || op->kind == FS_LINK;
+	_cleanup_close_ int root = -1, pidfd = -1;
+	struct stat st;
 	char proc[64];
 	long r;
 
@@ -1827,22 +2157,49 @@ static long do_fs(struct call *c, const struct fsop *op)
 		return r;
 	if (op->kind == FS_SYMLINK && (r = peek_str(tid, op->target, target, sizeof(target))) < 0)
 		return r;
-	if (op->kind == FS_RENAME && (r = peek_str(tid, op->from, from, sizeof(from))) < 0)
+	if (two && (r = peek_str(tid, op->from, from, sizeof(from))) < 0)
 		return r;
 	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)tid);
 	if ((root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
 	if ((path[0] != '/' && (r = base_of(tid, op->at, base)) < 0) ||
-	    (r = place_of(root, base, path, &to)) < 0)
+	    (r = place_of(root, tid, base, path, &to)) < 0)
 		goto out;
+	if (op->kind == FS_OPEN) {
+		if ((r = open_place(c, root, op, &to, &st)) < 0)
+			goto out;
+		/* The links are followed above: one swapped in since fails. */
+		a.flags = (int)(op->flags | O_NOCTTY | O_CLOEXEC | (r ? 0 : O_NOFOLLOW));
+		r = act(c, &a);
+		goto out;
+	}
 	if (held_missing(c->ns, &to) && !is_git(c->ns, tid)) {
 		r = refuse(c);
 		goto out;
 	}
-	if (op->kind == FS_RENAME &&
-	    ((from[0] != '/' && (r = base_of(tid, op->from_at, base)) < 0) ||
-	     (r = place_of(root, base, from, &src)) < 0))
+	if (op->kind == FS_LINK && (op->flags & AT_EMPTY_PATH) && !from[0]) {
+		/* The command's descriptor itself (an O_TMPFILE file given a name): linked
+		 * through this process's link to it. */
+		if ((pidfd = open_pidfd(tid)) < 0) {
+			r = pidfd;
+			goto out;
+		}
+		c->pidfd = pidfd;
+		if ((r = grab(c, op->from_at, &src.via)) < 0)
+			goto out;
+		snprintf(src.name, sizeof(src.name), "/proc/self/fd/%d", src.via);
+		src.dir = AT_FDCWD;
+		a.flags = AT_SYMLINK_FOLLOW;
+	} else if (two && ((from[0] != '/' && (r = base_of(tid, op->from_at, base)) < 0) ||
+			   (r = place_of(root, tid, base, from, &src)) < 0)) {
 		goto out;
+	} else {
+		a.flags = (int)(op->flags & AT_SYMLINK_FOLLOW);
+		/* A file the command holds, named through /proc (an O_TMPFILE's). */
+		if (op->kind == FS_LINK && (a.flags & AT_SYMLINK_FOLLOW) &&
+		    (r = through_proc(&src)) < 0)
+			goto out;
+	}
 	/* An exchange makes the name at from too. */
 	if (op->kind == FS_RENAME && (op->flags & RENAME_EXCHANGE) && held_missing(c->ns, &src) &&
 	    !is_git(c->ns, tid)) {
@@ -1885,21 +2242,40 @@ static long handle(struct pdk_netsup *ns, const struct seccomp_notif *req, const
 	return r;
 }
 
-static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req, const struct fsop *fs)
+/* The file an open made on the command's behalf, put in its descriptor table as the
+ * call's result. true: that answered the call; false: *r is the answer to send. */
+static bool hand_fd(struct pdk_netsup *ns, const struct seccomp_notif *req,
+		    const struct fsop *fs, long *r)
+{
+	struct seccomp_notif_addfd add = {.id = req->id,
+					  .flags = SECCOMP_ADDFD_FLAG_SEND,
+					  .srcfd = (uint32_t)*r,
+					  .newfd_flags = (uint32_t)(fs->flags & O_CLOEXEC)};
+	long n = ioctl(ns->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+
+	/* Before 5.14 the descriptor is added, then the answer sent. */
+	if (n < 0 && errno == EINVAL) {
+		add.flags = 0;
+		n = ioctl(ns->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+	}
+	close((int)*r);
+	*r = n < 0 ? -errno : n;
+	return n >= 0 && add.flags;
+}
+
+/* Answer req; false when it is a worker's to make (an open that may wait). */
+static bool answer(struct pdk_netsup *ns, const struct seccomp_notif *req, const struct fsop *fs)
 {
 	struct seccomp_notif_resp *resp;
 	size_t size = ns->sizes.seccomp_notif_resp > sizeof(*resp) ? ns->sizes.seccomp_notif_resp
 								    : sizeof(*resp);
 	long r = handle(ns, req, fs);
+	bool sent = false;
 
-	resp = calloc(1, size);
-	if (!resp)
-		return; /* the call waits until the run ends; it is killed then */
-	resp->id = req->id;
-	if (r < 0)
-		resp->error = (int32_t)r;
-	else
-		resp->val = r;
+	if (r == TO_WORKER)
+		return false;
+	if (fs && fs->kind == FS_OPEN && r >= 0)
+		sent = hand_fd(ns, req, fs, &r);
 	pthread_mutex_lock(&ns->lock);
 	/* A call that makes a name and fails as the kernel fails it was performed; its
 	 * refusals are counted by refuse(). */
@@ -1910,9 +2286,17 @@ static void answer(struct pdk_netsup *ns, const struct seccomp_notif *req, const
 	else
 		ns->performed++;
 	pthread_mutex_unlock(&ns->lock);
+	if (sent || !(resp = calloc(1, size)))
+		return true; /* unsent: the call waits until the run ends; it is killed then */
+	resp->id = req->id;
+	if (r < 0)
+		resp->error = (int32_t)r;
+	else
+		resp->val = r;
 	/* ENOENT: the caller died meanwhile. */
 	(void)ioctl(ns->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
 	free(resp);
+	return true;
 }
 
 static void answer_continue(struct pdk_netsup *ns, const struct seccomp_notif *req)
@@ -1930,6 +2314,9 @@ static void answer_continue(struct pdk_netsup *ns, const struct seccomp_notif *r
 static void *job_main(void *p)
 {
 	struct pdk_netsup *ns = p;
+	struct fsop op;
+
+	may_block = true;
 
 	pthread_mutex_lock(&ns->lock);
 	for (;;) {
@@ -1953,7 +2340,7 @@ static void *job_main(void *p)
 		ns->q_head = (ns->q_head + 1) % MAX_JOBS;
 		ns->q_len--;
 		pthread_mutex_unlock(&ns->lock);
-		answer(ns, req, NULL);
+		answer(ns, req, fs_call(req, &op) ? &op : NULL);
 		free(req);
 		pthread_mutex_lock(&ns->lock);
 	}
@@ -1961,7 +2348,7 @@ out:
 	if (--ns->jobs == 0)
 		pthread_cond_broadcast(&ns->idle);
 	pthread_mutex_unlock(&ns->lock);
-	actor_end();
+	fs_end();
 	return NULL;
 }
 
@@ -2048,8 +2435,14 @@ static void *sup_main(void *p)
 			 * worker's turn costs more than the call. */
 			if (!ns->n_missing || !__atomic_load_n(&ns->fs_armed, __ATOMIC_ACQUIRE))
 				answer_continue(ns, req);
-			else
+			else if (!answer(ns, req, &op)) {
+				if (dispatch(ns, req))
+					continue; /* the worker frees it */
+				/* No worker to take it: made here, waiting. */
+				may_block = true;
 				answer(ns, req, &op);
+				may_block = false;
+			}
 			free(req);
 			continue;
 		}
@@ -2058,7 +2451,7 @@ static void *sup_main(void *p)
 			free(req);
 		}
 	}
-	actor_end();
+	fs_end();
 	return NULL;
 }
 

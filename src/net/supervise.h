@@ -34,8 +34,8 @@ int pdk_netsup_allow_unix(struct pdk_netsup *ns, const char *const *paths, const
 int pdk_netsup_allow_bind(struct pdk_netsup *ns, const char *const *roots, size_t n);
 /* Parent, before the fork: of the protected paths (absolute, real), those inside roots
  * that are missing while their directory is there may not be made while the run lasts:
- * a call that would make one as a directory, node or symlink, or by rename onto it,
- * fails with EPERM; the others are performed on the command's behalf, in its view of
+ * a call that would make one (a directory, node, symlink or file, a rename or a link onto
+ * it) fails with EPERM; the others are performed on the command's behalf, in its view of
  * the tree, under ruleset (the command's Landlock ruleset; -1: none). 0 or -errno. */
 int pdk_netsup_hold_missing(struct pdk_netsup *ns, const char *const *paths, size_t n,
 			    const char *const *roots, size_t n_roots, int ruleset);

@@ -16,7 +16,9 @@ SHELL_TESTS += tests/shell/confine.sh tests/shell/limits.sh tests/shell/protect.
 	tests/shell/git-hooks.sh tests/shell/protect-ro.sh tests/shell/git-hookspath.sh
 SHELL_TESTS += tests/shell/caches.sh tests/shell/writable-new.sh
 SHELL_TESTS += tests/shell/no-window.sh
+SHELL_TESTS += tests/shell/open-behalf.sh
 EXTRA_DIST += tests/shell/no-window.sh
+EXTRA_DIST += tests/shell/open-behalf.sh
 SHELL_TESTS += tests/shell/secrets.sh
 SHELL_TESTS += tests/shell/net.sh
 SHELL_TESTS += tests/shell/pkg.sh tests/shell/audit.sh

@@ -166,13 +166,14 @@ for u in $users; do
 			grep -q 'allow-agent-config' "$T/err"
 	done
 done
-# A protected path that is missing cannot be made while the run lasts as a directory, a symlink
-# or by a rename onto it, and the attempt fails at once; a file made there by open() or a hard
-# link (not trapped: each file a build makes would cost a round trip) is undone after the run.
-# The ordinary names beside them are made, and each grant lets its own kind be made.
+# A protected path that is missing cannot be made while the run lasts, by any call: a directory,
+# a symlink, a rename onto it, a file by open() (directly, and through a symlink the command made
+# to the name first) or a hard link; the attempt fails at once. The ordinary names beside them
+# are made, and each grant lets its own kind be made.
 # Its errors go to $READY.err too, there before $READY is, for the test to read mid-run.
 miss_attack='exec 3>&2 2>"$READY.err"
 mkdir .claude; mkdir .git/hooks; echo "{}" > .mcp.json; ln -s a .envrc; ln a .aider.conf.yml
+ln -s .envrc via; echo x > via
 mkdir d.tmp && mv d.tmp .vscode; echo x > f.tmp && mv f.tmp .profile
 mkdir -p made/sub && echo ok > made/sub/f && mv made/sub/f made/g && ln -s g made/l && ln made/g made/h
 cat "$READY.err" >&3; : > "$READY"; read x < "$GO"; exit 3'
@@ -180,7 +181,7 @@ cat "$READY.err" >&3; : > "$READY"; read x < "$GO"; exit 3'
 none_made() {
 	d=$1
 	shift
-	[ $# -gt 0 ] || set -- .claude .git/hooks .envrc .vscode .profile
+	[ $# -gt 0 ] || set -- .claude .git/hooks .mcp.json .envrc .aider.conf.yml .vscode .profile
 	for name in "$@"; do
 		[ -e "$d/$name" ] || [ -L "$d/$name" ] && return 1
 	done
@@ -203,15 +204,14 @@ for u in $users; do
 			check "$u, $b, mid-run: no missing protected path was made, by any call" \
 				none_made "$R"
 			check "$u, $b, mid-run: ... each attempt failed at once with EPERM" \
-				test "$(grep -c 'Operation not permitted' "$READY.err")" -ge 5
+				test "$(grep -c 'Operation not permitted' "$READY.err")" -ge 8
 			check "$u, $b, mid-run: the ordinary names beside them are made" twins_made "$R"
 		else
 			check "$u, $b, missing paths: the command got to its wait" false
 		fi
 		release miss
 		wait "$pid"
-		check "$u, $b, missing paths: after the run nothing is there, what open or link made undone" \
-			none_made "$R" .claude .git/hooks .mcp.json .envrc .aider.conf.yml .vscode .profile
+		check "$u, $b, missing paths: after the run nothing is there either" none_made "$R"
 		check "$u, $b, missing paths: the refusal names --allow-agent-config" \
 			grep -q 'allow-agent-config' "$T/out-miss"
 		check "$u, $b, missing paths: ... and --allow-git-hooks" \
