@@ -24,7 +24,8 @@ int main(int argc, char **argv)
 {
 	static const char *const names[PDK_SECCOMP_NET_MODES] = {
 	    "net_off",		"net_full",	       "net_private",	 "net_supervised",
-	    "net_full_unix", "net_private_unix", "net_supervised_unix", "connect_notify"};
+	    "net_full_unix", "net_private_unix", "net_supervised_unix", "connect_notify",
+	    "net_supervised_unix_hold", "connect_notify_hold"};
 	const struct scmp_version *v = seccomp_version();
 	struct pdk_bpf prog[PDK_SECCOMP_NET_MODES] = {{0}};
 	FILE *out = stdout;

@@ -138,6 +138,9 @@ struct ll_state {
 	char **holds;
 	bool *ro;
 	size_t n_holds;
+	/* No mount namespace can be made: the supervisor holds them instead (the _HOLD
+	 * programs send it the calls that write or remove a name). */
+	bool hold_sup;
 	/* Secrets inside a root (borrowed from the policy): the blank, or the blank directory
 	 * (is_dir), bound over each in the run's mount namespace, read-only with blank_flags. */
 	const char **inside;
@@ -573,11 +576,16 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 	st->n_roots = policy->n_roots;
 	st->protect = policy->protect;
 	st->n_protect = policy->n_protect;
-	r = pdk_seccomp_compile(seccomp_net(st), &st->bpf);
+	st->hold_sup = st->supervised && st->n_holds && !mount_ns_possible();
+	r = pdk_seccomp_compile(st->hold_sup ? pdk_seccomp_with_hold(seccomp_net(st))
+					     : seccomp_net(st),
+				&st->bpf);
 	if (r < 0)
 		return r;
 	if (st->network && st->supervised &&
-	    (r = pdk_seccomp_compile(PDK_SECCOMP_UNIX_NOTIFY, &st->connect_bpf)) < 0)
+	    (r = pdk_seccomp_compile(st->hold_sup ? PDK_SECCOMP_UNIX_NOTIFY_HOLD
+						  : PDK_SECCOMP_UNIX_NOTIFY,
+				     &st->connect_bpf)) < 0)
 		return r;
 	*ret_state = steal_pointer(&st);
 	return 0;
@@ -809,6 +817,17 @@ static int landlock_before_fork(void *p)
 	    (r = pdk_netsup_hold_missing(st->sup, st->protect, st->n_protect, st->roots,
 					 st->n_roots, st->ruleset_fd)) < 0)
 		return r;
+	if (st->hold_sup) {
+		_cleanup_free_ bool *pin = calloc(st->n_holds + 1, sizeof(*pin));
+
+		if (!pin)
+			return -ENOMEM;
+		for (size_t i = 0; i < st->n_holds; i++)
+			pin[i] = !st->ro[i];
+		if ((r = pdk_netsup_hold_existing(st->sup, (const char *const *)st->holds, pin,
+						  st->n_holds, st->ruleset_fd)) < 0)
+			return r;
+	}
 	return 1;
 }
 
@@ -869,16 +888,19 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 			st->rules[i].path);
 	}
 	for (size_t i = 0; i < st->n_holds; i++)
-		fprintf(out, "landlock: %s, by a bind in the run's mount namespace: %s\n",
+		fprintf(out, "landlock: %s, %s: %s\n",
 			st->ro[i] ? "held read-only for the whole run"
 				  : "pinned (cannot be renamed or removed)",
+			st->hold_sup ? "by the supervisor (no mount namespace can be made here)"
+				     : "by a bind in the run's mount namespace",
 			st->holds[i]);
 	if (st->protect_unenforced)
 		fprintf(out, "landlock: protected paths: Landlock cannot take rights back below "
 			     "a writable root, so those that exist are held by read-only binds in "
 			     "the run's mount namespace where one can be made (as /dev/shm below), "
-			     "and are vetted after the run where none can; missing ones and git's "
-			     "configuration are vetted after the run\n");
+			     "and by the supervisor, which refuses the calls that write or remove "
+			     "them, where none can; missing ones are refused by the supervisor when "
+			     "made; all are vetted after the run\n");
 	if (st->attr.handled_access_net)
 		fprintf(out, "landlock: TCP bind and connect denied (no rule)%s\n",
 			st->supervised ? " to the command itself: the supervisor makes them" : "");

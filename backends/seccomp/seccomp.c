@@ -50,6 +50,7 @@ enum when {
 	UNIX_NOTIFY_ONLY, /* the UNIX_NOTIFY program */
 	NO_LISTENER,    /* wherever a supervisor listens */
 	CREATE_NOTIFY,  /* calls that make a name, wherever a supervisor listens */
+	HOLD_NOTIFY,    /* calls that write or remove a name, in the _HOLD programs */
 };
 
 struct rule {
@@ -84,6 +85,13 @@ struct rule {
 	{                                                                                          \
 		.syscall = name, .when = CREATE_NOTIFY, .notify = true,                            \
 		.why = "a missing protected path refused, others made on its behalf"               \
+	}
+/* A call that writes or removes a name: refused on a held protected path. */
+#define HOLD_WHY "refused on a held protected path, else made on its behalf"
+#define HOLDS(name, flag)                                                                          \
+	{                                                                                          \
+		.syscall = name, .when = HOLD_NOTIFY, .notify = true, .n_args = 1, .arg = {flag},  \
+		.why = HOLD_WHY                                                                    \
 	}
 #define CLONE_NS(f)                                                                                \
 	{                                                                                          \
@@ -310,6 +318,19 @@ static const struct rule rules[] = {
     MAKES("creat"),
     MAKES("link"),
     MAKES("linkat"),
+    /* With no mount namespace to hold the existing protected paths read-only in (a
+     * container without user namespaces), the calls that write or remove a name go to
+     * the supervisor too: an open to write or truncate, truncate(), unlink() and rmdir(). */
+    HOLDS("open", FLAG_AT(1, O_WRONLY)),
+    HOLDS("open", FLAG_AT(1, O_RDWR)),
+    HOLDS("open", FLAG_AT(1, O_TRUNC)),
+    HOLDS("openat", FLAG_AT(2, O_WRONLY)),
+    HOLDS("openat", FLAG_AT(2, O_RDWR)),
+    HOLDS("openat", FLAG_AT(2, O_TRUNC)),
+    {.syscall = "truncate", .when = HOLD_NOTIFY, .notify = true, .why = HOLD_WHY},
+    {.syscall = "unlink", .when = HOLD_NOTIFY, .notify = true, .why = HOLD_WHY},
+    {.syscall = "unlinkat", .when = HOLD_NOTIFY, .notify = true, .why = HOLD_WHY},
+    {.syscall = "rmdir", .when = HOLD_NOTIFY, .notify = true, .why = HOLD_WHY},
     /* Its flags are behind a pointer, out of this filter's sight; callers fall back to
      * openat() on ENOSYS, as on a kernel before 5.6. */
     {.syscall = "openat2", .err = ENOSYS, .when = CREATE_NOTIFY, .nr = 437,
@@ -339,6 +360,26 @@ static int resolve(const struct rule *rl)
 	return nr < 0 ? -ENOSYS : nr;
 }
 
+enum pdk_seccomp_net pdk_seccomp_with_hold(enum pdk_seccomp_net net)
+{
+	switch (net) {
+	case PDK_SECCOMP_NET_SUPERVISED_UNIX: return PDK_SECCOMP_NET_SUPERVISED_UNIX_HOLD;
+	case PDK_SECCOMP_UNIX_NOTIFY: return PDK_SECCOMP_UNIX_NOTIFY_HOLD;
+	default: return net;
+	}
+}
+
+/* The mode without its hold, and whether it has one. */
+static enum pdk_seccomp_net unhold(enum pdk_seccomp_net net, bool *hold)
+{
+	*hold = true;
+	switch (net) {
+	case PDK_SECCOMP_NET_SUPERVISED_UNIX_HOLD: return PDK_SECCOMP_NET_SUPERVISED_UNIX;
+	case PDK_SECCOMP_UNIX_NOTIFY_HOLD: return PDK_SECCOMP_UNIX_NOTIFY;
+	default: *hold = false; return net;
+	}
+}
+
 enum pdk_seccomp_net pdk_seccomp_with_unix(enum pdk_seccomp_net net)
 {
 	switch (net) {
@@ -363,8 +404,11 @@ static enum pdk_seccomp_net base(enum pdk_seccomp_net net, bool *unix_ok)
 
 static bool applies(const struct rule *r, enum pdk_seccomp_net net)
 {
-	bool unix_ok;
+	bool unix_ok, hold;
 
+	net = unhold(net, &hold);
+	if (r->when == HOLD_NOTIFY)
+		return hold;
 	/* The stacked program holds its own rules and no other. */
 	if (net == PDK_SECCOMP_UNIX_NOTIFY)
 		return r->when == UNIX_NOTIFY_ONLY || r->when == NO_LISTENER ||
@@ -646,7 +690,8 @@ int pdk_seccomp_describe(enum pdk_seccomp_net net, FILE *out)
 	else if (net == PDK_SECCOMP_NET_PRIVATE || net == PDK_SECCOMP_NET_PRIVATE_UNIX)
 		fprintf(out, "seccomp: network off in a private network namespace: IPv4 and IPv6 "
 			     "sockets reach its loopback only\n");
-	else if (net == PDK_SECCOMP_NET_SUPERVISED || net == PDK_SECCOMP_NET_SUPERVISED_UNIX)
+	else if (net == PDK_SECCOMP_NET_SUPERVISED || net == PDK_SECCOMP_NET_SUPERVISED_UNIX ||
+		 net == PDK_SECCOMP_NET_SUPERVISED_UNIX_HOLD)
 		fprintf(out, "seccomp: network off, supervised: paddock performs the calls above "
 			     "on the command's socket with its own copy of the address; loopback "
 			     "reaches the run's own servers only\n");

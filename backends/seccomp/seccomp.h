@@ -28,6 +28,11 @@ enum pdk_seccomp_net {
 	 * listener of the command's own), stacked on FULL_UNIX or PRIVATE_UNIX
 	 * so that the supervisor sees every call that names a unix address. */
 	PDK_SECCOMP_UNIX_NOTIFY = 7,
+	/* SUPERVISED_UNIX and UNIX_NOTIFY for a run with no mount namespace to hold the
+	 * existing protected paths read-only in: the calls that write or remove a name go
+	 * to the supervisor too, which refuses one on a held path. */
+	PDK_SECCOMP_NET_SUPERVISED_UNIX_HOLD = 8,
+	PDK_SECCOMP_UNIX_NOTIFY_HOLD = 9,
 	PDK_SECCOMP_NET_MODES
 };
 
@@ -68,6 +73,9 @@ int pdk_seccomp_load(const struct pdk_bpf *bpf);
 void pdk_bpf_release(struct pdk_bpf *bpf);
 /* The mode with unix sockets allowed (FULL, PRIVATE, SUPERVISED; OFF stays). */
 enum pdk_seccomp_net pdk_seccomp_with_unix(enum pdk_seccomp_net net);
+/* The mode whose supervisor holds the existing protected paths (SUPERVISED_UNIX and
+ * UNIX_NOTIFY; the others stay). */
+enum pdk_seccomp_net pdk_seccomp_with_hold(enum pdk_seccomp_net net);
 /* The rules in words, for --print-profile and doctor. */
 int pdk_seccomp_describe(enum pdk_seccomp_net net, FILE *out);
 

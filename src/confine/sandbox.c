@@ -1745,9 +1745,9 @@ int pdk_sandbox_describe(const struct pdk_sandbox *sb, FILE *out)
 		fprintf(out, "device: %s (--gpu)\n", PDK_GRANT_GPU_METAL);
 	for (size_t i = 0; i < sb->n_notes; i++)
 		fprintf(out, "%s\n", sb->notes[i]);
-	put_paths(out, "missing protected path, refused at once as a directory, symlink or rename "
-		   "target where its directory is there (supervised calls); a file the command "
-		   "makes there, or anything without the supervisor, goes to the trash after it: ",
+	put_paths(out, "missing protected path, refused at once where its directory is there "
+		   "(the supervisor sees each call that makes a name); what is made there "
+		   "without it goes to the trash after the run: ",
 		  sb->trash.missing, sb->trash.n_missing);
 	put_paths(out, "git configuration, writable; put back after the run if the command set in it "
 		   "what makes git run a program: ",

@@ -1501,10 +1501,11 @@ static void *sup_main(void *p)
 			continue;
 		}
 		if (pdk_fs_call(req, &op)) {
-			/* Nothing missing to be made, or bwrap still setting up: it goes on as
+			/* Nothing missing to be made or held, or bwrap still setting up: it goes on as
 			 * made, on no reading of the command's memory. Else it is made here: a
 			 * worker's turn costs more than the call. */
-			if (!ns->n_missing || !__atomic_load_n(&ns->fs_armed, __ATOMIC_ACQUIRE))
+			if ((!ns->n_missing && !ns->n_held) ||
+			    !__atomic_load_n(&ns->fs_armed, __ATOMIC_ACQUIRE))
 				answer_continue(ns, req);
 			else if (!answer(ns, req, &op)) {
 				if (dispatch(ns, req))
@@ -1632,6 +1633,7 @@ void pdk_netsup_free(struct pdk_netsup *ns)
 		free(ns->missing[i].path);
 	}
 	free(ns->missing);
+	free(ns->held);
 	free(ns->git);
 	free(ns->bound);
 	pthread_mutex_destroy(&ns->lock);

@@ -2,6 +2,7 @@
  * missing protected path and makes the others itself, on the command's behalf, in its view. */
 #include "supervise_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -98,6 +99,93 @@ int pdk_netsup_hold_missing(struct pdk_netsup *ns, const char *const *paths, siz
 	return 0;
 }
 
+/* At most this many names held, a protected directory's contents with it. */
+#define MAX_HELD 4096
+
+static int add_held(struct pdk_netsup *ns, const struct stat *st, enum held_kind kind)
+{
+	struct held *h;
+
+	if (ns->n_held >= MAX_HELD)
+		return 0;
+	if (!(h = realloc(ns->held, (ns->n_held + 1) * sizeof(*h))))
+		return -ENOMEM;
+	ns->held = h;
+	ns->held[ns->n_held++] = (struct held){.dev = st->st_dev, .ino = st->st_ino, .kind = kind};
+	return 0;
+}
+
+/* What is in the directory fd (taken), held with it, to a few levels. */
+static int add_held_in(struct pdk_netsup *ns, int fd, int depth)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+	int r = 0;
+
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while (r == 0 && (e = readdir(d))) {
+		struct stat st;
+		int sub;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if ((r = add_held(ns, &st, S_ISDIR(st.st_mode) ? HELD_DIR : HELD_FILE)) < 0)
+			break;
+		if (S_ISDIR(st.st_mode) && depth < 8 &&
+		    (sub = openat(dirfd(d), e->d_name,
+				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
+			r = add_held_in(ns, sub, depth + 1);
+	}
+	closedir(d);
+	return r;
+}
+
+static int cmp_held(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+int pdk_netsup_hold_existing(struct pdk_netsup *ns, const char *const *paths, const bool *pin,
+			     size_t n, int ruleset)
+{
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		int fd;
+
+		if (lstat(paths[i], &st) < 0 || S_ISLNK(st.st_mode))
+			continue;
+		if ((r = add_held(ns, &st, pin[i] ? HELD_PIN
+					    : S_ISDIR(st.st_mode) ? HELD_DIR : HELD_FILE)) < 0)
+			return r;
+		if (!pin[i] && S_ISDIR(st.st_mode) &&
+		    (fd = open(paths[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0 &&
+		    (r = add_held_in(ns, fd, 0)) < 0)
+			return r;
+	}
+	qsort(ns->held, ns->n_held, sizeof(*ns->held), cmp_held);
+	if (ruleset >= 0 && ns->n_held && ns->fs_ruleset < 0 &&
+	    (ns->fs_ruleset = fcntl(ruleset, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -errno;
+	return 0;
+}
+
+static const struct held *held_of(const struct pdk_netsup *ns, const struct stat *st)
+{
+	struct held key = {.dev = st->st_dev, .ino = st->st_ino};
+
+	return ns->n_held ? bsearch(&key, ns->held, ns->n_held, sizeof(key), cmp_held) : NULL;
+}
+
 void pdk_netsup_defer_fs(struct pdk_netsup *ns)
 {
 	ns->fs_armed = false;
@@ -162,6 +250,14 @@ bool pdk_fs_call(const struct seccomp_notif *req, struct fsop *op)
 #endif
 	case __NR_linkat:
 		*op = OP(FS_LINK, (int)a[0], (int)a[2], a[1], a[3], 0, (unsigned)a[4], 0, 0);
+		break;
+	case __NR_truncate: *op = OP(FS_TRUNCATE, 0, AT_FDCWD, 0, a[0], 0, a[1], 0, 0); break;
+#ifdef __NR_unlink
+	case __NR_unlink: *op = OP(FS_UNLINK, 0, AT_FDCWD, 0, a[0], 0, 0, 0, 0); break;
+	case __NR_rmdir: *op = OP(FS_UNLINK, 0, AT_FDCWD, 0, a[0], 0, AT_REMOVEDIR, 0, 0); break;
+#endif
+	case __NR_unlinkat:
+		*op = OP(FS_UNLINK, 0, (int)a[0], 0, a[1], 0, (unsigned)a[2], 0, 0);
 		break;
 	default: return false;
 	}
@@ -609,6 +705,15 @@ static long act_do(struct act *a)
 	case FS_LINK:
 		r = linkat(a->from->dir, a->from->name, a->to->dir, a->to->name, a->flags);
 		break;
+	case FS_TRUNCATE:
+		if ((r = openat(a->to->dir, a->to->name, a->flags)) >= 0) {
+			int fd = (int)r;
+
+			r = ftruncate(fd, (off_t)op->flags);
+			close(fd);
+		}
+		break;
+	case FS_UNLINK: r = unlinkat(a->to->dir, a->to->name, a->flags); break;
 	}
 	return r < 0 ? -errno : r;
 }
@@ -716,6 +821,34 @@ static long refuse(struct call *c)
 
 __thread bool pdk_fs_may_block;
 
+/* Would a call at pl touch a held path: anything in a held directory, or the name there,
+ * st (its lstat; st_mode 0 when missing), held; a pin only when it is moved (moved). */
+static bool touches_held(const struct pdk_netsup *ns, const struct place *pl,
+			 const struct stat *st, bool moved)
+{
+	const struct held *h;
+
+	if (!ns->n_held)
+		return false;
+	if (pl->dir >= 0 && (h = held_of(ns, &pl->st)) && h->kind == HELD_DIR)
+		return true;
+	if (!st->st_mode || !(h = held_of(ns, st)))
+		return false;
+	return h->kind != HELD_PIN || moved;
+}
+
+/* The same for a call that makes, moves or removes the name at pl. */
+static bool touches_held_at(const struct pdk_netsup *ns, const struct place *pl)
+{
+	struct stat st = {0};
+
+	if (!ns->n_held)
+		return false;
+	if (pl->dir >= 0 && fstatat(pl->dir, pl->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		st.st_mode = 0;
+	return touches_held(ns, pl, &st, true);
+}
+
 /* Where an open that may create reaches: the place at to, after the symbolic links
  * there (the kernel would follow them), as the command sees it; so a link the
  * command made to a missing protected name makes nothing there. 1: a file the command
@@ -730,6 +863,7 @@ static long open_place(struct call *c, int root, const struct fsop *op, struct p
 		if (held_missing(c->ns, to) && !is_git(c->ns, c->req->pid))
 			return refuse(c);
 		if (fstatat(to->dir, to->name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+			st->st_mode = 0;
 			if (errno != ENOENT)
 				return -errno;
 			/* "name/" names a directory, which open does not make. */
@@ -756,7 +890,7 @@ static long open_place(struct call *c, int root, const struct fsop *op, struct p
 	}
 	/* A fifo's open waits for its peer; /dev/tty is the opener's terminal, and the
 	 * command, in a session of its own, has none. */
-	if (S_ISFIFO(st->st_mode) && (op->flags & O_ACCMODE) != O_RDWR &&
+	if (op->kind == FS_OPEN && S_ISFIFO(st->st_mode) && (op->flags & O_ACCMODE) != O_RDWR &&
 	    !(op->flags & O_NONBLOCK) && !pdk_fs_may_block)
 		return PDK_FS_TO_WORKER;
 	if (S_ISCHR(st->st_mode) && st->st_rdev == makedev(5, 0))
@@ -788,15 +922,27 @@ long pdk_fs_do(struct call *c, const struct fsop *op)
 	if ((path[0] != '/' && (r = base_of(tid, op->at, base)) < 0) ||
 	    (r = place_of(root, tid, base, path, &to)) < 0)
 		goto out;
-	if (op->kind == FS_OPEN) {
+	if (op->kind == FS_OPEN || op->kind == FS_TRUNCATE) {
+		int flags = op->kind == FS_OPEN ? (int)op->flags : O_WRONLY;
+
 		if ((r = open_place(c, root, op, &to, &st)) < 0)
 			goto out;
+		/* What writes a held file, or makes one in a held directory: refused. */
+		if (touches_held(c->ns, &to, &st, false) &&
+		    (!st.st_mode || (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))) {
+			r = refuse(c);
+			goto out;
+		}
+		if (op->kind == FS_TRUNCATE && !S_ISREG(st.st_mode)) {
+			r = S_ISDIR(st.st_mode) ? -EISDIR : st.st_mode ? -EINVAL : -ENOENT;
+			goto out;
+		}
 		/* The links are followed above: one swapped in since fails. */
-		a.flags = (int)(op->flags | O_NOCTTY | O_CLOEXEC | (r ? 0 : O_NOFOLLOW));
+		a.flags = flags | O_NOCTTY | O_CLOEXEC | (r ? 0 : O_NOFOLLOW);
 		r = act(c, &a);
 		goto out;
 	}
-	if (held_missing(c->ns, &to) && !is_git(c->ns, tid)) {
+	if ((held_missing(c->ns, &to) && !is_git(c->ns, tid)) || touches_held_at(c->ns, &to)) {
 		r = refuse(c);
 		goto out;
 	}
@@ -823,12 +969,15 @@ long pdk_fs_do(struct call *c, const struct fsop *op)
 		    (r = through_proc(&src)) < 0)
 			goto out;
 	}
-	/* An exchange makes the name at from too. */
-	if (op->kind == FS_RENAME && (op->flags & RENAME_EXCHANGE) && held_missing(c->ns, &src) &&
-	    !is_git(c->ns, tid)) {
+	/* An exchange makes the name at from too; a rename takes it away. */
+	if (op->kind == FS_RENAME && (((op->flags & RENAME_EXCHANGE) && held_missing(c->ns, &src) &&
+				       !is_git(c->ns, tid)) ||
+				      touches_held_at(c->ns, &src))) {
 		r = refuse(c);
 		goto out;
 	}
+	if (op->kind == FS_UNLINK)
+		a.flags = (int)(op->flags & AT_REMOVEDIR);
 	if (op->kind == FS_RENAME && ((r = mounted_on(&src)) < 0 || (r = mounted_on(&to)) < 0))
 		goto out;
 	r = act(c, &a);

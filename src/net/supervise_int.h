@@ -81,6 +81,10 @@ struct pdk_netsup {
 	 * fs_armed (bwrap sets up its sandbox first), they go on as asked. */
 	struct missing *missing;
 	size_t n_missing;
+	/* Without a mount namespace to hold them in: the existing protected paths, what is
+	 * in them, and the directories between a root and each (pins), by dev:ino, sorted. */
+	struct held *held;
+	size_t n_held;
 	struct stat *git; /* the host's git, which may make them (a checkout) */
 	size_t n_git;
 	int fs_ruleset;
@@ -95,6 +99,15 @@ struct missing {
 	char *path;
 };
 
+/* A protected path the supervisor holds: one written or removed (a HELD_FILE, anything in
+ * a HELD_DIR) or moved (a pin too) is refused. */
+enum held_kind { HELD_FILE, HELD_DIR, HELD_PIN };
+struct held {
+	dev_t dev;
+	ino_t ino;
+	enum held_kind kind;
+};
+
 struct call {
 	struct pdk_netsup *ns;
 	const struct seccomp_notif *req;
@@ -105,7 +118,7 @@ struct call {
 	size_t n_fds;
 };
 
-enum fs_kind { FS_MKDIR, FS_MKNOD, FS_SYMLINK, FS_RENAME, FS_OPEN, FS_LINK };
+enum fs_kind { FS_MKDIR, FS_MKNOD, FS_SYMLINK, FS_RENAME, FS_OPEN, FS_LINK, FS_TRUNCATE, FS_UNLINK };
 
 /* A call that makes a name: where (at, path: a dirfd and the address of the path in the
  * command), from where for rename and link, and the rest of its arguments. */
@@ -113,7 +126,7 @@ struct fsop {
 	enum fs_kind kind;
 	int from_at, at;
 	uint64_t from, path, target;
-	uint64_t flags; /* renameat2's, open's, linkat's */
+	uint64_t flags; /* renameat2's, open's, linkat's, unlinkat's; truncate's length */
 	mode_t mode;
 	dev_t dev;
 };

@@ -335,9 +335,10 @@ for b in $backends; do
 done
 
 # Landlock without a mount namespace (a container that refuses user namespaces, as bwrap's
-# --disable-userns makes one for uid 65534): nothing is held while the run lasts, and the
-# vetting after the run is all there is: what the command wrote is gone after it, its version in
-# the trash, and the result says the backend could not hold it.
+# --disable-userns makes one for uid 65534): no bind can hold the protected paths, so the
+# supervisor does, refusing each write as it happens: mid-run the user's commit runs no hook
+# and the files are absent, and the command's own errors say EPERM; the twins are written, and
+# its legitimate twin, an ordinary file beside them, changes and goes as the command does.
 case " $backends " in *" landlock "*) ll=1 ;; *) ll= ;; esac
 if [ -n "$ll" ] && [ "${users#* }" = nobody ] &&
 	bwrap --dev-bind / / --unshare-user --disable-userns -- true 2>/dev/null; then
@@ -353,16 +354,30 @@ if [ -n "$ll" ] && [ "${users#* }" = nobody ] &&
 	pid=$!
 	bgpids="$bgpids $pid"
 	if wait_for_file "$READY" 60; then
+		check "landlock, no mount namespace, mid-run: nothing planted, the user's commit runs no hook" \
+			nothing_planted "$u" "$R"
+		check "landlock, no mount namespace, mid-run: ... the ordinary files beside them are written" \
+			sh -c '[ -f "$1/notes.txt" ] && [ -f "$1/.vscode-notes.txt" ]' sh "$R"
 		release nons
 		wait "$pid"
 		check "landlock, no mount namespace: after the run nothing is planted" \
 			nothing_planted "$u" "$R"
-		check "landlock, no mount namespace: ... the result says it could not be held" \
-			grep -q 'could not hold the protected path' "$T/out"
-		check "landlock, no mount namespace: ... and the command's hook is in the trash" \
-			sh -c "f=\$(sed -n 's/.*changed the hook [^ ]*: its version is in the trash as \([^,;]*\).*/\1/p;
-				s/.*made [^ ]*pre-commit, in a hooks directory: moved to the trash as \([^,;]*\).*/\1/p' '$T/out');
-				test -n \"\$f\" && grep -q MARKFILE \"\$f\""
+		check "landlock, no mount namespace: ... each write was refused at once (EPERM)" \
+			test "$(grep -c 'Operation not permitted' "$T/out")" -ge 3
+		check "landlock, no mount namespace: ... the user's own files in them are as they were" \
+			sh -c 'grep -q mine "$1/.vscode/settings.json" &&
+				[ -f "$1/.claude/settings.local.json" ]' sh "$R"
+		# Nor can they be removed or moved aside, nor .git with them; a commit still works.
+		ls "$R/.git/hooks" >"$T/hooks-before"
+		(cd "$R" && as "$u" bwrap --dev-bind / / --unshare-user --disable-userns -- \
+			"$P" run --yes --backend landlock -- sh -c 'rm -f .git/hooks/*; mv .claude c2
+				mv .git g2; echo b > b && git add b && git commit -qm b && echo committed') \
+			>"$T/out" 2>"$T/err" </dev/null
+		check "landlock, no mount namespace: held paths are not removed or moved, .git not moved" \
+			sh -c 'ls "$1/.git/hooks" | cmp -s - "$2" && [ -d "$1/.claude" ] && [ ! -e "$1/c2" ] &&
+				[ ! -e "$1/g2" ]' sh "$R" "$T/hooks-before"
+		check "landlock, no mount namespace: ... and the command's git commit works" \
+			grep -qx committed "$T/out"
 	else
 		check "landlock, no mount namespace: the command got to its wait" false
 		release nons
