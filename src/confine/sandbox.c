@@ -1424,6 +1424,15 @@ int pdk_sandbox_setup(const struct pdk_request *req, const struct pdk_config *cf
 	r = pdk_vet_sweep(&sb->trash.sweep_note);
 	if (r == 0 && (r = build_policy(req, cfg, sb, why, why_len)) == 0)
 		r = add_missing(sb);
+	/* A grant with nothing to grant is a mistake: say so rather than ask for it. */
+	if (r == 0 && req->allow_git_hooks && !sb->git.n_gitdirs && !sb->git.n_hookdirs) {
+		snprintf(why, why_len, "--allow-git-hooks: no git repository is in the writable "
+				       "roots (%s%s), so there are no hooks to allow: leave it out, or "
+				       "run in the repository (--cwd DIR or --root DIR)",
+			 sb->roots && sb->roots[0] ? sb->roots[0] : "none",
+			 sb->roots && sb->roots[0] && sb->roots[1] ? " and the others" : "");
+		r = -EINVAL;
+	}
 	if (r < 0) {
 		seen_end(sb);
 		return r;

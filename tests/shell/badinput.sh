@@ -28,6 +28,16 @@ bad 125 "option without its value" run --yes --no-sandbox --timeout
 bad 125 "--allow-agent-config with --no-sandbox" run --yes --no-sandbox --allow-agent-config -- true
 bad 125 "--allow-git-hooks with --no-sandbox" run --yes --no-sandbox --allow-git-hooks -- true
 check "the grant's line names --no-sandbox to drop" grep -q 'drop --no-sandbox' "$T/err"
+# Nor with no repository in the roots: there are no hooks to allow (its twin, in one, is in
+# git-hooks.sh).
+mkdir -p "$T/nogit"
+rc=0
+(cd "$T/nogit" && exec "$PADDOCK" run --yes --allow-git-hooks -- true) >"$T/out" 2>"$T/err" ||
+	rc=$?
+check "--allow-git-hooks with no git repository in the roots: exit 125 (got $rc)" test "$rc" -eq 125
+check "... one line saying there are no hooks to allow, nothing on stdout" sh -c \
+	'[ "$(wc -l <"$1")" -eq 1 ] && grep -q "no hooks to allow: leave it out" "$1" && [ ! -s "$2" ]' \
+	sh "$T/err" "$T/out"
 for t in abc 0 -5 1e999 nan inf 5s ''; do
 	bad 125 "timeout '$t'" run --yes --no-sandbox -t "$t" -- true
 done
