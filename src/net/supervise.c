@@ -1585,6 +1585,7 @@ void pdk_netsup_free(struct pdk_netsup *ns)
 		ns->stopping = true;
 		pthread_cond_broadcast(&ns->work);
 		pthread_mutex_unlock(&ns->lock);
+		pdk_fs_release(ns);
 		/* The calls in flight end with the run's processes, which are
 		 * gone by now; they use the state until then. */
 		struct timespec until;

@@ -849,6 +849,60 @@ static bool touches_held_at(const struct pdk_netsup *ns, const struct place *pl)
 	return touches_held(ns, pl, &st, true);
 }
 
+/* A worker about to wait in the open of the fifo at pl, for a peer (acc: its mode): -1
+ * when the run is stopping (it would wait for good), else the fifo, for fifo_wait_end(). */
+static int fifo_wait_begin(struct pdk_netsup *ns, const struct place *pl, int acc)
+{
+	int fd = pl->via >= 0 ? fcntl(pl->via, F_DUPFD_CLOEXEC, 3)
+			      : openat(pl->dir, pl->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	pthread_mutex_lock(&ns->lock);
+	if (ns->stopping || ns->n_fifo_waits >= MAX_JOBS) {
+		pthread_mutex_unlock(&ns->lock);
+		close(fd);
+		return -1;
+	}
+	ns->fifo_waits[ns->n_fifo_waits++] = (struct fifo_wait){.fd = fd, .acc = acc, .peer = -1};
+	pthread_mutex_unlock(&ns->lock);
+	return fd;
+}
+
+static void fifo_wait_end(struct pdk_netsup *ns, int fd)
+{
+	pthread_mutex_lock(&ns->lock);
+	for (size_t i = 0; i < ns->n_fifo_waits; i++) {
+		struct fifo_wait *w = &ns->fifo_waits[i];
+
+		if (w->fd != fd)
+			continue;
+		if (w->peer >= 0)
+			close(w->peer);
+		*w = ns->fifo_waits[--ns->n_fifo_waits];
+		break;
+	}
+	pthread_mutex_unlock(&ns->lock);
+	close(fd);
+}
+
+void pdk_fs_release(struct pdk_netsup *ns)
+{
+	char self[64];
+
+	pthread_mutex_lock(&ns->lock);
+	for (size_t i = 0; i < ns->n_fifo_waits; i++) {
+		struct fifo_wait *w = &ns->fifo_waits[i];
+
+		/* Kept open until the worker ends: one not waiting yet finds it there. */
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", w->fd);
+		if (w->peer < 0)
+			w->peer = open(self, (w->acc == O_WRONLY ? O_RDONLY : O_WRONLY) | O_NONBLOCK |
+						     O_CLOEXEC);
+	}
+	pthread_mutex_unlock(&ns->lock);
+}
+
 /* Where an open that may create reaches: the place at to, after the symbolic links
  * there (the kernel would follow them), as the command sees it; so a link the
  * command made to a missing protected name makes nothing there. 1: a file the command
@@ -939,6 +993,17 @@ long pdk_fs_do(struct call *c, const struct fsop *op)
 		}
 		/* The links are followed above: one swapped in since fails. */
 		a.flags = flags | O_NOCTTY | O_CLOEXEC | (r ? 0 : O_NOFOLLOW);
+		if (S_ISFIFO(st.st_mode) && (flags & O_ACCMODE) != O_RDWR && !(flags & O_NONBLOCK)) {
+			int wait = fifo_wait_begin(c->ns, &to, flags & O_ACCMODE);
+
+			if (wait < 0) {
+				r = -EINTR;
+				goto out;
+			}
+			r = act(c, &a);
+			fifo_wait_end(c->ns, wait);
+			goto out;
+		}
 		r = act(c, &a);
 		goto out;
 	}

@@ -85,6 +85,12 @@ struct pdk_netsup {
 	 * in them, and the directories between a root and each (pins), by dev:ino, sorted. */
 	struct held *held;
 	size_t n_held;
+	/* Workers waiting in a fifo's open for its peer (under lock): the fifo (O_PATH),
+	 * the mode of that open, and the peer paddock opened when the run stopped. */
+	struct fifo_wait {
+		int fd, acc, peer;
+	} fifo_waits[MAX_JOBS];
+	size_t n_fifo_waits;
 	struct stat *git; /* the host's git, which may make them (a checkout) */
 	size_t n_git;
 	int fs_ruleset;
@@ -158,5 +164,8 @@ bool pdk_fs_call(const struct seccomp_notif *req, struct fsop *op);
 long pdk_fs_do(struct call *c, const struct fsop *op);
 /* The end of a thread that made calls for the command: its actor, its status file. */
 void pdk_fs_end(void);
+/* The run is stopping (ns->stopping set): each worker waiting in a fifo's open is given
+ * its peer, so that it ends. */
+void pdk_fs_release(struct pdk_netsup *ns);
 
 #endif
