@@ -251,7 +251,10 @@ bool pdk_fs_call(const struct seccomp_notif *req, struct fsop *op)
 	case __NR_linkat:
 		*op = OP(FS_LINK, (int)a[0], (int)a[2], a[1], a[3], 0, (unsigned)a[4], 0, 0);
 		break;
-	case __NR_truncate: *op = OP(FS_TRUNCATE, 0, AT_FDCWD, 0, a[0], 0, a[1], 0, 0); break;
+	case __NR_truncate:
+		*op = OP(FS_TRUNCATE, 0, AT_FDCWD, 0, a[0], 0, O_WRONLY, 0, 0);
+		op->length = (off_t)a[1];
+		break;
 #ifdef __NR_unlink
 	case __NR_unlink: *op = OP(FS_UNLINK, 0, AT_FDCWD, 0, a[0], 0, 0, 0, 0); break;
 	case __NR_rmdir: *op = OP(FS_UNLINK, 0, AT_FDCWD, 0, a[0], 0, AT_REMOVEDIR, 0, 0); break;
@@ -709,7 +712,7 @@ static long act_do(struct act *a)
 		if ((r = openat(a->to->dir, a->to->name, a->flags)) >= 0) {
 			int fd = (int)r;
 
-			r = ftruncate(fd, (off_t)op->flags);
+			r = ftruncate(fd, op->length);
 			close(fd);
 		}
 		break;
@@ -903,6 +906,12 @@ void pdk_fs_release(struct pdk_netsup *ns)
 	pthread_mutex_unlock(&ns->lock);
 }
 
+/* An open that waits for its peer: a fifo's, but to read and write, or without waiting. */
+static bool waits_for_peer(const struct stat *st, uint64_t flags)
+{
+	return S_ISFIFO(st->st_mode) && (flags & O_ACCMODE) != O_RDWR && !(flags & O_NONBLOCK);
+}
+
 /* Where an open that may create reaches: the place at to, after the symbolic links
  * there (the kernel would follow them), as the command sees it; so a link the
  * command made to a missing protected name makes nothing there. 1: a file the command
@@ -944,8 +953,7 @@ static long open_place(struct call *c, int root, const struct fsop *op, struct p
 	}
 	/* A fifo's open waits for its peer; /dev/tty is the opener's terminal, and the
 	 * command, in a session of its own, has none. */
-	if (op->kind == FS_OPEN && S_ISFIFO(st->st_mode) && (op->flags & O_ACCMODE) != O_RDWR &&
-	    !(op->flags & O_NONBLOCK) && !pdk_fs_may_block)
+	if (op->kind == FS_OPEN && waits_for_peer(st, op->flags) && !pdk_fs_may_block)
 		return PDK_FS_TO_WORKER;
 	if (S_ISCHR(st->st_mode) && st->st_rdev == makedev(5, 0))
 		return -ENXIO;
@@ -977,7 +985,7 @@ long pdk_fs_do(struct call *c, const struct fsop *op)
 	    (r = place_of(root, tid, base, path, &to)) < 0)
 		goto out;
 	if (op->kind == FS_OPEN || op->kind == FS_TRUNCATE) {
-		int flags = op->kind == FS_OPEN ? (int)op->flags : O_WRONLY;
+		int flags = (int)op->flags;
 
 		if ((r = open_place(c, root, op, &to, &st)) < 0)
 			goto out;
@@ -993,7 +1001,7 @@ long pdk_fs_do(struct call *c, const struct fsop *op)
 		}
 		/* The links are followed above: one swapped in since fails. */
 		a.flags = flags | O_NOCTTY | O_CLOEXEC | (r ? 0 : O_NOFOLLOW);
-		if (S_ISFIFO(st.st_mode) && (flags & O_ACCMODE) != O_RDWR && !(flags & O_NONBLOCK)) {
+		if (waits_for_peer(&st, op->flags)) {
 			int wait = fifo_wait_begin(c->ns, &to, flags & O_ACCMODE);
 
 			if (wait < 0) {

@@ -132,9 +132,10 @@ struct fsop {
 	enum fs_kind kind;
 	int from_at, at;
 	uint64_t from, path, target;
-	uint64_t flags; /* renameat2's, open's, linkat's, unlinkat's; truncate's length */
+	uint64_t flags; /* renameat2's, open's, linkat's, unlinkat's */
 	mode_t mode;
 	dev_t dev;
+	off_t length; /* truncate's */
 };
 
 /* An open that would block until a peer comes (a fifo's): made by a worker, which may
