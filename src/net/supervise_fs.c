@@ -549,12 +549,12 @@ static int place_of(int root, pid_t tid, const char *base, const char *path, str
 	/* In /proc, or missing where "self" was paddock's (outside the command's /proc):
 	 * walked again as the command. */
 	if (fd < 0 || on_procfs((int)fd, pl->st.st_dev)) {
-		int dir;
+		int dir = -1;
 
 		if (fd >= 0)
 			close((int)fd);
-		if ((r = walk(root, full, tid, &dir)) < 0)
-			return r;
+		if ((r = walk(root, full, tid, &dir)) < 0 || dir < 0)
+			return r < 0 ? r : -EIO;
 		fd = dir;
 		if (fstat((int)fd, &pl->st) < 0) {
 			r = -errno;
