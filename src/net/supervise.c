@@ -1329,8 +1329,8 @@ static bool hand_fd(struct pdk_netsup *ns, const struct seccomp_notif *req,
 		add.flags = 0;
 		n = ioctl(ns->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 	}
-	close((int)*r);
 	*r = n < 0 ? -errno : n;
+	close((int)add.srcfd);
 	return n >= 0 && add.flags;
 }
 
