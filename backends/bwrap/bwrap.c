@@ -603,7 +603,7 @@ static int bwrap_enter(void *state)
 	if (s->sup) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 			return -errno;
-		return pdk_netsup_child(s->sup, s->connect_bpf.filter, s->connect_bpf.len);
+		return pdk_netsup_child(s->sup, s->connect_bpf.filter, s->connect_bpf.len, false);
 	}
 	return 0;
 }

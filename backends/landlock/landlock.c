@@ -138,9 +138,9 @@ struct ll_state {
 	char **holds;
 	bool *ro;
 	size_t n_holds;
-	/* No mount namespace can be made: the supervisor holds them instead (the _HOLD
-	 * programs send it the calls that write or remove a name). */
-	bool hold_sup;
+	/* The _HOLD programs, for a child that finds it can have no mount namespace: the
+	 * supervisor holds them instead, sent the calls that write or remove a name. */
+	struct pdk_bpf bpf_hold, connect_bpf_hold;
 	/* Secrets inside a root (borrowed from the policy): the blank, or the blank directory
 	 * (is_dir), bound over each in the run's mount namespace, read-only with blank_flags. */
 	const char **inside;
@@ -401,6 +401,8 @@ static void landlock_release(void *p)
 	free(st->is_dir);
 	pdk_bpf_release(&st->bpf);
 	pdk_bpf_release(&st->connect_bpf);
+	pdk_bpf_release(&st->bpf_hold);
+	pdk_bpf_release(&st->connect_bpf_hold);
 	pdk_netsup_free(st->sup);
 	pdk_strv_freep(&st->env);
 	pdk_strv_freep(&st->holds);
@@ -576,16 +578,18 @@ static int landlock_prepare(const struct pdk_confine *policy, void **ret_state)
 	st->n_roots = policy->n_roots;
 	st->protect = policy->protect;
 	st->n_protect = policy->n_protect;
-	st->hold_sup = st->supervised && st->n_holds && !mount_ns_possible();
-	r = pdk_seccomp_compile(st->hold_sup ? pdk_seccomp_with_hold(seccomp_net(st))
-					     : seccomp_net(st),
-				&st->bpf);
+	r = pdk_seccomp_compile(seccomp_net(st), &st->bpf);
 	if (r < 0)
 		return r;
 	if (st->network && st->supervised &&
-	    (r = pdk_seccomp_compile(st->hold_sup ? PDK_SECCOMP_UNIX_NOTIFY_HOLD
-						  : PDK_SECCOMP_UNIX_NOTIFY,
-				     &st->connect_bpf)) < 0)
+	    (r = pdk_seccomp_compile(PDK_SECCOMP_UNIX_NOTIFY, &st->connect_bpf)) < 0)
+		return r;
+	/* Precompiled: choosing them costs nothing, and the child, which finds out whether
+	 * it has a namespace, loads one or the other. */
+	if (st->supervised && st->n_holds &&
+	    ((r = pdk_seccomp_compile(pdk_seccomp_with_hold(seccomp_net(st)), &st->bpf_hold)) < 0 ||
+	     (st->network &&
+	      (r = pdk_seccomp_compile(PDK_SECCOMP_UNIX_NOTIFY_HOLD, &st->connect_bpf_hold)) < 0)))
 		return r;
 	*ret_state = steal_pointer(&st);
 	return 0;
@@ -784,15 +788,20 @@ static int landlock_enter(void *p)
 	 * without one started for this child, nothing is run. */
 	if (st->supervised && !st->sup)
 		return -ECHILD;
+	/* With no namespace to hold the protected paths in, the supervisor holds them. */
+	bool hold = !ns && st->bpf_hold.len;
+	const struct pdk_bpf *prog = hold ? &st->bpf_hold : &st->bpf;
+	const struct pdk_bpf *conn = hold ? &st->connect_bpf_hold : &st->connect_bpf;
+
 	/* The supervisor's program first: the main one refuses a listener. */
-	if (st->sup && st->connect_bpf.len) {
-		if ((r = pdk_netsup_child(st->sup, st->connect_bpf.filter, st->connect_bpf.len)) < 0)
+	if (st->sup && conn->len) {
+		if ((r = pdk_netsup_child(st->sup, conn->filter, conn->len, hold)) < 0)
 			return r;
-		return pdk_seccomp_load(&st->bpf);
+		return pdk_seccomp_load(prog);
 	}
 	if (st->sup)
-		return pdk_netsup_child(st->sup, st->bpf.filter, st->bpf.len);
-	return pdk_seccomp_load(&st->bpf);
+		return pdk_netsup_child(st->sup, prog->filter, prog->len, hold);
+	return pdk_seccomp_load(prog);
 }
 
 /* Parent side: one supervisor a run, made before the fork. */
@@ -817,7 +826,7 @@ static int landlock_before_fork(void *p)
 	    (r = pdk_netsup_hold_missing(st->sup, st->protect, st->n_protect, st->roots,
 					 st->n_roots, st->ruleset_fd)) < 0)
 		return r;
-	if (st->hold_sup) {
+	if (st->bpf_hold.len) {
 		_cleanup_free_ bool *pin = calloc(st->n_holds + 1, sizeof(*pin));
 
 		if (!pin)
@@ -891,8 +900,9 @@ static int landlock_describe(void *p, char *const *argv, FILE *out)
 		fprintf(out, "landlock: %s, %s: %s\n",
 			st->ro[i] ? "held read-only for the whole run"
 				  : "pinned (cannot be renamed or removed)",
-			st->hold_sup ? "by the supervisor (no mount namespace can be made here)"
-				     : "by a bind in the run's mount namespace",
+			st->bpf_hold.len ? "by a bind in the run's mount namespace, or by the "
+					   "supervisor where none can be made"
+					 : "by a bind in the run's mount namespace",
 			st->holds[i]);
 	if (st->protect_unenforced)
 		fprintf(out, "landlock: protected paths: Landlock cannot take rights back below "

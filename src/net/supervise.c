@@ -210,11 +210,11 @@ int pdk_netsup_allow_bind(struct pdk_netsup *ns, const char *const *roots, size_
 
 /* The host's git executables, by inode: each git on PATH, and git's own directory. */
 /* Child side: async-signal-safe calls only. */
-int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short len)
+int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short len, bool hold)
 {
 	struct sock_fprog prog = {.len = len, .filter = (struct sock_filter *)filter};
 	char ack;
-	int fd;
+	int fd, msg[2];
 	ssize_t n;
 
 	close(ns->to_parent[0]);
@@ -223,10 +223,12 @@ int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short l
 		     &prog);
 	if (fd < 0)
 		return -errno;
+	msg[0] = fd;
+	msg[1] = hold;
 	do
-		n = write(ns->to_parent[1], &fd, sizeof(fd));
+		n = write(ns->to_parent[1], msg, sizeof(msg));
 	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(fd))
+	if (n != (ssize_t)sizeof(msg))
 		return -EPIPE;
 	do
 		n = read(ns->to_child[0], &ack, 1);
@@ -1531,7 +1533,7 @@ int pdk_netsup_start(struct pdk_netsup *ns, pid_t pid)
 {
 	_cleanup_close_ int pidfd = -1;
 	sigset_t all, old;
-	int num = -1, r;
+	int msg[2] = {-1, 0}, r;
 	ssize_t n;
 	long fd;
 
@@ -1539,16 +1541,22 @@ int pdk_netsup_start(struct pdk_netsup *ns, pid_t pid)
 	close(ns->to_child[0]);
 	ns->to_parent[1] = ns->to_child[0] = -1;
 	do
-		n = read(ns->to_parent[0], &num, sizeof(num));
+		n = read(ns->to_parent[0], msg, sizeof(msg));
 	while (n < 0 && errno == EINTR);
 	if (n == 0)
 		return 0; /* the child failed before: its report says why */
-	if (n != (ssize_t)sizeof(num))
+	if (n != (ssize_t)sizeof(msg))
 		return n < 0 ? -errno : -EIO;
+	/* The held paths are the supervisor's to hold when the child has no namespace. */
+	if (!msg[1]) {
+		free(ns->held);
+		ns->held = NULL;
+		ns->n_held = 0;
+	}
 	pidfd = sys_pidfd_open(pid, 0);
 	if (pidfd < 0)
 		return -errno;
-	fd = sys_pidfd_getfd(pidfd, num);
+	fd = sys_pidfd_getfd(pidfd, msg[0]);
 	if (fd < 0)
 		return -errno;
 	ns->listener = (int)fd;

@@ -39,8 +39,8 @@ int pdk_netsup_allow_bind(struct pdk_netsup *ns, const char *const *roots, size_
  * the tree, under ruleset (the command's Landlock ruleset; -1: none). 0 or -errno. */
 int pdk_netsup_hold_missing(struct pdk_netsup *ns, const char *const *paths, size_t n,
 			    const char *const *roots, size_t n_roots, int ruleset);
-/* Parent, before the fork, for a run with no mount namespace to hold them read-only in:
- * of paths[n] (existing protected paths, or with pin[i] the directories between a root and
+/* Parent, before the fork, for a run that may have no mount namespace to hold them
+ * read-only in (its child says, see pdk_netsup_child): of paths[n] (existing protected paths, or with pin[i] the directories between a root and
  * one), a call that writes, truncates or removes a protected file, or anything in a protected
  * directory, or makes a name there, or renames a pin, fails with EPERM (the _HOLD seccomp
  * programs send those calls); the others are performed on the command's behalf, under
@@ -55,9 +55,11 @@ void pdk_netsup_arm_fs(struct pdk_netsup *ns);
  * Child, after fork, async-signal-safe: load the filter (struct sock_filter
  * filter[len], which sends the supervised calls to user notification) with a
  * listener, say its number to the parent, wait until the parent holds it, and
- * close it, so that the command never holds it. Returns 0 or -errno.
+ * close it, so that the command never holds it. hold: the filter is a _HOLD one
+ * (the child has no mount namespace), and the paths of pdk_netsup_hold_existing()
+ * are the supervisor's to hold; else they are let go. Returns 0 or -errno.
  */
-int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short len);
+int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short len, bool hold);
 /* Parent, after the fork: take the listener from the child pid and start the
  * supervising thread. 0, or -errno (the child then fails to start). */
 int pdk_netsup_start(struct pdk_netsup *ns, pid_t pid);
