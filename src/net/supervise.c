@@ -1548,11 +1548,8 @@ int pdk_netsup_start(struct pdk_netsup *ns, pid_t pid)
 	if (n != (ssize_t)sizeof(msg))
 		return n < 0 ? -errno : -EIO;
 	/* The held paths are the supervisor's to hold when the child has no namespace. */
-	if (!msg[1]) {
-		free(ns->held);
-		ns->held = NULL;
-		ns->n_held = 0;
-	}
+	if (msg[1] && (r = pdk_fs_hold(ns)) < 0)
+		return r;
 	pidfd = sys_pidfd_open(pid, 0);
 	if (pidfd < 0)
 		return -errno;
@@ -1643,6 +1640,10 @@ void pdk_netsup_free(struct pdk_netsup *ns)
 	}
 	free(ns->missing);
 	free(ns->held);
+	for (size_t i = 0; i < ns->n_hold_paths; i++)
+		free(ns->hold_paths[i]);
+	free(ns->hold_paths);
+	free(ns->hold_pin);
 	free(ns->git);
 	free(ns->bound);
 	pthread_mutex_destroy(&ns->lock);

@@ -156,26 +156,44 @@ static int cmp_held(const void *a, const void *b)
 int pdk_netsup_hold_existing(struct pdk_netsup *ns, const char *const *paths, const bool *pin,
 			     size_t n, int ruleset)
 {
+	if (!n)
+		return 0;
+	if (!(ns->hold_paths = calloc(n, sizeof(*ns->hold_paths))) ||
+	    !(ns->hold_pin = calloc(n, sizeof(*ns->hold_pin))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (!(ns->hold_paths[i] = strdup(paths[i])))
+			return -ENOMEM;
+		ns->hold_pin[i] = pin[i];
+		ns->n_hold_paths++;
+	}
+	if (ruleset >= 0 && ns->fs_ruleset < 0 &&
+	    (ns->fs_ruleset = fcntl(ruleset, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -errno;
+	return 0;
+}
+
+int pdk_fs_hold(struct pdk_netsup *ns)
+{
 	int r;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ns->n_hold_paths; i++) {
+		const char *p = ns->hold_paths[i];
+		bool pin = ns->hold_pin[i];
 		struct stat st;
 		int fd;
 
-		if (lstat(paths[i], &st) < 0 || S_ISLNK(st.st_mode))
+		if (lstat(p, &st) < 0 || S_ISLNK(st.st_mode))
 			continue;
-		if ((r = add_held(ns, &st, pin[i] ? HELD_PIN
-					    : S_ISDIR(st.st_mode) ? HELD_DIR : HELD_FILE)) < 0)
+		if ((r = add_held(ns, &st, pin ? HELD_PIN : S_ISDIR(st.st_mode) ? HELD_DIR
+										 : HELD_FILE)) < 0)
 			return r;
-		if (!pin[i] && S_ISDIR(st.st_mode) &&
-		    (fd = open(paths[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0 &&
+		if (!pin && S_ISDIR(st.st_mode) &&
+		    (fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0 &&
 		    (r = add_held_in(ns, fd, 0)) < 0)
 			return r;
 	}
 	qsort(ns->held, ns->n_held, sizeof(*ns->held), cmp_held);
-	if (ruleset >= 0 && ns->n_held && ns->fs_ruleset < 0 &&
-	    (ns->fs_ruleset = fcntl(ruleset, F_DUPFD_CLOEXEC, 3)) < 0)
-		return -errno;
 	return 0;
 }
 

@@ -85,6 +85,11 @@ struct pdk_netsup {
 	 * in them, and the directories between a root and each (pins), by dev:ino, sorted. */
 	struct held *held;
 	size_t n_held;
+	/* What pdk_netsup_hold_existing() was given: held (the set above made) only when the
+	 * child says it has no namespace. */
+	char **hold_paths;
+	bool *hold_pin;
+	size_t n_hold_paths;
 	/* Workers waiting in a fifo's open for its peer (under lock): the fifo (O_PATH),
 	 * the mode of that open, and the peer paddock opened when the run stopped. */
 	struct fifo_wait {
@@ -165,6 +170,8 @@ bool pdk_fs_call(const struct seccomp_notif *req, struct fsop *op);
 long pdk_fs_do(struct call *c, const struct fsop *op);
 /* The end of a thread that made calls for the command: its actor, its status file. */
 void pdk_fs_end(void);
+/* Make the held set of the paths pdk_netsup_hold_existing() was given. 0 or -ENOMEM. */
+int pdk_fs_hold(struct pdk_netsup *ns);
 /* The run is stopping (ns->stopping set): each worker waiting in a fifo's open is given
  * its peer, so that it ends. */
 void pdk_fs_release(struct pdk_netsup *ns);
