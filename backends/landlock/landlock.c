@@ -826,17 +826,10 @@ static int landlock_before_fork(void *p)
 	    (r = pdk_netsup_hold_missing(st->sup, st->protect, st->n_protect, st->roots,
 					 st->n_roots, st->ruleset_fd)) < 0)
 		return r;
-	if (st->bpf_hold.len) {
-		_cleanup_free_ bool *pin = calloc(st->n_holds + 1, sizeof(*pin));
-
-		if (!pin)
-			return -ENOMEM;
-		for (size_t i = 0; i < st->n_holds; i++)
-			pin[i] = !st->ro[i];
-		if ((r = pdk_netsup_hold_existing(st->sup, (const char *const *)st->holds, pin,
-						  st->n_holds, st->ruleset_fd)) < 0)
-			return r;
-	}
+	if (st->bpf_hold.len &&
+	    (r = pdk_netsup_hold_existing(st->sup, (const char *const *)st->holds, st->ro,
+					  st->n_holds, st->ruleset_fd)) < 0)
+		return r;
 	return 1;
 }
 

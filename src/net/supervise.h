@@ -40,12 +40,13 @@ int pdk_netsup_allow_bind(struct pdk_netsup *ns, const char *const *roots, size_
 int pdk_netsup_hold_missing(struct pdk_netsup *ns, const char *const *paths, size_t n,
 			    const char *const *roots, size_t n_roots, int ruleset);
 /* Parent, before the fork, for a run that may have no mount namespace to hold them
- * read-only in (its child says, see pdk_netsup_child): of paths[n] (existing protected paths, or with pin[i] the directories between a root and
- * one), a call that writes, truncates or removes a protected file, or anything in a protected
- * directory, or makes a name there, or renames a pin, fails with EPERM (the _HOLD seccomp
+ * read-only in (its child says, see pdk_netsup_child): of paths[n] (existing protected
+ * paths with ro[i], else the directories between a root and one, pins), a call that
+ * writes, truncates or removes a protected file or anything in a protected directory,
+ * makes a name there, or renames one or a pin, fails with EPERM (the _HOLD seccomp
  * programs send those calls); the others are performed on the command's behalf, under
  * ruleset. 0 or -errno. */
-int pdk_netsup_hold_existing(struct pdk_netsup *ns, const char *const *paths, const bool *pin,
+int pdk_netsup_hold_existing(struct pdk_netsup *ns, const char *const *paths, const bool *ro,
 			     size_t n, int ruleset);
 /* Parent: those calls go on as made until pdk_netsup_arm_fs() (a wrapper that makes
  * its sandbox under the filter first: bwrap). */

@@ -22,6 +22,15 @@
 #include "core/path.h"
 #include "core/util.h"
 
+/* The command's Landlock ruleset, kept for the calls made on its behalf. */
+static int keep_ruleset(struct pdk_netsup *ns, int ruleset)
+{
+	if (ruleset >= 0 && ns->fs_ruleset < 0 &&
+	    (ns->fs_ruleset = fcntl(ruleset, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -errno;
+	return 0;
+}
+
 static int find_git(struct pdk_netsup *ns)
 {
 	const char *env = getenv("PATH");
@@ -93,10 +102,7 @@ int pdk_netsup_hold_missing(struct pdk_netsup *ns, const char *const *paths, siz
 	}
 	if (ns->n_missing && (r = find_git(ns)) < 0)
 		return r;
-	if (ruleset >= 0 && ns->n_missing && ns->fs_ruleset < 0 &&
-	    (ns->fs_ruleset = fcntl(ruleset, F_DUPFD_CLOEXEC, 3)) < 0)
-		return -errno;
-	return 0;
+	return ns->n_missing ? keep_ruleset(ns, ruleset) : 0;
 }
 
 /* At most this many names held, a protected directory's contents with it. */
@@ -153,7 +159,7 @@ static int cmp_held(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-int pdk_netsup_hold_existing(struct pdk_netsup *ns, const char *const *paths, const bool *pin,
+int pdk_netsup_hold_existing(struct pdk_netsup *ns, const char *const *paths, const bool *ro,
 			     size_t n, int ruleset)
 {
 	if (!n)
@@ -164,13 +170,10 @@ int pdk_netsup_hold_existing(struct pdk_netsup *ns, const char *const *paths, co
 	for (size_t i = 0; i < n; i++) {
 		if (!(ns->hold_paths[i] = strdup(paths[i])))
 			return -ENOMEM;
-		ns->hold_pin[i] = pin[i];
+		ns->hold_pin[i] = !ro[i];
 		ns->n_hold_paths++;
 	}
-	if (ruleset >= 0 && ns->fs_ruleset < 0 &&
-	    (ns->fs_ruleset = fcntl(ruleset, F_DUPFD_CLOEXEC, 3)) < 0)
-		return -errno;
-	return 0;
+	return keep_ruleset(ns, ruleset);
 }
 
 int pdk_fs_hold(struct pdk_netsup *ns)
@@ -360,6 +363,33 @@ static bool fd_on_procfs(int fd)
 	return fstat(fd, &st) == 0 && on_procfs(fd, st.st_dev);
 }
 
+/* /proc/tid/status, NUL-terminated in buf: its length, or <= 0. The file of the last
+ * thread asked about stays open: a build makes its files from a few. */
+static __thread int status_fd = -1;
+static __thread pid_t status_of;
+
+static ssize_t read_status(pid_t tid, char *buf, size_t size)
+{
+	char proc[64];
+	ssize_t n = -1;
+
+	/* A thread gone reads as ESRCH, even when its number went to another. */
+	if (status_fd >= 0 && status_of == tid)
+		n = pread(status_fd, buf, size - 1, 0);
+	if (n <= 0) {
+		if (status_fd >= 0)
+			close(status_fd);
+		snprintf(proc, sizeof(proc), "/proc/%d/status", (int)tid);
+		if ((status_fd = open(proc, O_RDONLY | O_CLOEXEC)) < 0)
+			return -1;
+		status_of = tid;
+		n = pread(status_fd, buf, size - 1, 0);
+	}
+	if (n > 0)
+		buf[n] = '\0';
+	return n;
+}
+
 /* The last number on the line that starts with key in /proc/tid/status. */
 static long status_last(const char *status, const char *key)
 {
@@ -384,19 +414,11 @@ static long status_last(const char *status, const char *key)
  * process's number there, and its thread's after "/task/". */
 static int self_in_ns(pid_t tid, bool thread, char *buf, size_t size)
 {
-	char proc[64], status[4096];
+	char status[4096];
 	long pid, t;
-	ssize_t n;
-	int fd;
 
-	snprintf(proc, sizeof(proc), "/proc/%d/status", (int)tid);
-	if ((fd = open(proc, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, status, sizeof(status) - 1);
-	close(fd);
-	if (n <= 0)
+	if (read_status(tid, status, sizeof(status)) <= 0)
 		return -ESRCH;
-	status[n] = '\0';
 	pid = status_last(status, "\nNStgid:");
 	t = status_last(status, "\nNSpid:");
 	if (pid <= 0 || t <= 0)
@@ -658,36 +680,13 @@ static bool is_git(const struct pdk_netsup *ns, pid_t tid)
 	return false;
 }
 
-/* The command's umask (its files are made with it), 022 if it cannot be read. The status
- * file of the last thread asked about stays open: a build makes its files from a few. */
-static __thread int status_fd = -1;
-static __thread pid_t status_of;
-
+/* The command's umask (its files are made with it), 022 if it cannot be read. */
 static mode_t umask_of(pid_t tid)
 {
-	int fd = status_fd;
-	pid_t of = status_of;
-	char proc[64], buf[1024];
+	char buf[1024];
 	const char *at;
-	ssize_t n = -1;
 
-	/* A thread gone reads as ESRCH, even when its number went to another. */
-	if (fd >= 0 && of == tid)
-		n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0) {
-		if (fd >= 0)
-			close(fd);
-		snprintf(proc, sizeof(proc), "/proc/%d/status", (int)tid);
-		status_fd = fd = open(proc, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return 022;
-		status_of = tid;
-		n = read(fd, buf, sizeof(buf) - 1);
-	}
-	if (n <= 0)
-		return 022;
-	buf[n] = '\0';
-	if (!(at = strstr(buf, "\nUmask:")))
+	if (read_status(tid, buf, sizeof(buf)) <= 0 || !(at = strstr(buf, "\nUmask:")))
 		return 022;
 	return (mode_t)(strtoul(at + 7, NULL, 8) & 0777);
 }
