@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "net/proxy.h"
+#include "run/zygote.h"
 #include "trash/rmshim.h"
 
 static const char usage[] =
@@ -54,6 +55,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "paddock: %s: %s\n", argv[4], strerror(-r));
 		_exit(r == -ENOENT ? 127 : 126);
 	}
+	/* A resident session's zygote in bwrap's sandbox (run/zygote.h). */
+	if (argc == 3 && strcmp(argv[1], "__zygote") == 0)
+		pdk_zygote_serve(atoi(argv[2]));
 #endif
 	/* A reader that went away must not kill paddock mid-cleanup. */
 	signal(SIGPIPE, SIG_IGN);

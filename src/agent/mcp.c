@@ -70,7 +70,8 @@ struct server {
 	struct call *calls;
 	unsigned long next_id;
 	pid_t self;
-	int zygote; /* --zygote: the zygote host's socket (run/zygote.h); -1: none */
+	int zygote; /* the zygote host's socket (run/zygote.h); -1: none (--no-zygote) */
+	pid_t zygote_pid; /* the host, reaped at the end */
 };
 
 static double now(void)
@@ -929,7 +930,7 @@ int pdk_agent_mcp_serve(const struct pdk_agent_opts *o, int in, int out)
 #ifdef __linux__
 		int fd;
 
-		if ((r = pdk_zygote_host_start(&fd)) < 0)
+		if ((r = pdk_zygote_host_start(&fd, &s.zygote_pid)) < 0)
 			return r;
 		s.zygote = fcntl(fd, F_DUPFD_CLOEXEC, 64);
 		close(fd);
@@ -1008,8 +1009,12 @@ int pdk_agent_mcp_serve(const struct pdk_agent_opts *o, int in, int out)
 			pc = &c->next;
 		}
 	}
-	/* The host, and its zygotes, go once no call holds the socket either. */
-	if (s.zygote >= 0)
+	/* The host, and its zygotes, go once no call holds the socket either: every call has
+	 * ended by now. */
+	if (s.zygote >= 0) {
 		close(s.zygote);
+		while (waitpid(s.zygote_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	return 0;
 }

@@ -669,13 +669,27 @@ static void run_wait_child(struct run *x)
 		;
 }
 
+/* sig to the command's process group. A zygote's command is signalled by the zygote, whose
+ * pids may be of a namespace of its own (bwrap), and only while it runs. */
+static void run_signal_group(struct run *x, int sig)
+{
+#ifdef __linux__
+	if (x->zreply >= 0) {
+		if (!x->zexited)
+			(void)pdk_zygote_signal(x->zreply, sig);
+		return;
+	}
+#endif
+	kill(-x->pid, sig);
+}
+
 /* SIGKILL the child (and its group, when it has made one) and reap it. */
 static void run_kill_child(struct run *x, bool group)
 {
-	if (group)
-		kill(-x->pid, SIGKILL);
+	if (group || x->zreply >= 0)
+		run_signal_group(x, SIGKILL);
 	/* Reaped by the zygote or the guardian already, its pid may be another's now. */
-	if (!x->guard.exited && !x->zexited)
+	if (!x->guard.exited && x->zreply < 0)
 		kill(x->pid, SIGKILL);
 	run_wait_child(x);
 }
@@ -718,8 +732,12 @@ static int run_start_zygote(struct run *x)
 	    .err = x->epipe[1],
 	    .cgroup_procs = x->cg ? pdk_cgroup_procs_fd(x->cg) : -1,
 	};
+	char here[PATH_MAX];
 	int e = 0, stage = 0, r;
 
+	/* Where paddock is, not where the zygote was started. */
+	if (!call.cwd)
+		call.cwd = getcwd(here, sizeof(here));
 	x->start = now();
 	/* What a run leaves behind is found by its cgroup: the zygote, not paddock, is
 	 * the parent of its processes. */
@@ -727,8 +745,8 @@ static int run_start_zygote(struct run *x)
 		if (spec->why)
 			snprintf(spec->why, spec->why_len,
 				 "the resident zygote needs a pids cgroup of the run's own, and "
-				 "none could be made here (%s); start 'paddock mcp' without "
-				 "--zygote",
+				 "none could be made here (%s); start 'paddock mcp' with "
+				 "--no-zygote",
 				 x->st.procs_why ? x->st.procs_why : "no cgroup");
 		return -EOPNOTSUPP;
 	}
@@ -832,7 +850,7 @@ static void run_terminate(struct run *x, double t)
 {
 	if (x->term_sent)
 		return;
-	kill(-x->pid, SIGTERM);
+	run_signal_group(x, SIGTERM);
 	x->term_sent = true;
 	x->kill_at = t + PDK_KILL_GRACE;
 }
@@ -845,9 +863,19 @@ static void run_timers(struct run *x, double t)
 		run_terminate(x, t);
 	}
 	if (!x->exited && x->kill_at && t >= x->kill_at) {
-		kill(-x->pid, SIGKILL);
+		run_signal_group(x, SIGKILL);
 		x->kill_at = 0;
 	}
+}
+
+/* What the command left, killed: its group and paddock's other children (kill_group). A
+ * zygote's command has neither here: what it left is the run's cgroup's, already emptied or
+ * not (cleared says which). */
+static bool run_kill_rest(struct run *x)
+{
+	if (x->zreply >= 0)
+		return true;
+	return kill_group(x->pid, pdk_guard_pid(&x->guard));
 }
 
 /* When the watch must wake next, in ms for poll(); -1: on an event only. */
@@ -944,7 +972,7 @@ static void run_reap(struct run *x)
 		x->cleared = reap_settled(x->cg, &x->guard, now() + PDK_KILL_GRACE);
 	else
 #endif
-		x->cleared = kill_group(x->pid, pdk_guard_pid(&x->guard)) && x->cleared;
+		x->cleared = run_kill_rest(x) && x->cleared;
 	x->exited = true;
 	x->drain_until = now() + PDK_DRAIN_LIMIT;
 }
@@ -974,7 +1002,7 @@ static int run_watch(struct run *x)
 					 "waiting for the command: %s; it was killed", strerror(-r));
 			if (!x->exited) {
 				run_kill_child(x, true);
-				x->cleared = kill_group(x->pid, pdk_guard_pid(&x->guard)) && x->cleared;
+				x->cleared = run_kill_rest(x) && x->cleared;
 			}
 			return r;
 		}

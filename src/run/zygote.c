@@ -1,5 +1,5 @@
-/* zygote.c - a resident session's confined zygotes (Linux, Landlock): the host that makes one
- * a policy shape, the zygote's loop of fork and exec, and a call's requests to them. */
+/* zygote.c - a resident session's confined zygotes (Linux: Landlock, bwrap): the host that
+ * makes one a policy shape, the zygote's loop of fork and exec, and a call's requests to them. */
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,12 +18,15 @@
 
 #include "confine/backend.h"
 #include "confine/confine.h"
+#include "core/self.h"
+#include "core/strv.h"
 #include "core/util.h"
 #include "runner.h"
 #include "zygote.h"
 
 #define MAGIC_GET 0x7a796701U
 #define MAGIC_SPAWN 0x7a796702U
+#define MAGIC_SIGNAL 0x7a796703U
 #define MAX_POLICY (192 * 1024)
 #define MAX_ZYGOTES 32
 #define SPAWN_FDS 4 /* in, out, err, cgroup.procs */
@@ -31,6 +34,13 @@
 struct get_hdr {
 	uint32_t magic;
 	char key[17];
+	char backend[16];
+};
+
+/* A signal for the command's process group, once it runs. */
+struct signal_msg {
+	uint32_t magic;
+	int32_t sig;
 };
 
 struct spawn_hdr {
@@ -549,7 +559,8 @@ static void __attribute__((noreturn)) zygote_main(int ctl, int shm)
 		}
 		if (conn < 0 || !pfd[2].revents)
 			continue;
-		k = recv_fds(conn, msg, sizeof(msg), fds, SPAWN_FDS, MSG_DONTWAIT);
+		/* The spawn comes with the command's descriptors; after it, only signals. */
+		k = recv_fds(conn, msg, sizeof(msg), fds, spawned ? 0 : SPAWN_FDS, MSG_DONTWAIT);
 		if (k == -EAGAIN)
 			continue;
 		if (k > 0 && (size_t)k >= sizeof(struct spawn_hdr) && !spawned) {
@@ -557,9 +568,20 @@ static void __attribute__((noreturn)) zygote_main(int ctl, int shm)
 			kid = spawn_one(conn, msg, (size_t)k, fds);
 			continue;
 		}
+		if (k == (ssize_t)sizeof(struct signal_msg) && spawned) {
+			struct signal_msg sm;
+
+			memcpy(&sm, msg, sizeof(sm));
+			/* Its group while it runs; what it leaves, the run's cgroup holds. */
+			if (sm.magic == MAGIC_SIGNAL && kid && sm.sig > 0 && sm.sig < 65) {
+				kill(-kid, sm.sig);
+				kill(kid, sm.sig);
+			}
+			continue;
+		}
 		if (k > 0) {
 			/* One command a call. */
-			for (int i = 0; i < SPAWN_FDS; i++)
+			for (int i = 0; i < SPAWN_FDS && !spawned; i++)
 				close(fds[i]);
 			say(conn, &(struct report){.what = 1, .err = EBUSY});
 			continue;
@@ -597,9 +619,12 @@ static void __attribute__((noreturn)) zygote_main(int ctl, int shm)
 
 struct zygote {
 	char key[17];
+	const struct pdk_backend *b;
 	pid_t pid;
 	int fd;		/* the host's end of its socket */
 	bool busy;	/* handed to a call that has not ended yet */
+	bool ready;	/* it said it was: it exits of itself when its socket closes and no
+			 * call holds it */
 	void *state;	/* the backend's, with the connect supervisor of its listener */
 	char *blob;	/* the policy's bytes, which policy points into */
 	struct pdk_confine policy;
@@ -608,16 +633,24 @@ struct zygote {
 static struct zygote zygotes[MAX_ZYGOTES];
 static size_t n_zygotes;
 
-static void zygote_drop(const struct pdk_backend *b, struct zygote *z)
+static void zygote_drop(struct zygote *z)
 {
-	if (z->pid > 0) {
+	const struct pdk_backend *b = z->b;
+
+	/* One that is ready is let go, and ends once its call (if any) has: bwrap's own
+	 * processes, killed, would be left to pid 1 to reap. */
+	if (z->fd >= 0 && z->ready) {
+		close(z->fd);
+		z->fd = -1;
+	} else if (z->pid > 0) {
 		kill(z->pid, SIGKILL);
+	}
+	if (z->pid > 0)
 		while (waitpid(z->pid, NULL, 0) < 0 && errno == EINTR)
 			;
-	}
 	if (z->fd >= 0)
 		close(z->fd);
-	if (b->release)
+	if (b && b->release)
 		b->release(z->state);
 	free((void *)z->policy.roots);
 	free((void *)z->policy.protect);
@@ -643,11 +676,55 @@ static pid_t fork_paired(int sv[2])
 	return -e;
 }
 
+/* In the zygote, confined, before it serves: nothing of the host's but ctl (and 0-2), not
+ * dumpable (a command cannot reach its memory through /proc, as it can its own processes'),
+ * the subreaper of what the commands leave, and the run's own /dev/shm when shm_own says the
+ * one here is (another device than the host's): that one is emptied after each call; the
+ * host's stays read-only and as it is. 0 or -errno, said to the host on ctl. */
+static int zygote_ready(int ctl, bool shm_own, int *ret_shm)
+{
+	int ready = 0;
+
+	close_all_from(3, ctl);
+	if (prctl(PR_SET_DUMPABLE, 0) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		ready = -errno;
+	*ret_shm = shm_own ? open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	(void)send(ctl, &ready, sizeof(ready), MSG_NOSIGNAL);
+	return ready;
+}
+
+void pdk_zygote_serve(int ctl)
+{
+	int shm;
+
+	if (fcntl(ctl, F_SETFD, FD_CLOEXEC) < 0)
+		_exit(1);
+	/* A wrapper's sandbox has a /dev of its own (bwrap's --dev), /dev/shm in it. */
+	if (zygote_ready(ctl, true, &shm) < 0)
+		_exit(1);
+	zygote_main(ctl, shm);
+}
+
+/* A wrapper (bwrap) runs the zygote as its command: paddock __zygote FD, with its end of the
+ * host's socket at FD. */
+static int zygote_argv(const struct pdk_backend *b, void *state, int fd, char ***ret)
+{
+	char self[4096], num[16];
+	ssize_t n = pdk_self_path(self, sizeof(self));
+
+	if (n < 0)
+		return (int)n;
+	snprintf(num, sizeof(num), "%d", fd);
+	return b->wrap_argv(state, (char *const[]){self, "__zygote", num, NULL}, ret);
+}
+
 static int zygote_make(const struct pdk_backend *b, struct zygote *z)
 {
-	int sv[2], ready = -EIO, r, handover = 0, shm = -1;
-	pid_t pid, host = getpid();
+	_cleanup_strv_ char **wrapped = NULL;
+	int sv[2], ready = -EIO, r = 0, handover = 0, shm = -1;
+	pid_t pid = -1, host = getpid();
 	struct stat host_shm, own_shm;
+	char why[512];
 
 	if ((r = b->prepare(&z->policy, &z->state)) < 0)
 		return r;
@@ -655,28 +732,40 @@ static int zygote_make(const struct pdk_backend *b, struct zygote *z)
 		return handover;
 	if (stat("/dev/shm", &host_shm) < 0)
 		host_shm.st_dev = 0;
-	if ((pid = fork_paired(sv)) < 0)
-		return (int)pid;
+	/* The host has its supervisors' threads: the child only calls the kernel. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	if ((!b->wrap_argv || (r = zygote_argv(b, z->state, sv[1], &wrapped)) == 0) &&
+	    (pid = fork()) < 0)
+		r = -errno;
+	if (r < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return r;
+	}
 	if (pid == 0) {
 		close(sv[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != host)
 			_exit(1);
 		pdk_reset_signals();
-		ready = b->enter(z->state);
-		if (ready == 0) {
-			/* Nothing of the host's: only the socket calls come on, and 0-2. */
-			close_all_from(3, sv[1]);
-			/* Not dumpable: a command cannot reach the zygote's memory through
-			 * /proc, as it can its own processes'. */
-			if (prctl(PR_SET_DUMPABLE, 0) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
-				ready = -errno;
-			/* A /dev/shm of the run's own (another device than the host's) is
-			 * emptied after each call; the host's stays read-only and as it is. */
-			if (stat("/dev/shm", &own_shm) == 0 && own_shm.st_dev != host_shm.st_dev)
-				shm = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (wrapped) {
+			/* The wrapper confines; the zygote in it says it is ready. */
+			pdk_cloexec_from(3);
+			ready = b->enter(z->state);
+			if (ready == 0 && fcntl(sv[1], F_SETFD, 0) == 0)
+				execv(wrapped[0], wrapped);
+			(void)send(sv[1], &(int){ready ? ready : -errno}, sizeof(int), MSG_NOSIGNAL);
+			_exit(1);
 		}
-		(void)send(sv[1], &ready, sizeof(ready), MSG_NOSIGNAL);
+		ready = b->enter(z->state);
+		if (ready == 0)
+			ready = zygote_ready(sv[1],
+					     stat("/dev/shm", &own_shm) == 0 &&
+						 own_shm.st_dev != host_shm.st_dev,
+					     &shm);
+		else
+			(void)send(sv[1], &ready, sizeof(ready), MSG_NOSIGNAL);
 		if (ready < 0)
 			_exit(1);
 		zygote_main(sv[1], shm);
@@ -686,8 +775,12 @@ static int zygote_make(const struct pdk_backend *b, struct zygote *z)
 	z->fd = sv[0];
 	if (handover && b->forked && (r = b->forked(z->state, pid)) < 0)
 		return r;
+	/* A wrapper's sandbox is looked at before the zygote in it may start. */
+	if (b->spawned && (r = b->spawned(z->state, why, sizeof(why))) < 0)
+		return r;
 	if (recv(sv[0], &ready, sizeof(ready), 0) != sizeof(ready))
 		return -EIO;
+	z->ready = ready == 0;
 	return ready;
 }
 
@@ -710,10 +803,10 @@ static struct zygote *zygote_new(const struct pdk_backend *b, const char *key, c
 			*err = -EBUSY;
 			return NULL;
 		}
-		zygote_drop(b, &zygotes[i]);
+		zygote_drop(&zygotes[i]);
 	}
 	z = &zygotes[n_zygotes++];
-	*z = (struct zygote){.fd = -1, .blob = blob};
+	*z = (struct zygote){.fd = -1, .blob = blob, .b = b};
 	snprintf(z->key, sizeof(z->key), "%s", key);
 	z->policy.roots = get_strv(&r, &z->policy.n_roots);
 	z->policy.protect = get_strv(&r, &z->policy.n_protect);
@@ -729,25 +822,28 @@ static struct zygote *zygote_new(const struct pdk_backend *b, const char *key, c
 	z->policy.proxy_fd = -1;
 	*err = r.bad ? -EINVAL : zygote_make(b, z);
 	if (*err < 0) {
-		zygote_drop(b, z);
+		zygote_drop(z);
 		return NULL;
 	}
 	return z;
 }
 
 /* A call asks for the zygote of its key: a connection to an idle one, made when none. */
-static void host_get(const struct pdk_backend *b, const char *msg, size_t k, int reply)
+static void host_get(const char *msg, size_t k, int reply)
 {
+	const struct pdk_backend *b = NULL;
 	struct get_hdr h;
 	struct zygote *z = NULL;
 	int err = 0, cp[2] = {-1, -1};
 
-	if (k < sizeof(h) || !b || !b->prepare || !b->enter) {
+	if (k < sizeof(h)) {
 		err = -EINVAL;
 	} else {
 		memcpy(&h, msg, sizeof(h));
 		h.key[16] = '\0';
-		if (h.magic != MAGIC_GET)
+		h.backend[sizeof(h.backend) - 1] = '\0';
+		b = pdk_backend_find(h.backend);
+		if (h.magic != MAGIC_GET || !b || !b->prepare || !b->enter)
 			err = -EINVAL;
 	}
 	for (size_t i = 0; !err && i < n_zygotes; i++)
@@ -770,7 +866,7 @@ static void host_get(const struct pdk_backend *b, const char *msg, size_t k, int
 	if (z && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cp) < 0)
 		err = -errno;
 	if (z && !err && (err = send_fds(z->fd, "c", 1, &cp[0], 1)) < 0)
-		zygote_drop(b, z);
+		zygote_drop(z);
 	if (!err)
 		z->busy = true;
 	(void)send_fds(reply, &err, sizeof(err), err ? NULL : &cp[1], err ? 0 : 1);
@@ -779,16 +875,29 @@ static void host_get(const struct pdk_backend *b, const char *msg, size_t k, int
 			close(cp[i]);
 }
 
+/* The host's children that are gone: a zygote's (it is dropped when its socket says so), and
+ * the orphans its wrapper leaves (bwrap's pid 1, which outlives bwrap's exit), of which the
+ * host is the subreaper. */
+static void host_reap(int flags)
+{
+	pid_t pid;
+
+	while ((pid = waitpid(-1, NULL, flags)) > 0 || (pid < 0 && errno == EINTR))
+		for (size_t i = 0; i < n_zygotes; i++)
+			if (zygotes[i].pid == pid)
+				zygotes[i].pid = 0;
+}
+
 static void __attribute__((noreturn)) host_main(int sock, pid_t session)
 {
-	const struct pdk_backend *b = pdk_backend_find("landlock");
 	static char msg[sizeof(struct get_hdr) + MAX_POLICY];
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != session)
+	if (getppid() != session || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		_exit(1);
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
+		host_reap(WNOHANG);
 		struct pollfd pfd[1 + MAX_ZYGOTES];
 		size_t n = 0;
 		int reply;
@@ -815,7 +924,7 @@ static void __attribute__((noreturn)) host_main(int sock, pid_t session)
 			if (got == 1)
 				z->busy = false;
 			else if (got == 0 || errno != EAGAIN)
-				zygote_drop(b, z); /* gone: made again when asked for */
+				zygote_drop(z); /* gone: made again when asked for */
 		}
 		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
@@ -824,15 +933,16 @@ static void __attribute__((noreturn)) host_main(int sock, pid_t session)
 			continue;
 		if (k <= 0)
 			break;
-		host_get(b, msg, (size_t)k, reply);
+		host_get(msg, (size_t)k, reply);
 		close(reply);
 	}
 	while (n_zygotes)
-		zygote_drop(b, &zygotes[n_zygotes - 1]);
+		zygote_drop(&zygotes[n_zygotes - 1]);
+	host_reap(0);
 	_exit(0);
 }
 
-int pdk_zygote_host_start(int *ret_fd)
+int pdk_zygote_host_start(int *ret_fd, pid_t *ret_pid)
 {
 	int sv[2];
 	pid_t session = getpid(), pid;
@@ -851,13 +961,14 @@ int pdk_zygote_host_start(int *ret_fd)
 	}
 	close(sv[1]);
 	*ret_fd = sv[0];
+	*ret_pid = pid;
 	return 0;
 }
 
 /* --- a call's side ------------------------------------------------------------------------- */
 
-int pdk_zygote_get(int host_fd, const char *key, const struct pdk_confine *policy,
-		   int *ret_fd)
+int pdk_zygote_get(int host_fd, const char *backend, const char *key,
+		   const struct pdk_confine *policy, int *ret_fd)
 {
 	struct buf b = {0};
 	struct get_hdr h = {.magic = MAGIC_GET};
@@ -865,6 +976,8 @@ int pdk_zygote_get(int host_fd, const char *key, const struct pdk_confine *polic
 	ssize_t k;
 
 	snprintf(h.key, sizeof(h.key), "%s", key);
+	if (snprintf(h.backend, sizeof(h.backend), "%s", backend) >= (int)sizeof(h.backend))
+		return -EINVAL;
 	put(&b, &h, sizeof(h));
 	policy_blob(policy, &b);
 	if (b.bad) {
@@ -956,4 +1069,11 @@ int pdk_zygote_wait(int conn, bool block, int *ret_wstatus)
 		return -EPIPE;
 	*ret_wstatus = rep.wstatus;
 	return 1;
+}
+
+int pdk_zygote_signal(int conn, int sig)
+{
+	struct signal_msg sm = {MAGIC_SIGNAL, sig};
+
+	return send_fds(conn, &sm, sizeof(sm), NULL, 0);
 }

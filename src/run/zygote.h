@@ -1,5 +1,5 @@
-/* zygote.h - a resident session's confined zygotes (Linux, Landlock): one process a policy
- * shape, already confined, from which each call's command is one fork and exec. */
+/* zygote.h - a resident session's confined zygotes (Linux: Landlock, bwrap): one process a
+ * policy shape, already confined, from which each call's command is one fork and exec. */
 #ifndef PDK_ZYGOTE_H
 #define PDK_ZYGOTE_H
 
@@ -13,23 +13,27 @@ struct pdk_confine;
 #define PDK_ZYGOTE_MAX_BODY (128 * 1024)
 
 /*
- * Lifecycle. A resident session (paddock mcp --zygote) starts one host with
+ * Lifecycle. A resident session (paddock mcp) starts one host with
  * pdk_zygote_host_start(): a child of the session, unconfined, that dies with it. A call
- * whose confinement may come from a zygote (Landlock; no domains, granted sockets or
- * devices) asks the host with pdk_zygote_get() for a zygote of its policy's shape (the key
- * of pdk_zygote_key()): the host hands it a connection of its own to an idle one, which it
- * makes the first time or when all of that shape are busy (it prepares the backend and
- * forks; the child confines itself and waits; the connect supervisor of that zygote runs in
- * the host). pdk_zygote_spawn() has the zygote fork and exec the command, pdk_zygote_wait()
- * reads how it ended. Closing the connection ends the call: the zygote kills what is left
- * of the command, empties the run's /dev/shm and is idle again. A zygote serves one call at
- * a time; calls at once get one each, up to 32 zygotes in all (past that a call is set up
- * as without one).
+ * whose confinement may come from a zygote (Landlock or bwrap; no domains, granted sockets
+ * or devices) asks the host with pdk_zygote_get() for a zygote of its backend and policy's
+ * shape (the key of pdk_zygote_key()): the host hands it a connection of its own to an idle
+ * one, which it makes the first time or when all of that shape are busy. It prepares the
+ * backend and forks; under Landlock the child confines itself and waits, under bwrap the
+ * child executes bwrap, whose command is this program's `__zygote FD`
+ * (pdk_zygote_serve()), after the host has checked bwrap's mounts as for a run. The connect
+ * supervisor of each zygote runs in the host. pdk_zygote_spawn() has the zygote fork and
+ * exec the command, pdk_zygote_signal() signals its process group, pdk_zygote_wait() reads
+ * how it ended. Closing the connection ends the call: the zygote kills what is left of the
+ * command, empties the run's /dev/shm and is idle again. A zygote serves one call at a time;
+ * calls at once get one each, up to 32 zygotes in all (past that a call is set up as
+ * without one).
  */
 
-/* Fork the host; *ret_fd is the session's end of its socket (close-on-exec). The host exits
- * when the session does, or when every holder of that end has closed it. 0 or -errno. */
-int pdk_zygote_host_start(int *ret_fd);
+/* Fork the host; *ret_fd is the session's end of its socket (close-on-exec), *ret_pid the
+ * host's, for the session to reap. The host exits when the session does, or when every holder
+ * of that end has closed it, having ended its zygotes. 0 or -errno. */
+int pdk_zygote_host_start(int *ret_fd, pid_t *ret_pid);
 
 /* Can this policy's confinement come from a zygote: no proxy, granted unix sockets or
  * device nodes, whose descriptors and listeners are a run's own. */
@@ -44,8 +48,8 @@ void pdk_zygote_key(const struct pdk_confine *policy, const char *backend, char 
 /* A connection to an idle zygote of key from the host on host_fd, made from policy when there
  * is none: *ret_fd (close-on-exec; closing it ends the call). 0, or -errno (the call runs
  * without). */
-int pdk_zygote_get(int host_fd, const char *key, const struct pdk_confine *policy,
-		   int *ret_fd);
+int pdk_zygote_get(int host_fd, const char *backend, const char *key,
+		   const struct pdk_confine *policy, int *ret_fd);
 
 /* What a call asks of the zygote: the command, and the descriptors its child takes. */
 struct pdk_zygote_call {
@@ -67,6 +71,15 @@ struct pdk_zygote_call {
  */
 int pdk_zygote_spawn(int conn, const struct pdk_zygote_call *call, pid_t *ret_pid,
 		     int *ret_errno, int *ret_stage);
+
+/* Signal sig to the process group of the command the zygote on conn runs (the zygote's pids
+ * may be of another namespace, so the caller never signals them itself): 0 or -errno. Once it
+ * has exited, nothing (the run's cgroup holds what it left). */
+int pdk_zygote_signal(int conn, int sig);
+
+/* In a wrapper's sandbox (paddock __zygote FD): the zygote, on the host's socket ctl. Never
+ * returns. */
+void pdk_zygote_serve(int ctl) __attribute__((noreturn));
 
 /* The command's wait status from conn, once the zygote has reaped it: 1 with it, 0 when it
  * has not exited yet (only without block), -EPIPE when the zygote went away without saying. */
