@@ -44,7 +44,7 @@ struct pdk_agent_opts {
 	struct pdk_strv run_opts;
 	const char *config_path;	  /* --config FILE, which recall and pkg read too */
 	const struct pdk_config *config; /* read once at the start: every call takes it */
-	bool zygote;			  /* --zygote: calls fork from confined zygotes */
+	bool zygote;			  /* calls fork from confined zygotes (--no-zygote: not) */
 };
 
 /* Serve MCP on in/out until EOF on in. Returns 0, or -errno when it could not start. */

@@ -24,8 +24,8 @@ static const char mcp_usage[] =
 	"      --backend NAME     confine with this backend (see 'paddock doctor')\n"
 	"      --bound BYTES      the most a result may take (default 16K, 1K to 1M)\n"
 	"      --config FILE      read only this configuration file\n"
-	"      --zygote           fork Landlock calls from a confined process kept per policy\n"
-	"                         (faster; needs a pids cgroup)\n"
+	"      --no-zygote        set every call up afresh, not from the confined process kept\n"
+	"                         per policy (the zygote: Landlock and bwrap, with a pids cgroup)\n"
 	"See paddock(1).\n";
 
 /* The server's own session ends with it: its cd and the programs approved
@@ -54,7 +54,8 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	    {"write", required_argument, NULL, 'w'},   {"root", required_argument, NULL, 'r'},
 	    {"backend", required_argument, NULL, 'b'}, {"bound", required_argument, NULL, 'B'},
 	    {"config", required_argument, NULL, 'c'},  {"help", no_argument, NULL, 'h'},
-	    {"zygote", no_argument, NULL, 'z'},        {NULL, 0, NULL, 0},
+	    {"zygote", no_argument, NULL, 'z'},        {"no-zygote", no_argument, NULL, 'Z'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct pdk_agent_opts o = {0};
 	struct pdk_config cfg;
@@ -64,10 +65,10 @@ int pdk_cli_mcp_main(int argc, char **argv)
 	int c, r, code = PDK_EXIT_FAILURE;
 
 #ifdef __linux__
-	/* PADDOCK_ZYGOTE=1 asks what --zygote does, for a server another program starts. */
+	/* PADDOCK_ZYGOTE=0 asks what --no-zygote does, for a server another program starts. */
 	const char *zy = getenv("PADDOCK_ZYGOTE");
 
-	o.zygote = zy && strcmp(zy, "1") == 0;
+	o.zygote = !zy || strcmp(zy, "0") != 0;
 #endif
 	/* The words every call's run options start from, as run's own argv. */
 	if (pdk_strv_push(&o.run_opts, "run") < 0) {
@@ -103,14 +104,12 @@ int pdk_cli_mcp_main(int argc, char **argv)
 			o.config_path = optarg;
 			break;
 		case 'z':
+		case 'Z':
+			/* --zygote, the default, is still taken. */
 #ifdef __linux__
-			o.zygote = true;
-			continue;
-#else
-			pdk_cli_error("mcp: --zygote is for Landlock, on Linux only; start the "
-				      "server without it");
-			goto out;
+			o.zygote = c == 'z';
 #endif
+			continue;
 		case 'h':
 			fputs(mcp_usage, stdout);
 			code = 0;
