@@ -216,30 +216,38 @@ mcp_table() {
 	echo '| server | round trip | floor | ratio |'
 	echo '|---|---|---|---|'
 	rc3=0
+	# Each backend with its confined zygotes (the default) and set up afresh (--no-zygote).
 	if [ -x "$tmp/landlock-floor" ] && works "$PADDOCK" run --backend landlock -- true; then
-		"$tmp/mcp-rtt" $strict -n "$rounds" -t 1.0 "$PADDOCK" --backend landlock \
-			:: 'Landlock floor (target 1.0x)' -- "$tmp/landlock-floor" true || rc3=$?
-		# The same calls from confined zygotes (paddock(1), mcp --zygote).
-		"$tmp/mcp-rtt" $strict -n "$rounds" -t 1.0 "$PADDOCK" --backend landlock --zygote \
-			:: 'Landlock floor (target 1.0x)' -- "$tmp/landlock-floor" true || rc3=$?
-		zyg=1
+		for z in '' --no-zygote; do
+			"$tmp/mcp-rtt" $strict -n "$rounds" -t 1.0 "$PADDOCK" --backend landlock $z \
+				:: 'Landlock floor (target 1.0x)' -- "$tmp/landlock-floor" true || rc3=$?
+		done
+		ll=1
 	fi
 	if [ -n "${bw:-}" ] && [ -n "${fd:-}" ] && works "$PADDOCK" run --backend bwrap -- true; then
-		eval "\"\$tmp/mcp-rtt\" $strict -n \"\$rounds\" -t 1.10 \"\$PADDOCK\" --backend bwrap \
-			:: 'bare bwrap (target 1.10x)' fd=$fd:\"\$tmp/seccomp.bpf\" ${sfd:+wfd=$sfd:/dev/null} \
-			-- $bw" || rc3=$?
+		for z in '' --no-zygote; do
+			eval "\"\$tmp/mcp-rtt\" $strict -n \"\$rounds\" -t 1.10 \"\$PADDOCK\" --backend bwrap $z \
+				:: 'bare bwrap (target 1.10x)' fd=$fd:\"\$tmp/seccomp.bpf\" \
+				${sfd:+wfd=$sfd:/dev/null} -- $bw" || rc3=$?
+		done
+		bwr=1
 	fi
-	if [ -n "${zyg:-}" ]; then
+	if [ -n "${ll:-}${bwr:-}" ]; then
 		# 8 calls at once against 8 floors at once: throughput, not round trips.
 		echo
 		echo "**8 \`run_command\` calls at once, $((rounds / 10 + 1)) rounds** (medians)"
 		echo
 		echo '| server | throughput | floor | ratio |'
 		echo '|---|---|---|---|'
-		for z in '' --zygote; do
-			"$tmp/mcp-rtt" $strict -n "$((rounds / 10 + 1))" -w 2 -c 8 -t 0.9 "$PADDOCK" \
-				--backend landlock $z :: '8 Landlock floors at once (target 0.9x)' \
+		for z in '' --no-zygote; do
+			[ -z "${ll:-}" ] || "$tmp/mcp-rtt" $strict -n "$((rounds / 10 + 1))" -w 2 -c 8 \
+				-t 0.9 "$PADDOCK" --backend landlock $z \
+				:: '8 Landlock floors at once (target 0.9x)' \
 				-- "$tmp/landlock-floor" true || rc3=$?
+			[ -z "${bwr:-}" ] || eval "\"\$tmp/mcp-rtt\" $strict -n \"\$((rounds / 10 + 1))\" \
+				-w 2 -c 8 -t 0.9 \"\$PADDOCK\" --backend bwrap $z \
+				:: '8 bare bwraps at once (target 0.9x)' fd=$fd:\"\$tmp/seccomp.bpf\" \
+				${sfd:+wfd=$sfd:/dev/null} -- $bw" || rc3=$?
 		done
 	fi
 	echo
@@ -271,9 +279,9 @@ api_table() {
 	if [ -x "$tmp/landlock-floor" ] && works "$PADDOCK" run --backend landlock -- true; then
 		PADDOCK_PROGRAM=$PADDOCK "$tmp/api-loop" $strict -n "$rounds" -b landlock -t 1.0 \
 			:: 'Landlock floor' -- "$tmp/landlock-floor" true || rc4=$?
-		# The session's engine with confined zygotes (PADDOCK_ZYGOTE=1, paddock(1)).
-		PADDOCK_ZYGOTE=1 PADDOCK_PROGRAM=$PADDOCK "$tmp/api-loop" $strict -n "$rounds" \
-			-b landlock -t 1.0 :: 'Landlock floor, PADDOCK_ZYGOTE=1' \
+		# The session's engine setting each call up afresh (PADDOCK_ZYGOTE=0, paddock(1)).
+		PADDOCK_ZYGOTE=0 PADDOCK_PROGRAM=$PADDOCK "$tmp/api-loop" $strict -n "$rounds" \
+			-b landlock -t 1.0 :: 'Landlock floor, PADDOCK_ZYGOTE=0' \
 			-- "$tmp/landlock-floor" true || rc4=$?
 	fi
 	echo
