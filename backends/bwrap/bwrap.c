@@ -628,14 +628,7 @@ static int bwrap_before_fork(void *state)
 		return r;
 	/* bwrap makes its sandbox under the filter: its own calls go on until then. */
 	pdk_netsup_defer_fs(s->sup);
-	return 1;
-}
-
-static int bwrap_forked(void *state, pid_t pid)
-{
-	struct bwrap_state *s = state;
-
-	return s->sup ? pdk_netsup_start(s->sup, pid) : 0;
+	return pdk_netsup_listen(s->sup);
 }
 
 /* Parent side, after the run: everything bwrap wrote is in the pipe, since
@@ -901,7 +894,6 @@ const struct pdk_backend pdk_backend_bwrap = {
     .wrap_argv = bwrap_wrap_argv,
     .enter = bwrap_enter,
     .before_fork = bwrap_before_fork,
-    .forked = bwrap_forked,
     .spawned = bwrap_spawned,
     .started = bwrap_started,
     .exit_status = bwrap_exit_status,

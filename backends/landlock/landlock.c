@@ -830,7 +830,7 @@ static int landlock_before_fork(void *p)
 	    (r = pdk_netsup_hold_existing(st->sup, (const char *const *)st->holds, st->ro,
 					  st->n_holds, st->ruleset_fd)) < 0)
 		return r;
-	return 1;
+	return pdk_netsup_listen(st->sup);
 }
 
 /* The proxy's variables, when this run reaches it. */
@@ -839,13 +839,6 @@ static char *const *landlock_env(void *p)
 	const struct ll_state *st = p;
 
 	return st ? st->env : NULL;
-}
-
-static int landlock_forked(void *p, pid_t pid)
-{
-	struct ll_state *st = p;
-
-	return st->sup ? pdk_netsup_start(st->sup, pid) : 0;
 }
 
 static void print_access(FILE *out, uint64_t a)
@@ -979,7 +972,6 @@ const struct pdk_backend pdk_backend_landlock = {
 	.wrap_argv = NULL,
 	.enter = landlock_enter,
 	.before_fork = landlock_before_fork,
-	.forked = landlock_forked,
 	.release = landlock_release,
 	.describe = landlock_describe,
 };

@@ -194,16 +194,12 @@ static int landlock_metadata(const struct pdk_backend *b, struct meta_result *re
 	if (r < 0 || pipe(p) < 0)
 		goto release;
 	/* As the runner does: the connect supervisor, made before the fork. */
-	int handover = b->before_fork ? b->before_fork(state) : 0;
-	if (handover < 0) {
-		r = handover;
+	if (b->before_fork && (r = b->before_fork(state)) < 0) {
 		close(p[0]);
 		close(p[1]);
 		goto release;
 	}
 	pid = fork();
-	if (pid > 0 && handover > 0 && b->forked && b->forked(state, pid) < 0)
-		kill(pid, SIGKILL);
 	if (pid == 0) {
 		struct meta_result m = {-1, -1, -1, -1, -1};
 		struct timespec ts[2] = {{0, 0}, {0, 0}};

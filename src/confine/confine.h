@@ -110,15 +110,12 @@ struct pdk_backend {
 	 * kills the helper), saying why in why when it can. NULL: the command
 	 * starts when the helper says. */
 	int (*spawned)(void *state, char *why, size_t why_len);
-	/* Self-restrictors whose child hands something over to the parent
-	 * before it execs (Landlock's connect supervisor takes the seccomp
-	 * listener): 1 when this run does (the runner then forks instead of
-	 * sharing its memory with the child, and calls forked()), 0 when not,
-	 * or -errno. NULL: never. */
+	/* In the parent last before the fork, for a child that hands something
+	 * over before it execs (the connect supervisor's thread, started here,
+	 * takes the seccomp listener while the child waits in enter(); the
+	 * child may share the parent's memory meanwhile): 0 or -errno. NULL:
+	 * nothing. */
 	int (*before_fork)(void *state);
-	/* In the parent right after the fork, while the child waits in
-	 * enter(): 0, or -errno to stop the run (the runner kills the child). */
-	int (*forked)(void *state, pid_t pid);
 	/* Wrappers, in the parent after the run: 1 when the helper started
 	 * the command, 0 when the helper's own setup failed first, so that
 	 * nothing of the command ran (the helper's complaint is on the

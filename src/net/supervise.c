@@ -213,8 +213,8 @@ int pdk_netsup_allow_bind(struct pdk_netsup *ns, const char *const *roots, size_
 int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short len, bool hold)
 {
 	struct sock_fprog prog = {.len = len, .filter = (struct sock_filter *)filter};
-	char ack;
-	int fd, msg[2];
+	char ack = 0;
+	int fd, msg[3];
 	ssize_t n;
 
 	close(ns->to_parent[0]);
@@ -225,6 +225,7 @@ int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short l
 		return -errno;
 	msg[0] = fd;
 	msg[1] = hold;
+	msg[2] = (int)syscall(SYS_getpid);
 	do
 		n = write(ns->to_parent[1], msg, sizeof(msg));
 	while (n < 0 && errno == EINTR);
@@ -236,7 +237,7 @@ int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short l
 	/* The command must never hold the listener: with it, it could answer
 	 * its own calls. */
 	close(fd);
-	return n == 1 ? 0 : -EPIPE;
+	return n == 1 && ack == '1' ? 0 : -EPIPE;
 }
 
 /* ---- the bound set ---- */
@@ -1469,6 +1470,42 @@ static void drop_capabilities(void)
 	(void)syscall(SYS_capset, &hdr, data);
 }
 
+/* The thread's first work, while the child waits in pdk_netsup_child(): the child's listener,
+ * by the number and pid it writes, taken with pidfd_getfd; the held set made when it says
+ * so. The child is told '1', or '0' to fail. false: no listener (the child failed first, or
+ * the run ended). */
+static bool take_listener(struct pdk_netsup *ns)
+{
+	int msg[3];
+	char ok = '0';
+	ssize_t n = -1;
+
+	for (;;) {
+		struct pollfd pfd[2] = {{ns->to_parent[0], POLLIN, 0}, {ns->stop[0], POLLIN, 0}};
+
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			return false;
+		if (pfd[1].revents)
+			return false;
+		if (pfd[0].revents)
+			break;
+	}
+	do
+		n = read(ns->to_parent[0], msg, sizeof(msg));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(msg) && (!msg[1] || pdk_fs_hold(ns) == 0)) {
+		_cleanup_close_ int pidfd = sys_pidfd_open(msg[2], 0);
+		long fd = pidfd < 0 ? -1 : sys_pidfd_getfd(pidfd, msg[0]);
+
+		if (fd >= 0) {
+			ns->listener = (int)fd;
+			ok = '1';
+		}
+	}
+	(void)pdk_write_all(ns->to_child[1], &ok, 1);
+	return ok == '1';
+}
+
 static void *sup_main(void *p)
 {
 	struct pdk_netsup *ns = p;
@@ -1476,6 +1513,9 @@ static void *sup_main(void *p)
 			      ? ns->sizes.seccomp_notif
 			      : sizeof(struct seccomp_notif);
 
+	/* Before the capabilities go: taking a descriptor of a child that has them needs them. */
+	if (!take_listener(ns))
+		return NULL;
 	drop_capabilities();
 	/* The calls made here take the command's umask, set on each. */
 	pdk_fs_private = unshare(CLONE_FS) == 0;
@@ -1529,34 +1569,11 @@ static void *sup_main(void *p)
 	return NULL;
 }
 
-int pdk_netsup_start(struct pdk_netsup *ns, pid_t pid)
+int pdk_netsup_listen(struct pdk_netsup *ns)
 {
-	_cleanup_close_ int pidfd = -1;
 	sigset_t all, old;
-	int msg[2] = {-1, 0}, r;
-	ssize_t n;
-	long fd;
+	int r;
 
-	close(ns->to_parent[1]);
-	close(ns->to_child[0]);
-	ns->to_parent[1] = ns->to_child[0] = -1;
-	do
-		n = read(ns->to_parent[0], msg, sizeof(msg));
-	while (n < 0 && errno == EINTR);
-	if (n == 0)
-		return 0; /* the child failed before: its report says why */
-	if (n != (ssize_t)sizeof(msg))
-		return n < 0 ? -errno : -EIO;
-	/* The held paths are the supervisor's to hold when the child has no namespace. */
-	if (msg[1] && (r = pdk_fs_hold(ns)) < 0)
-		return r;
-	pidfd = sys_pidfd_open(pid, 0);
-	if (pidfd < 0)
-		return -errno;
-	fd = sys_pidfd_getfd(pidfd, msg[0]);
-	if (fd < 0)
-		return -errno;
-	ns->listener = (int)fd;
 	/* Signals stay with paddock's main thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -1565,8 +1582,6 @@ int pdk_netsup_start(struct pdk_netsup *ns, pid_t pid)
 	if (r != 0)
 		return -r;
 	ns->running = true;
-	if (pdk_write_all(ns->to_child[1], "1", 1) < 0)
-		return -EPIPE;
 	return 0;
 }
 

@@ -52,18 +52,20 @@ int pdk_netsup_hold_existing(struct pdk_netsup *ns, const char *const *paths, co
  * its sandbox under the filter first: bwrap). */
 void pdk_netsup_defer_fs(struct pdk_netsup *ns);
 void pdk_netsup_arm_fs(struct pdk_netsup *ns);
+/* Parent, last before the fork: start the supervising thread, which first waits for the
+ * child's listener (pdk_netsup_child) and takes it, so that the child may share paddock's
+ * memory until it execs (only the thread that forks waits for it). 0 or -errno. */
+int pdk_netsup_listen(struct pdk_netsup *ns);
 /*
  * Child, after fork, async-signal-safe: load the filter (struct sock_filter
  * filter[len], which sends the supervised calls to user notification) with a
- * listener, say its number to the parent, wait until the parent holds it, and
- * close it, so that the command never holds it. hold: the filter is a _HOLD one
- * (the child has no mount namespace), and the paths of pdk_netsup_hold_existing()
- * are the supervisor's to hold; else they are let go. Returns 0 or -errno.
+ * listener, say its number and the child's pid to the supervising thread, wait until
+ * it holds it, and close it, so that the command never holds it. hold: the filter is
+ * a _HOLD one (the child has no mount namespace), and the paths of
+ * pdk_netsup_hold_existing() are the supervisor's to hold; else they are let go.
+ * Returns 0 or -errno (-EPIPE: the thread could not take it).
  */
 int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short len, bool hold);
-/* Parent, after the fork: take the listener from the child pid and start the
- * supervising thread. 0, or -errno (the child then fails to start). */
-int pdk_netsup_start(struct pdk_netsup *ns, pid_t pid);
 /* Stop the thread, close everything; NULL is fine. */
 void pdk_netsup_free(struct pdk_netsup *ns);
 /* How many calls the supervisor performed and refused so far. */

@@ -372,7 +372,7 @@ static int child_main(void *p)
  * Under AddressSanitizer, whose shadow memory would keep the child's stack
  * frames poisoned, a plain fork.
  */
-static pid_t __attribute__((noinline)) spawn(struct child_args *a, bool must_fork)
+static pid_t __attribute__((noinline)) spawn(struct child_args *a)
 {
 #if defined(__linux__) && !defined(PDK_SPAWN_FORK)
 	char stack[64 * 1024] __attribute__((aligned(16)));
@@ -380,15 +380,6 @@ static pid_t __attribute__((noinline)) spawn(struct child_args *a, bool must_for
 	pid_t pid;
 	int e;
 
-	/* A child that waits for paddock before it execs needs paddock running. */
-	if (must_fork) {
-		pid = fork();
-		if (pid < 0)
-			return -errno;
-		if (pid == 0)
-			child_main(a);
-		return pid;
-	}
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = clone(child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, a);
@@ -398,7 +389,6 @@ static pid_t __attribute__((noinline)) spawn(struct child_args *a, bool must_for
 #else
 	pid_t pid = fork();
 
-	(void)must_fork;
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
@@ -705,17 +695,12 @@ static int run_guard_start(struct run *x, pid_t (*spawn_fn)(void *), void *arg)
 }
 
 /* The command as the guardian's child: spawn() there, the guardian its parent. */
-struct guarded_spawn {
-	struct child_args *ca;
-	bool must_fork;
-};
-
 static pid_t spawn_guarded(void *p)
 {
-	struct guarded_spawn *gs = p;
+	struct child_args *ca = p;
 
-	gs->ca->parent = getpid();
-	return spawn(gs->ca, gs->must_fork);
+	ca->parent = getpid();
+	return spawn(ca);
 }
 
 /* The command from the session's zygote, confined already: one fork there and the exec. */
@@ -784,7 +769,6 @@ static int run_start(struct run *x)
 	struct child_args ca = {spec, &x->plan, x->devnull, x->opipe[1], x->epipe[1], x->rpipe[1],
 				getpid()};
 	struct child_report rep;
-	bool handover = false;
 	ssize_t n;
 	int r;
 
@@ -793,32 +777,19 @@ static int run_start(struct run *x)
 		return run_start_zygote(x);
 #endif
 	x->start = now();
-	if (spec->backend && spec->backend->before_fork) {
-		r = spec->backend->before_fork(spec->backend_state);
-		if (r < 0)
-			return r;
-		handover = r > 0;
-	}
+	if (spec->backend && spec->backend->before_fork &&
+	    (r = spec->backend->before_fork(spec->backend_state)) < 0)
+		return r;
 	if (x->guarded) {
 #ifdef __linux__
-		struct guarded_spawn gs = {&ca, handover};
-
-		r = run_guard_start(x, spawn_guarded, &gs);
+		r = run_guard_start(x, spawn_guarded, &ca);
 		x->pid = r < 0 ? r : x->guard.child;
 #endif
 	} else {
-		x->pid = spawn(&ca, handover);
+		x->pid = spawn(&ca);
 	}
 	if (x->pid < 0)
 		return x->pid;
-	if (handover && spec->backend->forked &&
-	    (r = spec->backend->forked(spec->backend_state, x->pid)) < 0) {
-		if (spec->why)
-			snprintf(spec->why, spec->why_len, "backend %s could not start: %s",
-				 spec->backend->name, strerror(-r));
-		run_kill_child(x, false);
-		return r;
-	}
 
 	close(x->opipe[1]);
 	close(x->epipe[1]);

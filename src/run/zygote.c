@@ -721,15 +721,15 @@ static int zygote_argv(const struct pdk_backend *b, void *state, int fd, char **
 static int zygote_make(const struct pdk_backend *b, struct zygote *z)
 {
 	_cleanup_strv_ char **wrapped = NULL;
-	int sv[2], ready = -EIO, r = 0, handover = 0, shm = -1;
+	int sv[2], ready = -EIO, r = 0, shm = -1;
 	pid_t pid = -1, host = getpid();
 	struct stat host_shm, own_shm;
 	char why[512];
 
 	if ((r = b->prepare(&z->policy, &z->state)) < 0)
 		return r;
-	if (b->before_fork && (handover = b->before_fork(z->state)) < 0)
-		return handover;
+	if (b->before_fork && (r = b->before_fork(z->state)) < 0)
+		return r;
 	if (stat("/dev/shm", &host_shm) < 0)
 		host_shm.st_dev = 0;
 	/* The host has its supervisors' threads: the child only calls the kernel. */
@@ -773,8 +773,6 @@ static int zygote_make(const struct pdk_backend *b, struct zygote *z)
 	close(sv[1]);
 	z->pid = pid;
 	z->fd = sv[0];
-	if (handover && b->forked && (r = b->forked(z->state, pid)) < 0)
-		return r;
 	/* A wrapper's sandbox is looked at before the zygote in it may start. */
 	if (b->spawned && (r = b->spawned(z->state, why, sizeof(why))) < 0)
 		return r;

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 	void *state = NULL;
 	bool print = false;
 	const char *inject = NULL;
-	int c, r, pfd[2], status, code, handover;
+	int c, r, pfd[2], status, code;
 	struct child_err ce;
 	pid_t pid;
 	ssize_t n;
@@ -215,19 +215,14 @@ int main(int argc, char **argv)
 	}
 	fflush(NULL);
 	/* As the runner does: the connect supervisor, made before the fork. */
-	handover = be->before_fork ? be->before_fork(state) : 0;
-	if (handover < 0) {
-		fprintf(stderr, "backend-exec: %s: %s\n", be->name, strerror(-handover));
+	if (be->before_fork && (r = be->before_fork(state)) < 0) {
+		fprintf(stderr, "backend-exec: %s: %s\n", be->name, strerror(-r));
 		return 125;
 	}
 	pid = fork();
 	if (pid < 0) {
 		perror("backend-exec: fork");
 		return 125;
-	}
-	if (pid > 0 && handover > 0 && be->forked && (r = be->forked(state, pid)) < 0) {
-		fprintf(stderr, "backend-exec: %s: %s\n", be->name, strerror(-r));
-		kill(pid, SIGKILL);
 	}
 	if (pid == 0) {
 		syscall(__NR_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
