@@ -71,9 +71,14 @@ int pdk_netsup_hold_missing(struct pdk_netsup *ns, const char *const *paths, siz
 	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2 ||
 	    major * 1000 + minor < 5009)
 		return 0;
+	/* Most share a directory (the project's): it is looked at once. */
+	_cleanup_free_ char *dir = NULL;
+	struct stat dir_st;
+	bool dir_ok = false;
+
 	for (size_t i = 0; i < n; i++) {
 		const char *p = paths[i], *slash = strrchr(p, '/');
-		_cleanup_free_ char *dir = NULL;
+		size_t dlen = slash == p ? 1 : (size_t)(slash - p);
 		struct missing *m;
 		struct stat st;
 		bool inside = false;
@@ -84,10 +89,15 @@ int pdk_netsup_hold_missing(struct pdk_netsup *ns, const char *const *paths, siz
 			continue;
 		/* One whose directory is missing too is left to the vetting after the run:
 		 * `git init` makes .git/hooks and .git/config of its own. */
-		if (!(dir = strndup(p, slash == p ? 1 : (size_t)(slash - p))))
-			return -ENOMEM;
-		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		if (!dir || strlen(dir) != dlen || strncmp(dir, p, dlen) != 0) {
+			free(dir);
+			if (!(dir = strndup(p, dlen)))
+				return -ENOMEM;
+			dir_ok = stat(dir, &dir_st) == 0 && S_ISDIR(dir_st.st_mode);
+		}
+		if (!dir_ok)
 			continue;
+		st = dir_st;
 		m = realloc(ns->missing, (ns->n_missing + 1) * sizeof(*m));
 		if (!m)
 			return -ENOMEM;
