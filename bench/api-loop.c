@@ -189,8 +189,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	double mf = median(f, rounds), ratio = mt / mf;
-	printf("| `paddock_run()` of `true`, %s | %.2f ms | %.2f ms | %.2fx%s |\n",
-	       o.backend ? o.backend : "default", mt * 1e3, mf * 1e3, ratio,
+	const char *zy = getenv("PADDOCK_ZYGOTE");
+
+	printf("| `paddock_run()` of `true`, %s%s | %.2f ms | %.2f ms | %.2fx%s |\n",
+	       o.backend ? o.backend : "default",
+	       zy && strcmp(zy, "0") == 0 ? ", PADDOCK_ZYGOTE=0" : "", mt * 1e3, mf * 1e3, ratio,
 	       target ? (ratio <= target ? ": met" : ": missed") : "");
 	(void)label;
 	return strict && target && ratio > target ? 2 : 0;

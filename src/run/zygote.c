@@ -895,11 +895,12 @@ static void __attribute__((noreturn)) host_main(int sock, pid_t session)
 		_exit(1);
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
-		host_reap(WNOHANG);
 		struct pollfd pfd[1 + MAX_ZYGOTES];
 		size_t n = 0;
 		int reply;
 		ssize_t k;
+
+		host_reap(WNOHANG);
 
 		pfd[n++] = (struct pollfd){sock, POLLIN, 0};
 		for (size_t i = 0; i < n_zygotes; i++)
