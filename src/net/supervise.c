@@ -127,6 +127,10 @@ int pdk_netsup_new(struct pdk_netsup **ret)
 		return -ENOMEM;
 	ns->to_parent[0] = ns->to_parent[1] = ns->to_child[0] = ns->to_child[1] = -1;
 	ns->stop[0] = ns->stop[1] = ns->listener = ns->bind_ruleset = ns->fs_ruleset = -1;
+	/* The child waits for paddock's thread: with paddock killed meanwhile, it must not
+	 * wait on, as the process that spawned it (the guardian, which holds the pipes too)
+	 * waits for it. */
+	ns->owner = (int)sys_pidfd_open(getpid(), 0);
 	ns->fs_armed = true;
 	pthread_mutex_init(&ns->lock, NULL);
 	pthread_cond_init(&ns->idle, NULL);
@@ -231,9 +235,16 @@ int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short l
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(msg))
 		return -EPIPE;
-	do
-		n = read(ns->to_child[0], &ack, 1);
-	while (n < 0 && errno == EINTR);
+	/* The word, or paddock's end. */
+	struct pollfd p[2] = {{ns->to_child[0], POLLIN, 0}, {ns->owner, POLLIN, 0}};
+
+	while (poll(p, ns->owner >= 0 ? 2 : 1, -1) < 0 && errno == EINTR)
+		;
+	n = -1;
+	if (p[0].revents)
+		do
+			n = read(ns->to_child[0], &ack, 1);
+		while (n < 0 && errno == EINTR);
 	/* The command must never hold the listener: with it, it could answer
 	 * its own calls. */
 	close(fd);
@@ -1633,6 +1644,8 @@ void pdk_netsup_free(struct pdk_netsup *ns)
 	}
 	if (ns->listener >= 0)
 		close(ns->listener);
+	if (ns->owner >= 0)
+		close(ns->owner);
 	for (size_t i = 0; i < ns->n_unix; i++) {
 		free(ns->unix_paths[i]);
 		if (ns->unix_fds[i] >= 0)

@@ -43,6 +43,7 @@
 struct pdk_netsup {
 	int to_parent[2]; /* the child writes its listener's number */
 	int to_child[2];  /* the parent's word that it holds it */
+	int owner;        /* a pidfd of paddock, readable once it is gone; -1: none */
 	int listener;
 	int stop[2];
 	pthread_t thread;
