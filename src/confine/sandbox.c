@@ -1353,9 +1353,9 @@ static int grant_env(struct pdk_sandbox *sb)
 }
 
 #ifdef __linux__
-/* A resident session's zygote of this policy's shape, when the backend is Landlock or bwrap
- * and the shape fits one (run/zygote.h): the command is forked there, confined already, and
- * nothing is prepared here. 1 when it is; 0 when the run sets up as without one. */
+/* A resident session's zygote of this policy's shape, when the backend and the shape fit one
+ * (run/zygote.h): the command is forked there, confined already, and nothing is prepared
+ * here. 1 when it is; 0 when the run sets up as without one. */
 static int from_zygote(struct pdk_sandbox *sb, int host)
 {
 	const char *why;
@@ -1363,9 +1363,8 @@ static int from_zygote(struct pdk_sandbox *sb, int host)
 	int fd, version;
 	size_t body = 0;
 
-	if ((strcmp(sb->backend->name, "landlock") != 0 && strcmp(sb->backend->name, "bwrap") != 0) ||
-	    sb->net.domains_mode ||
-	    !pdk_zygote_fits(&sb->policy) || pdk_cgroup_where(&version, &why, &why) < 0)
+	if (sb->net.domains_mode || !pdk_zygote_fits(sb->backend, &sb->policy) ||
+	    pdk_cgroup_where(&version, &why, &why) < 0)
 		return 0;
 	/* A call too big for one message to the zygote (what paddock adds to the
 	 * environment later is a few lines) is set up as without one. */

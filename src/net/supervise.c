@@ -212,7 +212,6 @@ int pdk_netsup_allow_bind(struct pdk_netsup *ns, const char *const *roots, size_
 	return 0;
 }
 
-/* The host's git executables, by inode: each git on PATH, and git's own directory. */
 /* Child side: async-signal-safe calls only. */
 int pdk_netsup_child(struct pdk_netsup *ns, const void *filter, unsigned short len, bool hold)
 {

@@ -182,10 +182,17 @@ static const char **get_strv(struct rd *r, size_t *n)
 	return v;
 }
 
-bool pdk_zygote_fits(const struct pdk_confine *policy)
+/* A backend a zygote can be made with: one it prepares and enters (Landlock), or whose
+ * helper it executes (bwrap). */
+static bool backend_fits(const struct pdk_backend *b)
 {
-	return !policy->n_domains && !policy->n_unix && !policy->n_devices && !policy->gpu &&
-	       policy->max_procs;
+	return b && b->prepare && b->enter;
+}
+
+bool pdk_zygote_fits(const struct pdk_backend *b, const struct pdk_confine *policy)
+{
+	return backend_fits(b) && !policy->n_domains && !policy->n_unix && !policy->n_devices &&
+	       !policy->gpu && policy->max_procs;
 }
 
 /* FNV-1a, 64 bits. */
@@ -650,7 +657,7 @@ static void zygote_drop(struct zygote *z)
 			;
 	if (z->fd >= 0)
 		close(z->fd);
-	if (b && b->release)
+	if (b->release)
 		b->release(z->state);
 	free((void *)z->policy.roots);
 	free((void *)z->policy.protect);
@@ -841,7 +848,7 @@ static void host_get(const char *msg, size_t k, int reply)
 		h.key[16] = '\0';
 		h.backend[sizeof(h.backend) - 1] = '\0';
 		b = pdk_backend_find(h.backend);
-		if (h.magic != MAGIC_GET || !b || !b->prepare || !b->enter)
+		if (h.magic != MAGIC_GET || !backend_fits(b))
 			err = -EINVAL;
 	}
 	for (size_t i = 0; !err && i < n_zygotes; i++)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct pdk_backend;
 struct pdk_confine;
 
 /* The most the command's path, directory, argv and environment may take together. */
@@ -35,9 +36,10 @@ struct pdk_confine;
  * of that end has closed it, having ended its zygotes. 0 or -errno. */
 int pdk_zygote_host_start(int *ret_fd, pid_t *ret_pid);
 
-/* Can this policy's confinement come from a zygote: no proxy, granted unix sockets or
- * device nodes, whose descriptors and listeners are a run's own. */
-bool pdk_zygote_fits(const struct pdk_confine *policy);
+/* Can this policy's confinement under backend b come from a zygote: a backend one can be
+ * made with, and no proxy, granted unix sockets or device nodes, whose descriptors and
+ * listeners are a run's own. */
+bool pdk_zygote_fits(const struct pdk_backend *b, const struct pdk_confine *policy);
 
 /* The shape's key, 16 hex digits: a hash of the policy as the backend reads it (roots,
  * protected paths and what each is now, secrets and what each is now, network, process
